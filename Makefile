@@ -1,0 +1,122 @@
+# djava top-level build. `make` builds everything; `make test` runs every suite;
+# `make demo` runs the demo. Each target installs what it needs (apt, as root).
+SHELL := /bin/bash
+TOP := $(abspath .)
+BUILD := $(TOP)/build
+PYTHON := /usr/bin/python3
+
+APT_NATIVE := build-essential cmake ninja-build pkgconf protobuf-compiler libprotobuf-dev \
+              libssl-dev libasio-dev libgtest-dev googletest clang libclang-rt-14-dev
+APT_TEST := python3-pytest jtreg7
+# Building libjvm from OpenJDK source (configure checks for the headers even
+# though only libjvm is built) and assembling the image.
+APT_JVM := build-essential autoconf zip unzip file xz-utils patch ccache dpkg-dev \
+           ca-certificates libffi-dev libcups2-dev libasound2-dev libfontconfig-dev \
+           libfreetype-dev libx11-dev libxext-dev libxrender-dev libxrandr-dev libxtst-dev libxt-dev
+# What the pinned class library's native libraries link against at run time.
+APT_RUNTIME := libffi8 libcups2 libfontconfig1 liblcms2-2 libjpeg62-turbo libnss3 libasound2 \
+               libfreetype6 libharfbuzz0b libpcsclite1 zlib1g
+
+DJAVA_VERSION := 0.1.0
+DJAVA_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
+                  git diff --quiet HEAD -- jvm patches 2>/dev/null || echo -dirty)
+CACHE := $(or $(DJAVA_CACHE),$(HOME)/.cache/djava)
+JVM := $(BUILD)/jvm
+REF_SRC := $(JVM)/ref
+DJAVA_SRC := $(JVM)/djava
+BASE_IMAGE := $(JVM)/base-image
+OVERLAY := --overlay jvm/hotspot:src/hotspot
+include jvm/pins
+TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
+# Where OpenJDK 17's build puts the libjvm of the (single) zero variant.
+LIBJVM_OUT := build/zero/support/modules_libs/java.base/server/libjvm.so
+
+.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg launcher \
+        deps-native deps-test deps-jvm fetch patch-tree refresh-patches clean
+
+all: jdk jdk-ref native launcher
+
+deps-jvm:
+	@tools/ensure-apt-packages $(APT_JVM) $(APT_RUNTIME)
+
+# ---- pinned sources ---------------------------------------------------------
+fetch: deps-jvm
+	@jvm/fetch-sources $(CACHE)
+
+$(BASE_IMAGE)/release: jvm/pins jvm/assemble-base-image jvm/tools/MakeCacerts.java | fetch
+	jvm/assemble-base-image $(CACHE) $(BASE_IMAGE)
+
+# The unpatched tree: the reference VM's source, and the pristine side of the
+# patch workflow. Never edited.
+$(REF_SRC)/.extracted: jvm/pins | fetch
+	rm -rf $(REF_SRC) && mkdir -p $(REF_SRC)
+	tar xJf $(TARBALL) -C $(REF_SRC) --strip-components=1
+	touch $@
+
+$(DJAVA_SRC)/.extracted: jvm/pins | fetch
+	rm -rf $(DJAVA_SRC) && mkdir -p $(DJAVA_SRC)
+	tar xJf $(TARBALL) -C $(DJAVA_SRC) --strip-components=1
+	touch $@
+
+%/build/zero/spec.gmk: %/.extracted jvm/configure-openjdk $(BASE_IMAGE)/release
+	jvm/configure-openjdk $* $(BASE_IMAGE)
+
+# ---- libjvm: reference and djava --------------------------------------------
+$(JVM)/libjvm-ref.so: $(REF_SRC)/build/zero/spec.gmk
+	$(MAKE) -C $(REF_SRC) hotspot CONF=zero LOG=warn
+	cp $(REF_SRC)/$(LIBJVM_OUT) $@
+
+# Always descends into OpenJDK's make: it knows what changed. prepare_tree only
+# rewrites files whose content changed, so untouched files are not rebuilt.
+libjvm: $(DJAVA_SRC)/build/zero/spec.gmk $(REF_SRC)/.extracted
+	$(PYTHON) jvm/tools/prepare_tree.py --pristine $(REF_SRC) --target $(DJAVA_SRC) \
+	    --patches patches $(OVERLAY)
+	$(MAKE) -C $(DJAVA_SRC) hotspot CONF=zero LOG=warn \
+	    DJAVA_VM_VERSION=$(DJAVA_VERSION)-$(DJAVA_COMMIT)
+	@cmp -s $(DJAVA_SRC)/$(LIBJVM_OUT) $(JVM)/libjvm-djava.so || \
+	    cp $(DJAVA_SRC)/$(LIBJVM_OUT) $(JVM)/libjvm-djava.so
+
+# ---- JDK images ---------------------------------------------------------------
+# build/jdk: the pinned class library with our Zero libjvm as the default VM.
+# HotSpot's own server VM stays available as `-server` (same class library), so
+# benchmarks can compare against the template interpreter and the JIT.
+jdk: libjvm $(BASE_IMAGE)/release
+	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-djava.so $(BUILD)/jdk
+
+# build/jdk-ref: the same, with a Zero libjvm built without our patches.
+jdk-ref: $(JVM)/libjvm-ref.so $(BASE_IMAGE)/release
+	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-ref.so $(BUILD)/jdk-ref
+
+launcher: $(BUILD)/bin/djava
+
+$(BUILD)/bin/djava: jvm/bin/djava
+	install -D -m 755 $< $@
+
+# ---- patch workflow ---------------------------------------------------------
+patch-tree: $(REF_SRC)/.extracted
+	$(PYTHON) jvm/tools/patch_tree.py create --pristine $(REF_SRC) --tree $(BUILD)/patch-tree \
+	    --patches patches $(OVERLAY)
+
+refresh-patches:
+	$(PYTHON) jvm/tools/patch_tree.py refresh --tree $(BUILD)/patch-tree --patches patches
+
+clean:
+	rm -rf $(BUILD)
+
+deps-native:
+	@tools/ensure-apt-packages $(APT_NATIVE)
+
+deps-test:
+	@tools/ensure-apt-packages $(APT_TEST)
+
+native: deps-native
+	cmake -S . -B $(BUILD)/native -G Ninja -Wno-dev
+	cmake --build $(BUILD)/native
+
+test-native: native
+	ctest --test-dir $(BUILD)/native --output-on-failure
+
+test-py: native deps-test
+	$(PYTHON) -m pytest test/py
+
+test: test-native test-py

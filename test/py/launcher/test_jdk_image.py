@@ -1,0 +1,82 @@
+"""build/jdk is a self-contained JDK whose default VM is djava's Zero VM."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import JDK, JDK_REF, TOP
+
+
+def version(java, *opts):
+    p = subprocess.run([java, *opts, "-version"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return p.stderr
+
+
+def git_commit():
+    return subprocess.run(["git", "-C", TOP, "rev-parse", "--short=12", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def test_vm_line_identifies_djava():
+    vm_line = version(os.path.join(JDK, "bin", "java")).splitlines()[2]
+    m = re.fullmatch(r"djava 64-Bit Zero VM \(build 17\.0\.19\+10-djava-(\d+\.\d+\.\d+)-"
+                     r"([0-9a-f]{12}|unknown)(-dirty)?, interpreted mode\)", vm_line)
+    assert m, vm_line
+    commit = git_commit()
+    if commit:
+        assert m.group(2) == commit
+
+
+def test_class_library_is_the_pinned_one():
+    runtime_line = version(os.path.join(JDK, "bin", "java")).splitlines()[1]
+    assert runtime_line == "OpenJDK Runtime Environment (build 17.0.19+10-1-deb12u2-Debian)"
+
+
+def test_reference_vm_is_unpatched_zero():
+    vm_line = version(os.path.join(JDK_REF, "bin", "java")).splitlines()[2]
+    assert vm_line == "OpenJDK 64-Bit Zero VM (build 17.0.19+10, interpreted mode)"
+
+
+def test_server_vm_remains_selectable():
+    assert "64-Bit Server VM" in version(os.path.join(JDK, "bin", "java"), "-server")
+
+
+def test_no_link_leaves_the_image():
+    for image in (JDK, JDK_REF):
+        for dirpath, dirnames, filenames in os.walk(image):
+            for n in dirnames + filenames:
+                path = os.path.join(dirpath, n)
+                if os.path.islink(path):
+                    target = os.path.realpath(path)
+                    assert target.startswith(image + os.sep), f"{path} -> {target}"
+                    assert os.path.exists(target), f"{path} is dangling"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="hiding the host JDK needs root and unshare")
+def test_runs_with_host_jdk_hidden(tmp_path):
+    """With every host JDK path covered by an empty directory, the image still
+    runs a program that uses TLS trust anchors, security config and javac."""
+    program = tmp_path / "UsesConfig.java"
+    program.write_text(
+        "import javax.net.ssl.TrustManagerFactory;\n"
+        "public class UsesConfig { public static void main(String[] a) throws Exception {\n"
+        "  TrustManagerFactory f = TrustManagerFactory.getInstance(\"PKIX\");\n"
+        "  f.init((java.security.KeyStore) null);\n"
+        "  var tm = (javax.net.ssl.X509TrustManager) f.getTrustManagers()[0];\n"
+        "  System.out.println(\"anchors \" + (tm.getAcceptedIssuers().length > 50));\n"
+        "  System.out.println(java.security.Security.getProperty(\"securerandom.source\"));\n"
+        "}}\n")
+    hidden = [p for p in ("/usr/lib/jvm", "/etc/java-17-openjdk", "/etc/ssl/certs/java")
+              if os.path.isdir(p)]
+    mounts = " && ".join(f"mount -t tmpfs none {p}" for p in hidden) or "true"
+    java = os.path.join(JDK, "bin", "java")
+    script = f"{mounts} && ls /usr/lib/jvm | wc -l && {java} {program}"
+    p = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["0", "anchors", "true", "file:/dev/random"]
