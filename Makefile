@@ -31,7 +31,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # Where OpenJDK 17's build puts the libjvm of the (single) zero variant.
 LIBJVM_OUT := build/zero/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg launcher \
+.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg launcher demo \
         deps-native deps-test deps-jvm fetch patch-tree refresh-patches clean
 
 all: jdk jdk-ref native launcher
@@ -113,10 +113,26 @@ native: deps-native
 	cmake -S . -B $(BUILD)/native -G Ninja -Wno-dev
 	cmake --build $(BUILD)/native
 
+# ---- tests -------------------------------------------------------------------
 test-native: native
 	ctest --test-dir $(BUILD)/native --output-on-failure
 
-test-py: native deps-test
+test-py: all deps-test
 	$(PYTHON) -m pytest test/py
 
-test: test-native test-py
+# jtreg itself runs on the stock server VM of the base image; the tests run on
+# build/jdk.
+test-jtreg: jdk deps-test
+	JTREG_JAVA=$(BASE_IMAGE)/bin/java jtreg -jdk:$(BUILD)/jdk -w:$(BUILD)/jtreg/work \
+	    -r:$(BUILD)/jtreg/report -v:fail,error,summary test/jtreg
+
+test: test-native test-py test-jtreg
+
+# ---- demo --------------------------------------------------------------------
+# Until the distributed heap lands, the demo runs the multithreaded matrix
+# multiply on build/jdk in one process.
+demo: all
+	@mkdir -p $(BUILD)/demo
+	$(BASE_IMAGE)/bin/javac -d $(BUILD)/demo bench/apps/MatrixMultiply.java
+	@echo "== djava demo: matrix multiply, 4 threads, on $$($(BUILD)/bin/djava -version 2>&1 | tail -1)"
+	$(BUILD)/bin/djava -cp $(BUILD)/demo MatrixMultiply 160 4

@@ -11,11 +11,14 @@ import java.security.cert.X509Certificate;
  * which only exists where a system JDK is installed; the djava image must not
  * depend on that at run time.
  *
+ * It writes JKS, as OpenJDK's and Debian's cacerts are: PKCS12 would protect the
+ * certificates with a password that the default trust store loading lacks.
+ *
  * usage: java MakeCacerts.java BUNDLE.pem OUT
  */
 public class MakeCacerts {
     public static void main(String[] args) throws Exception {
-        KeyStore store = KeyStore.getInstance("PKCS12");
+        KeyStore store = KeyStore.getInstance("JKS");
         store.load(null, null);
         CertificateFactory factory = CertificateFactory.getInstance("X.509");
         int count = 0;

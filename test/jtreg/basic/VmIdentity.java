@@ -1,0 +1,24 @@
+/*
+ * @test
+ * @summary The JDK under test runs djava's Zero VM, which names its version and commit,
+ *          on the pinned 17.0.19 class library.
+ * @run main/othervm VmIdentity
+ */
+public class VmIdentity {
+    public static void main(String[] args) {
+        check("java.vm.name", "djava 64-Bit Zero VM");
+        check("java.version", "17.0.19");
+        check("java.vm.info", "interpreted mode");
+        String vmVersion = System.getProperty("java.vm.version");
+        if (!vmVersion.matches("17\\.0\\.19\\+10-djava-\\d+\\.\\d+\\.\\d+-([0-9a-f]{12}|unknown)(-dirty)?")) {
+            throw new AssertionError("java.vm.version does not name a djava build: " + vmVersion);
+        }
+    }
+
+    static void check(String property, String expected) {
+        String actual = System.getProperty(property);
+        if (!expected.equals(actual)) {
+            throw new AssertionError(property + " is '" + actual + "', expected '" + expected + "'");
+        }
+    }
+}
