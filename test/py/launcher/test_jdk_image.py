@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import JDK, JDK_REF, TOP
+from jdk_paths import JDK, JDK_REF, TOP
 
 
 def version(java, *opts):

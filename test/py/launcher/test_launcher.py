@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import DJAVA, STOCK_JAVA
+from jdk_paths import DJAVA, STOCK_JAVA
 
 TIMEOUT = 120
 
