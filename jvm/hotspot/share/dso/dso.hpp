@@ -1,0 +1,19 @@
+/*
+ * djava: entry points of the distributed heap ("dso": distributed shared
+ * objects) called from HotSpot's start-up. See docs/DESIGN.md.
+ */
+
+#ifndef SHARE_DSO_DSO_HPP
+#define SHARE_DSO_DSO_HPP
+
+#include "memory/allStatic.hpp"
+
+class JavaThread;
+
+class Dso : AllStatic {
+ public:
+  // The VM has started (end of Threads::create_vm).
+  static void vm_initialized(JavaThread* current);
+};
+
+#endif // SHARE_DSO_DSO_HPP

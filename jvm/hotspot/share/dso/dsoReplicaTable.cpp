@@ -1,0 +1,176 @@
+/*
+ * djava: the node's table of replicas of shared objects (see the header).
+ */
+
+#include "precompiled.hpp"
+#include "dso/dsoMark.hpp"
+#include "dso/dsoReplicaTable.hpp"
+#include "gc/shared/oopStorage.hpp"
+#include "gc/shared/oopStorageSet.hpp"
+#include "logging/log.hpp"
+#include "memory/allocation.hpp"
+#include "oops/oop.inline.hpp"
+#include "oops/weakHandle.inline.hpp"
+#include "runtime/atomic.hpp"
+#include "runtime/handles.inline.hpp"
+#include "runtime/java.hpp"
+#include "runtime/mutex.hpp"
+#include "runtime/mutexLocker.hpp"
+#include "runtime/os.hpp"
+#include "runtime/synchronizer.hpp"
+#include "utilities/align.hpp"
+#include "utilities/resourceHash.hpp"
+
+typedef ResourceHashtable<uint64_t, uint, primitive_hash<uint64_t>, primitive_equals<uint64_t>,
+                          65537, ResourceObj::C_HEAP, mtInternal> DsoIdToIndex;
+
+DsoReplica*   DsoReplicaTable::_entries = NULL;
+uint          DsoReplicaTable::_high_water = 1;  // index 0 means "no replica"
+uint          DsoReplicaTable::_committed = 0;
+uint          DsoReplicaTable::_free_head = 0;
+size_t        DsoReplicaTable::_live = 0;
+volatile bool DsoReplicaTable::_has_dead = false;
+OopStorage*   DsoReplicaTable::_storage = NULL;
+Mutex*        DsoReplicaTable::_lock = NULL;
+
+static DsoIdToIndex* _id_to_index = NULL;
+
+// Entries are committed this many at a time (1.5 MB), as the table grows.
+static const uint entries_per_commit = 64 * K;
+
+void DsoReplicaTable::initialize() {
+  // OopStorageSet counts its storages, so this one is created on every VM;
+  // the table's memory is reserved only when the first object is shared.
+  _storage = OopStorageSet::create_weak("djava replica table", mtInternal);
+  _storage->register_num_dead_callback(&gc_notification);
+  _lock = new Mutex(Mutex::leaf, "DsoReplicaTable_lock", true, Mutex::_safepoint_check_always);
+}
+
+uint DsoReplicaTable::allocate_index() {
+  assert_lock_strong(_lock);
+  if (_free_head != 0) {
+    uint index = _free_head;
+    _free_head = _entries[index]._next_free;
+    return index;
+  }
+  if (_high_water > DsoMark::max_index) {
+    return 0;
+  }
+  if (_entries == NULL) {
+    size_t bytes = (size_t)(DsoMark::max_index + 1) * sizeof(DsoReplica);
+    _entries = (DsoReplica*)os::reserve_memory(bytes, false, mtInternal);
+    if (_entries == NULL) {
+      vm_exit_out_of_memory(bytes, OOM_MMAP_ERROR, "djava: reserving the replica table");
+    }
+    _id_to_index = new (ResourceObj::C_HEAP, mtInternal) DsoIdToIndex();
+  }
+  if (_high_water >= _committed) {
+    os::commit_memory_or_exit((char*)&_entries[_committed], entries_per_commit * sizeof(DsoReplica),
+                              false, "djava: growing the replica table");
+    _committed += entries_per_commit;
+  }
+  return _high_water++;
+}
+
+void DsoReplicaTable::free_index(uint index) {
+  assert_lock_strong(_lock);
+  DsoReplica* e = &_entries[index];
+  e->_replica = WeakHandle();
+  e->_global_id = 0;
+  e->_next_free = _free_head;
+  _free_head = index;
+}
+
+uint DsoReplicaTable::publish(Thread* current, oop obj, uint64_t global_id) {
+  HandleMark hm(current);  // the handle must not outlive the call: it would keep obj alive
+  Handle h(current, obj);
+  if (!obj->mark().is_neutral()) {
+    return 0;
+  }
+  // Keeps an identity hash the object already has: it may be in use locally.
+  intptr_t hash = ObjectSynchronizer::FastHashCode(current, h());
+  return install(current, h, global_id, (uint)hash, false);
+}
+
+uint DsoReplicaTable::materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash) {
+  HandleMark hm(current);
+  Handle h(current, obj);
+  return install(current, h, global_id, identity_hash, true);
+}
+
+uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash) {
+  assert(hash != markWord::no_hash && hash <= markWord::hash_mask, "bad identity hash %u", hash);
+  MutexLocker ml(current, _lock);
+  if (Atomic::load(&_has_dead)) {
+    reclaim_dead_locked();
+  }
+  uint index = allocate_index();
+  if (index == 0) {
+    return 0;
+  }
+  oop obj = h();
+  while (true) {
+    markWord mark = obj->mark();
+    if (!mark.is_neutral() || DsoMark::is_shared(mark) ||
+        (set_hash ? !mark.has_no_hash() : mark.hash() != hash)) {
+      free_index(index);  // locked meanwhile, or not the object the caller meant
+      return 0;
+    }
+    markWord hashed = set_hash ? mark.copy_set_hash(hash) : mark;
+    if (obj->cas_set_mark(DsoMark::tagged(hashed, index), mark) == mark) {
+      break;
+    }
+  }
+  DsoReplica* e = &_entries[index];
+  e->_replica = WeakHandle(_storage, h);
+  e->_global_id = global_id;
+  e->_next_free = 0;
+  _id_to_index->put(global_id, index);
+  _live++;
+  log_trace(dso)("replica of " UINT64_FORMAT_X " at index %u (%s)", global_id, index,
+                 obj->klass()->external_name());
+  return index;
+}
+
+oop DsoReplicaTable::replica(uint index) {
+  return entry(index)->_replica.resolve();
+}
+
+uint DsoReplicaTable::index_of(uint64_t global_id) {
+  MutexLocker ml(_lock);
+  if (_id_to_index == NULL) {
+    return 0;
+  }
+  uint* index = _id_to_index->get(global_id);
+  return index == NULL ? 0 : *index;
+}
+
+size_t DsoReplicaTable::reclaim_dead() {
+  MutexLocker ml(_lock);
+  return reclaim_dead_locked();
+}
+
+size_t DsoReplicaTable::reclaim_dead_locked() {
+  assert_lock_strong(_lock);
+  Atomic::store(&_has_dead, false);
+  size_t reclaimed = 0;
+  for (uint index = 1; index < _high_water; index++) {
+    DsoReplica* e = &_entries[index];
+    if (!e->_replica.is_empty() && e->_replica.peek() == NULL) {
+      e->_replica.release(_storage);
+      _id_to_index->remove(e->_global_id);
+      free_index(index);
+      reclaimed++;
+    }
+  }
+  _live -= reclaimed;
+  log_debug(dso)("reclaimed %zu entries of collected replicas, %zu live", reclaimed, _live);
+  return reclaimed;
+}
+
+// Called by GC with the number of handles it cleared in our storage.
+void DsoReplicaTable::gc_notification(size_t num_dead) {
+  if (num_dead > 0) {
+    Atomic::store(&_has_dead, true);
+  }
+}

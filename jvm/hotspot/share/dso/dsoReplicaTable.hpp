@@ -1,0 +1,82 @@
+/*
+ * djava: the node's table of replicas of shared objects.
+ *
+ * Index -> entry is an array read (the interpreter's path for a cached shared
+ * object, through the index in the replica's mark, dsoMark.hpp); global id ->
+ * index is a hash lookup, used only when a reference arrives from elsewhere.
+ * Replicas are held by weak handles in an OopStorage of their own: GC moves
+ * them, and an unreferenced replica may be collected and materialized again
+ * later from the shared-object system. Entries of collected replicas are
+ * reclaimed after GC reports dead handles.
+ */
+
+#ifndef SHARE_DSO_DSOREPLICATABLE_HPP
+#define SHARE_DSO_DSOREPLICATABLE_HPP
+
+#include "memory/allStatic.hpp"
+#include "oops/oopsHierarchy.hpp"
+#include "oops/weakHandle.hpp"
+#include "utilities/globalDefinitions.hpp"
+
+class Handle;
+class Mutex;
+class OopStorage;
+class Thread;
+
+struct DsoReplica {
+  WeakHandle _replica;     // empty when the entry is free
+  uint64_t   _global_id;
+  uint       _next_free;   // free-list link, when free
+};
+
+class DsoReplicaTable : AllStatic {
+ public:
+  static void initialize();
+
+  // Makes obj the replica of shared object global_id: installs its identity
+  // hash (an existing one is kept) and tags its mark with a new index, which
+  // it returns. obj must be unshared and not locked. Returns 0, with nothing
+  // changed, if obj is locked or the table is full.
+  static uint publish(Thread* current, oop obj, uint64_t global_id);
+
+  // The same for a replica being materialized from elsewhere: fresh, never
+  // hashed; identity_hash is the object's cluster-wide identity hash.
+  static uint materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash);
+
+  static DsoReplica* entry(uint index) {
+    assert(index > 0 && index < _high_water, "index %u out of range", index);
+    return &_entries[index];
+  }
+
+  // The replica at index; NULL if GC collected it.
+  static oop replica(uint index);
+
+  // The index of global_id's replica, or 0 if this node has none.
+  static uint index_of(uint64_t global_id);
+
+  // Indices handed out so far, free or not: the table's size.
+  static uint high_water() { return _high_water; }
+
+  // Frees the entries whose replicas GC collected; returns how many.
+  static size_t reclaim_dead();
+
+  static size_t live_count() { return _live; }
+
+ private:
+  static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash);
+  static size_t reclaim_dead_locked();
+  static uint allocate_index();
+  static void free_index(uint index);
+  static void gc_notification(size_t num_dead);
+
+  static DsoReplica*  _entries;      // reserved for all indices, committed as used
+  static uint         _high_water;   // indices [1, _high_water) have been used
+  static uint         _committed;    // indices [0, _committed) are committed
+  static uint         _free_head;
+  static size_t       _live;
+  static volatile bool _has_dead;
+  static OopStorage*  _storage;
+  static Mutex*       _lock;
+};
+
+#endif // SHARE_DSO_DSOREPLICATABLE_HPP
