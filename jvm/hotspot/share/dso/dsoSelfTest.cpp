@@ -3,7 +3,11 @@
  */
 
 #include "precompiled.hpp"
+#include "classfile/javaClasses.hpp"
+#include "classfile/symbolTable.hpp"
+#include "classfile/systemDictionary.hpp"
 #include "classfile/vmClasses.hpp"
+#include "classfile/vmSymbols.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
@@ -18,6 +22,7 @@
 #include "oops/oop.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/java.hpp"
+#include "runtime/javaCalls.hpp"
 #include "runtime/synchronizer.hpp"
 #include "runtime/thread.hpp"
 #include "utilities/ostream.hpp"
@@ -47,6 +52,8 @@ class SelfTest {
   void inflate_some();
   void deflate_all();
   void drop_half();
+  void interpreter_refuses_replicas();
+  void expect_refusal(const char* call, const char* what);
 
   JavaThread* const _thread;
   const int _count;
@@ -147,6 +154,60 @@ void SelfTest::drop_half() {
   }
 }
 
+// Java code that reaches a replica through the interpreter's field and array
+// bytecodes must get a clear error while there is no shared-object cache,
+// never the replica's bytes as if they were current.
+void SelfTest::expect_refusal(const char* call, const char* what) {
+  JavaThread* THREAD = _thread;
+  check(HAS_PENDING_EXCEPTION, call, 0, "a shared object was accessed without coherence");
+  oop ex = PENDING_EXCEPTION;
+  CLEAR_PENDING_EXCEPTION;
+  check(ex->is_a(vmClasses::InternalError_klass()), call, 0, "not an InternalError");
+  oop message = java_lang_Throwable::message(ex);
+  check(message != NULL, call, 0, "no message");
+  const char* text = java_lang_String::as_utf8_string(message);
+  check(strstr(text, what) != NULL && strstr(text, "shared object") != NULL, call, 0, text);
+}
+
+void SelfTest::interpreter_refuses_replicas() {
+  JavaThread* THREAD = _thread;
+  typeArrayHandle ints(THREAD, oopFactory::new_intArray(3, THREAD));
+  Handle boxed(THREAD, InstanceKlass::cast(vmClasses::Integer_klass())->allocate_instance(THREAD));
+  check(!HAS_PENDING_EXCEPTION, "interpreting", 0, "allocation failed");
+  check(DsoReplicaTable::publish(THREAD, ints(), UCONST64(0x0d5b000000000001)) != 0 &&
+        DsoReplicaTable::publish(THREAD, boxed(), UCONST64(0x0d5b000000000002)) != 0,
+        "interpreting", 0, "cannot publish");
+
+  Klass* arrays = SystemDictionary::resolve_or_fail(SymbolTable::new_symbol("java/util/Arrays"),
+                                                    true, THREAD);
+  check(!HAS_PENDING_EXCEPTION, "interpreting", 0, "no java.util.Arrays");
+  JavaValue int_result(T_INT);
+  JavaCallArguments read_args(ints);
+  JavaCalls::call_static(&int_result, arrays, vmSymbols::hashCode_name(),
+                         SymbolTable::new_symbol("([I)I"), &read_args, THREAD);
+  expect_refusal("Arrays.hashCode(int[]) (iaload)", "cannot read");
+
+  JavaValue void_result(T_VOID);
+  JavaCallArguments write_args(ints);
+  write_args.push_int(7);
+  JavaCalls::call_static(&void_result, arrays, SymbolTable::new_symbol("fill"),
+                         SymbolTable::new_symbol("([II)V"), &write_args, THREAD);
+  expect_refusal("Arrays.fill(int[], int) (iastore)", "cannot write");
+
+  JavaValue value_result(T_INT);
+  JavaCalls::call_virtual(&value_result, boxed, vmClasses::Integer_klass(),
+                          SymbolTable::new_symbol("intValue"), vmSymbols::void_int_signature(), THREAD);
+  expect_refusal("Integer.intValue() (getfield)", "cannot read");
+
+  // The same calls on local objects work, at the interpreter's full speed.
+  typeArrayHandle local_ints(THREAD, oopFactory::new_intArray(3, THREAD));
+  JavaCallArguments local_args(local_ints);
+  JavaCalls::call_static(&int_result, arrays, vmSymbols::hashCode_name(),
+                         SymbolTable::new_symbol("([I)I"), &local_args, THREAD);
+  check(!HAS_PENDING_EXCEPTION && int_result.get_jint() == 29791, "interpreting", 0,
+        "a local array was not read normally");
+}
+
 void SelfTest::run() {
   JavaThread* THREAD = _thread;
   _shared = oopFactory::new_objArray_handle(vmClasses::Object_klass(), _count, THREAD);
@@ -190,9 +251,15 @@ void SelfTest::run() {
   check(DsoReplicaTable::high_water() == high_water, "republishing", 0, "freed entries were not reused");
   full_gc();
   verify("after republishing");
+  {
+    HandleMark hm(_thread);
+    interpreter_refuses_replicas();
+  }
+  verify("after interpreting");
 
   tty->print_cr("djava self-test passed: %d replicas and %d local objects through 3 young GCs, "
-                "3 full GCs, hashing, inflation and deflation; %zu collected and reused",
+                "3 full GCs, hashing, inflation and deflation; %zu collected and reused; "
+                "the interpreter refuses replicas without a cache",
                 _count, _count, reclaimed);
 }
 
