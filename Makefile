@@ -31,7 +31,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # Where OpenJDK 17's build puts the libjvm of the (single) zero variant.
 LIBJVM_OUT := build/zero/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg launcher demo \
+.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg launcher demo bench \
         deps-native deps-test deps-jvm fetch patch-tree refresh-patches clean
 
 all: jdk jdk-ref native launcher
@@ -127,6 +127,11 @@ test-jtreg: jdk deps-test
 	    -r:$(BUILD)/jtreg/report -v:fail,error,summary test/jtreg
 
 test: test-native test-py test-jtreg
+
+# ---- benchmarks (not tests: numbers go to bench/results and docs/BENCHMARKS.md) ----
+bench: all
+	@mkdir -p bench/results
+	$(PYTHON) bench/micro/run.py --out bench/results/micro.md
 
 # ---- demo --------------------------------------------------------------------
 # Until the distributed heap lands, the demo runs the multithreaded matrix
