@@ -43,8 +43,11 @@ deps-jvm:
 fetch: deps-jvm
 	@jvm/fetch-sources $(CACHE)
 
-$(BASE_IMAGE)/release: jvm/pins jvm/assemble-base-image jvm/tools/MakeCacerts.java | fetch
+# A stamp beside the image: files unpacked by dpkg keep the package's dates.
+BASE_STAMP := $(JVM)/base-image.stamp
+$(BASE_STAMP): jvm/pins jvm/assemble-base-image jvm/tools/MakeCacerts.java | fetch
 	jvm/assemble-base-image $(CACHE) $(BASE_IMAGE)
+	touch $@
 
 # The unpatched tree: the reference VM's source, and the pristine side of the
 # patch workflow. Never edited.
@@ -58,7 +61,7 @@ $(DJAVA_SRC)/.extracted: jvm/pins | fetch
 	tar xJf $(TARBALL) -C $(DJAVA_SRC) --strip-components=1
 	touch $@
 
-%/build/zero/spec.gmk: %/.extracted jvm/configure-openjdk $(BASE_IMAGE)/release
+%/build/zero/spec.gmk: %/.extracted jvm/configure-openjdk $(BASE_STAMP)
 	jvm/configure-openjdk $* $(BASE_IMAGE)
 
 # ---- libjvm: reference and djava --------------------------------------------
@@ -80,11 +83,11 @@ libjvm: $(DJAVA_SRC)/build/zero/spec.gmk $(REF_SRC)/.extracted
 # build/jdk: the pinned class library with our Zero libjvm as the default VM.
 # HotSpot's own server VM stays available as `-server` (same class library), so
 # benchmarks can compare against the template interpreter and the JIT.
-jdk: libjvm $(BASE_IMAGE)/release
+jdk: libjvm $(BASE_STAMP)
 	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-djava.so $(BUILD)/jdk
 
 # build/jdk-ref: the same, with a Zero libjvm built without our patches.
-jdk-ref: $(JVM)/libjvm-ref.so $(BASE_IMAGE)/release
+jdk-ref: $(JVM)/libjvm-ref.so $(BASE_STAMP)
 	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-ref.so $(BUILD)/jdk-ref
 
 launcher: $(BUILD)/bin/djava
