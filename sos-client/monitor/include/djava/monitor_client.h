@@ -1,0 +1,78 @@
+/* C ABI of the monitor client: Java monitors on shared objects, for the
+ * patched JVM (HotSpot builds without exceptions and RTTI: nothing of either
+ * crosses this boundary) and for test programs.
+ *
+ * One client per process (= per node), shared by all its Java threads; every
+ * function is thread-safe. A Java thread is named cluster-wide by
+ * (program, thread) = its program id and the shared-object id of its Thread.
+ *
+ * Blocking calls (enter, wait) can be ended from another thread with
+ * djava_monitor_cancel (the JVM's way out of a blocked call, e.g. VM exit),
+ * and end by themselves with DJAVA_MON_FAILED if the program fails or with
+ * DJAVA_MON_IO if the monitor service goes away: they never block forever
+ * because of another node's death.
+ */
+#ifndef DJAVA_MONITOR_CLIENT_H_
+#define DJAVA_MONITOR_CLIENT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct djava_monitor_client djava_monitor_client;
+
+enum djava_monitor_status {
+  DJAVA_MON_OK = 0,           /* done; for wait: notified */
+  DJAVA_MON_TIMED_OUT = 1,    /* wait: timeout elapsed (monitor re-acquired) */
+  DJAVA_MON_INTERRUPTED = 2,  /* wait: interrupted (monitor re-acquired): throw IE */
+  DJAVA_MON_NOT_OWNER = 3,    /* IllegalMonitorStateException */
+  DJAVA_MON_CANCELLED = 4,    /* djava_monitor_cancel ended the call; monitor not held */
+  DJAVA_MON_FAILED = 5,       /* the program failed; see djava_monitor_last_error */
+  DJAVA_MON_IO = 6,           /* the monitor service is unreachable */
+  DJAVA_MON_BAD_ARGUMENT = 7
+};
+
+/* Connects to the monitor service of every sos-server shard ("host:port",
+ * comma-separated, in shard order) and authenticates with the cluster secret
+ * read from `secret_file`. On failure returns NULL and writes why to err. */
+/* NOT YET DEFINED: needs the wire library (proto/wire, issue 3); until then
+ * only the in-process channels of the tests reach the service. */
+djava_monitor_client* djava_monitor_connect(const char* shards, const char* secret_file,
+                                            char* err, size_t err_len);
+/* Closes the connections; calls still blocked return DJAVA_MON_IO. */
+void djava_monitor_close(djava_monitor_client* c);
+
+int djava_monitor_enter(djava_monitor_client* c, uint64_t object, uint64_t program,
+                        uint64_t thread);
+int djava_monitor_exit(djava_monitor_client* c, uint64_t object, uint64_t program,
+                       uint64_t thread);
+/* Object.wait(timeout_ms); 0 = no timeout. Releases the monitor fully and
+ * re-acquires it with the same re-entry count before returning OK,
+ * TIMED_OUT or INTERRUPTED. */
+int djava_monitor_wait(djava_monitor_client* c, uint64_t object, uint64_t program,
+                       uint64_t thread, int64_t timeout_ms);
+int djava_monitor_notify(djava_monitor_client* c, uint64_t object, uint64_t program,
+                         uint64_t thread, int all);
+/* Thread.interrupt() of (program, thread): if it waits on a shared monitor it
+ * leaves the wait set and its wait returns INTERRUPTED. */
+int djava_monitor_interrupt(djava_monitor_client* c, uint64_t program, uint64_t thread);
+/* Ends a blocked enter/wait of a local thread with DJAVA_MON_CANCELLED. */
+int djava_monitor_cancel(djava_monitor_client* c, uint64_t program, uint64_t thread);
+/* The program ended: free its monitors everywhere. */
+int djava_monitor_free_program(djava_monitor_client* c, uint64_t program);
+/* One request/response round trip to shard 0 (benchmarks, liveness). */
+int djava_monitor_ping(djava_monitor_client* c);
+/* Re-entry count of the thread on the object (0: not owner). */
+int djava_monitor_count(djava_monitor_client* c, uint64_t object, uint64_t program,
+                        uint64_t thread);
+/* The message of the calling thread's last non-OK status. */
+const char* djava_monitor_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DJAVA_MONITOR_CLIENT_H_ */

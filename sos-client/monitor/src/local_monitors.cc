@@ -1,0 +1,133 @@
+#include "local_monitors.h"
+
+namespace djava {
+namespace monitor {
+
+LocalMonitors::Send LocalMonitors::Enter(uint64_t obj, LocalThread t) {
+  State& s = states_[obj];
+  if (s.owned && s.owner == t) {
+    s.count++;
+    return Send::kNothing;
+  }
+  // The lease lets the node grant a free monitor to its own threads without
+  // a message -- unless it was recalled: then even local threads go through
+  // the service and queue behind the node that asked (no livelock).
+  if (s.lease && !s.recall_pending && !s.owned) {
+    s.owned = true;
+    s.owner = t;
+    s.count = 1;
+    return Send::kNothing;
+  }
+  // Owned by another local thread under the lease: the service queues this
+  // request FIFO and recalls the lease from us, so local waiters are served
+  // in the same order as remote ones.
+  return Send::kEnter;
+}
+
+bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send) {
+  *send = Send::kNothing;
+  auto it = states_.find(obj);
+  if (it == states_.end() || !it->second.owned || it->second.owner != t) return false;
+  State& s = it->second;
+  if (--s.count > 0) return true;
+  s.owned = false;
+  if (!s.lease) {
+    *send = Send::kExit;
+  } else if (s.recall_pending) {
+    s.lease = false;
+    s.recall_pending = false;
+    *send = Send::kReturnLease;
+  }  // else: keep the lease, no message
+  MaybeErase(obj);
+  return true;
+}
+
+bool LocalMonitors::BeginWait(uint64_t obj, LocalThread t) {
+  auto it = states_.find(obj);
+  if (it == states_.end() || !it->second.owned || it->second.owner != t) return false;
+  State& s = it->second;
+  s.saved[t] = s.count;
+  s.owned = false;
+  s.count = 0;
+  // The service treats Wait as a full release, lease included.
+  s.lease = false;
+  s.recall_pending = false;
+  return true;
+}
+
+bool LocalMonitors::CanNotify(uint64_t obj, LocalThread t) const {
+  return Owns(obj, t);
+}
+
+LocalMonitors::Send LocalMonitors::OnGranted(uint64_t obj, LocalThread t, bool lease,
+                                             bool wanted) {
+  State& s = states_[obj];
+  s.lease = lease;
+  s.recall_pending = false;
+  if (!wanted) {
+    s.saved.erase(t);
+    // Nobody to give it to: keep a lease (no message), else hand it back.
+    Send r = lease ? Send::kNothing : Send::kExit;
+    MaybeErase(obj);
+    return r;
+  }
+  s.owned = true;
+  s.owner = t;
+  auto sv = s.saved.find(t);
+  if (sv != s.saved.end()) {
+    s.count = sv->second;  // wait() re-acquires with the same count
+    s.saved.erase(sv);
+  } else {
+    s.count = 1;
+  }
+  return Send::kNothing;
+}
+
+LocalMonitors::Send LocalMonitors::OnRecall(uint64_t obj) {
+  auto it = states_.find(obj);
+  if (it == states_.end() || !it->second.lease) return Send::kNothing;
+  State& s = it->second;
+  if (s.owned) {
+    s.recall_pending = true;
+    return Send::kNothing;
+  }
+  s.lease = false;
+  MaybeErase(obj);
+  return Send::kReturnLease;
+}
+
+void LocalMonitors::Forget(uint64_t obj, LocalThread t) {
+  auto it = states_.find(obj);
+  if (it == states_.end()) return;
+  it->second.saved.erase(t);
+  MaybeErase(obj);
+}
+
+bool LocalMonitors::Owns(uint64_t obj, LocalThread t) const {
+  auto it = states_.find(obj);
+  return it != states_.end() && it->second.owned && it->second.owner == t;
+}
+
+int LocalMonitors::Count(uint64_t obj, LocalThread t) const {
+  return Owns(obj, t) ? states_.at(obj).count : 0;
+}
+
+bool LocalMonitors::HoldsLease(uint64_t obj) const {
+  auto it = states_.find(obj);
+  return it != states_.end() && it->second.lease;
+}
+
+bool LocalMonitors::RecallPending(uint64_t obj) const {
+  auto it = states_.find(obj);
+  return it != states_.end() && it->second.recall_pending;
+}
+
+void LocalMonitors::MaybeErase(uint64_t obj) {
+  auto it = states_.find(obj);
+  if (it == states_.end()) return;
+  const State& s = it->second;
+  if (!s.owned && !s.lease && s.saved.empty()) states_.erase(it);
+}
+
+}  // namespace monitor
+}  // namespace djava

@@ -1,0 +1,80 @@
+// LocalMonitors: a node's own view of the monitors its threads use, with no
+// I/O and no blocking. It decides, for each Java monitor operation, whether
+// the node can complete it locally (re-entry; enter/exit under a lease) or
+// must tell the monitor service, and what to do with the service's events.
+// The networked client (monitor_client.cc) wraps it with a mutex, the
+// connection, and per-thread blocking.
+//
+// Per object it keeps: the local owner thread and its re-entry count, whether
+// the node holds the lease, whether the lease was recalled, and the counts of
+// threads in wait() so that re-acquiring restores them (JLS 17.2.1).
+#ifndef DJAVA_MONITOR_LOCAL_MONITORS_H_
+#define DJAVA_MONITOR_LOCAL_MONITORS_H_
+
+#include <cstdint>
+#include <map>
+
+namespace djava {
+namespace monitor {
+
+struct LocalThread {
+  uint64_t program = 0;
+  uint64_t thread = 0;
+  bool operator==(const LocalThread& o) const {
+    return program == o.program && thread == o.thread;
+  }
+  bool operator!=(const LocalThread& o) const { return !(*this == o); }
+  bool operator<(const LocalThread& o) const {
+    return program != o.program ? program < o.program : thread < o.thread;
+  }
+};
+
+class LocalMonitors {
+ public:
+  enum class Send { kNothing, kEnter, kExit, kWait, kNotify, kReturnLease };
+
+  // monitorenter. kNothing: the thread owns the monitor now (re-entry, or
+  // the node's lease). kEnter: send Enter and block until OnGranted/OnFailed.
+  Send Enter(uint64_t obj, LocalThread t);
+  // monitorexit. Returns false if `t` does not own the monitor
+  // (IllegalMonitorStateException); *send says what to send.
+  bool Exit(uint64_t obj, LocalThread t, Send* send);
+  // Object.wait: false if `t` does not own the monitor. Otherwise the monitor
+  // is released locally with its count saved: send Wait and block.
+  bool BeginWait(uint64_t obj, LocalThread t);
+  // Object.notify/notifyAll: false if `t` does not own the monitor;
+  // otherwise send Notify.
+  bool CanNotify(uint64_t obj, LocalThread t) const;
+
+  // Service events. OnGranted returns what to send back: kExit when the grant
+  // is for a request the node has cancelled (not `wanted`), else kNothing.
+  Send OnGranted(uint64_t obj, LocalThread t, bool lease, bool wanted);
+  // A Recall: kReturnLease now, or kNothing (returned at the owner's exit,
+  // or no lease held: a stale recall crossing our Wait/Exit).
+  Send OnRecall(uint64_t obj);
+  // A blocked enter or wait was given up (cancel, failure): forget saved
+  // state of `t` on `obj`.
+  void Forget(uint64_t obj, LocalThread t);
+
+  bool Owns(uint64_t obj, LocalThread t) const;
+  int Count(uint64_t obj, LocalThread t) const;
+  bool HoldsLease(uint64_t obj) const;
+  bool RecallPending(uint64_t obj) const;
+
+ private:
+  struct State {
+    bool owned = false;
+    LocalThread owner;
+    int count = 0;
+    bool lease = false;
+    bool recall_pending = false;
+    std::map<LocalThread, int> saved;  // threads in wait(): their counts
+  };
+  void MaybeErase(uint64_t obj);
+  std::map<uint64_t, State> states_;
+};
+
+}  // namespace monitor
+}  // namespace djava
+
+#endif  // DJAVA_MONITOR_LOCAL_MONITORS_H_

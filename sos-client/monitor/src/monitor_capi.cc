@@ -1,0 +1,95 @@
+// C ABI of the monitor client (include/djava/monitor_client.h). Nothing may
+// escape: every entry point catches everything. djava_monitor_connect lives
+// in monitor_connect.cc (it needs the wire library).
+#include <exception>
+#include <string>
+
+#include "djava/monitor_client.h"
+#include "monitor_capi_internal.h"
+
+using djava::monitor::LocalThread;
+using djava::monitor::MonitorClient;
+
+namespace {
+thread_local std::string capi_error;
+thread_local bool capi_error_set = false;
+
+template <typename F>
+int Guard(djava_monitor_client* c, F f) {
+  capi_error_set = false;
+  if (c == nullptr || !c->impl) {
+    capi_error = "null monitor client";
+    capi_error_set = true;
+    return DJAVA_MON_BAD_ARGUMENT;
+  }
+  try {
+    return f(c->impl.get());
+  } catch (const std::exception& e) {
+    capi_error = std::string("internal error: ") + e.what();
+  } catch (...) {
+    capi_error = "internal error";
+  }
+  capi_error_set = true;
+  return DJAVA_MON_IO;
+}
+}  // namespace
+
+extern "C" {
+
+void djava_monitor_close(djava_monitor_client* c) {
+  try {
+    delete c;
+  } catch (...) {
+  }
+}
+
+int djava_monitor_enter(djava_monitor_client* c, uint64_t object, uint64_t program,
+                        uint64_t thread) {
+  return Guard(c, [&](MonitorClient* m) { return m->Enter(object, LocalThread{program, thread}); });
+}
+
+int djava_monitor_exit(djava_monitor_client* c, uint64_t object, uint64_t program,
+                       uint64_t thread) {
+  return Guard(c, [&](MonitorClient* m) { return m->Exit(object, LocalThread{program, thread}); });
+}
+
+int djava_monitor_wait(djava_monitor_client* c, uint64_t object, uint64_t program,
+                       uint64_t thread, int64_t timeout_ms) {
+  return Guard(c, [&](MonitorClient* m) {
+    return m->Wait(object, LocalThread{program, thread}, timeout_ms);
+  });
+}
+
+int djava_monitor_notify(djava_monitor_client* c, uint64_t object, uint64_t program,
+                         uint64_t thread, int all) {
+  return Guard(c, [&](MonitorClient* m) {
+    return m->Notify(object, LocalThread{program, thread}, all != 0);
+  });
+}
+
+int djava_monitor_interrupt(djava_monitor_client* c, uint64_t program, uint64_t thread) {
+  return Guard(c, [&](MonitorClient* m) { return m->Interrupt(LocalThread{program, thread}); });
+}
+
+int djava_monitor_cancel(djava_monitor_client* c, uint64_t program, uint64_t thread) {
+  return Guard(c, [&](MonitorClient* m) { return m->Cancel(LocalThread{program, thread}); });
+}
+
+int djava_monitor_free_program(djava_monitor_client* c, uint64_t program) {
+  return Guard(c, [&](MonitorClient* m) { return m->FreeProgram(program); });
+}
+
+int djava_monitor_ping(djava_monitor_client* c) {
+  return Guard(c, [&](MonitorClient* m) { return m->Ping(); });
+}
+
+int djava_monitor_count(djava_monitor_client* c, uint64_t object, uint64_t program,
+                        uint64_t thread) {
+  return Guard(c, [&](MonitorClient* m) { return m->Count(object, LocalThread{program, thread}); });
+}
+
+const char* djava_monitor_last_error(void) {
+  return capi_error_set ? capi_error.c_str() : MonitorClient::LastError().c_str();
+}
+
+}  // extern "C"

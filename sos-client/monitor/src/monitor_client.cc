@@ -1,0 +1,304 @@
+#include "monitor_client.h"
+
+#include <cstdio>
+
+namespace djava {
+namespace monitor {
+
+namespace {
+
+thread_local std::string last_error;
+
+int SetError(int status, const std::string& why) {
+  last_error = why;
+  return status;
+}
+
+void ToProto(uint64_t obj, LocalThread t, uint64_t* o, monitorpb::ThreadId* id) {
+  *o = obj;
+  id->set_program(t.program);
+  id->set_thread(t.thread);
+}
+
+}  // namespace
+
+const std::string& MonitorClient::LastError() { return last_error; }
+
+MonitorClient::MonitorClient(std::vector<std::unique_ptr<Channel>> shards,
+                             const std::string& node_name)
+    : shards_(std::move(shards)) {
+  if (!node_name.empty()) {
+    std::lock_guard<std::mutex> l(mu_);
+    for (size_t i = 0; i < shards_.size(); i++) {
+      monitorpb::MonitorRequest req;
+      req.mutable_hello()->set_node_name(node_name);
+      SendLocked(i, &req);
+    }
+  }
+  for (size_t i = 0; i < shards_.size(); i++)
+    readers_.emplace_back([this, i] { ReaderLoop(i); });
+}
+
+MonitorClient::~MonitorClient() {
+  Close();
+  for (auto& t : readers_) t.join();
+}
+
+void MonitorClient::Close() {
+  for (auto& s : shards_) s->Shutdown();
+}
+
+int MonitorClient::Check(LocalThread t) {
+  if (closed_) return SetError(DJAVA_MON_IO, io_error_);
+  auto f = failed_programs_.find(t.program);
+  if (f != failed_programs_.end()) return SetError(DJAVA_MON_FAILED, f->second);
+  return DJAVA_MON_OK;
+}
+
+bool MonitorClient::SendLocked(size_t shard, monitorpb::MonitorRequest* req) {
+  // Sent under mu_: the service sees this node's messages in the order of
+  // the local state changes that caused them (e.g. Enter before ReturnLease).
+  req->set_seq(++seq_);
+  return shards_[shard]->Send(*req);
+}
+
+void MonitorClient::Finish(Pending* p, int status, const std::string& error) {
+  if (p->done) return;
+  p->done = true;
+  p->status = status;
+  p->error = error;
+  p->cv.notify_all();
+}
+
+int MonitorClient::Block(std::unique_lock<std::mutex>* lock, LocalThread t, Pending* p) {
+  p->cv.wait(*lock, [p] { return p->done; });
+  auto it = pending_.find(t);
+  if (it != pending_.end() && it->second == p) pending_.erase(it);
+  if (p->status != DJAVA_MON_OK) last_error = p->error;
+  return p->status;
+}
+
+int MonitorClient::Enter(uint64_t obj, LocalThread t) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (int st = Check(t)) return st;
+  if (local_.Enter(obj, t) == LocalMonitors::Send::kNothing) return DJAVA_MON_OK;
+  Pending p;
+  p.obj = obj;
+  pending_[t] = &p;
+  monitorpb::MonitorRequest req;
+  auto* e = req.mutable_enter();
+  uint64_t o;
+  ToProto(obj, t, &o, e->mutable_thread());
+  e->set_object(o);
+  if (!SendLocked(ShardOf(obj), &req)) Finish(&p, DJAVA_MON_IO, "monitor service connection lost");
+  return Block(&lock, t, &p);
+}
+
+int MonitorClient::Exit(uint64_t obj, LocalThread t) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (int st = Check(t)) return st;
+  LocalMonitors::Send send;
+  if (!local_.Exit(obj, t, &send))
+    return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
+  monitorpb::MonitorRequest req;
+  if (send == LocalMonitors::Send::kExit) {
+    uint64_t o;
+    ToProto(obj, t, &o, req.mutable_exit()->mutable_thread());
+    req.mutable_exit()->set_object(o);
+  } else if (send == LocalMonitors::Send::kReturnLease) {
+    req.mutable_return_lease()->set_object(obj);
+  } else {
+    return DJAVA_MON_OK;
+  }
+  if (!SendLocked(ShardOf(obj), &req))
+    return SetError(DJAVA_MON_IO, "monitor service connection lost");
+  return DJAVA_MON_OK;
+}
+
+int MonitorClient::Wait(uint64_t obj, LocalThread t, int64_t timeout_ms) {
+  if (timeout_ms < 0) return SetError(DJAVA_MON_BAD_ARGUMENT, "timeout value is negative");
+  std::unique_lock<std::mutex> lock(mu_);
+  if (int st = Check(t)) return st;
+  if (!local_.BeginWait(obj, t))
+    return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
+  Pending p;
+  p.obj = obj;
+  pending_[t] = &p;
+  monitorpb::MonitorRequest req;
+  auto* w = req.mutable_wait();
+  uint64_t o;
+  ToProto(obj, t, &o, w->mutable_thread());
+  w->set_object(o);
+  w->set_timeout_ms(static_cast<uint64_t>(timeout_ms));
+  if (!SendLocked(ShardOf(obj), &req)) Finish(&p, DJAVA_MON_IO, "monitor service connection lost");
+  return Block(&lock, t, &p);
+}
+
+int MonitorClient::Notify(uint64_t obj, LocalThread t, bool all) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (int st = Check(t)) return st;
+  if (!local_.CanNotify(obj, t))
+    return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
+  monitorpb::MonitorRequest req;
+  auto* n = req.mutable_notify();
+  uint64_t o;
+  ToProto(obj, t, &o, n->mutable_thread());
+  n->set_object(o);
+  n->set_all(all);
+  if (!SendLocked(ShardOf(obj), &req))
+    return SetError(DJAVA_MON_IO, "monitor service connection lost");
+  return DJAVA_MON_OK;
+}
+
+int MonitorClient::Interrupt(LocalThread target) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (closed_) return SetError(DJAVA_MON_IO, io_error_);
+  // The target may wait on a monitor of any shard.
+  for (size_t s = 0; s < shards_.size(); s++) {
+    monitorpb::MonitorRequest req;
+    req.mutable_interrupt()->mutable_target()->set_program(target.program);
+    req.mutable_interrupt()->mutable_target()->set_thread(target.thread);
+    if (!SendLocked(s, &req)) return SetError(DJAVA_MON_IO, "monitor service connection lost");
+  }
+  return DJAVA_MON_OK;
+}
+
+int MonitorClient::Cancel(LocalThread t) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = pending_.find(t);
+  if (it == pending_.end()) return DJAVA_MON_OK;
+  Pending* p = it->second;
+  pending_.erase(it);
+  local_.Forget(p->obj, t);
+  monitorpb::MonitorRequest req;
+  auto* c = req.mutable_cancel_enter();
+  uint64_t o;
+  ToProto(p->obj, t, &o, c->mutable_thread());
+  c->set_object(o);
+  if (!closed_) SendLocked(ShardOf(p->obj), &req);
+  // A grant already on its way finds no pending request and is handed back.
+  Finish(p, DJAVA_MON_CANCELLED, "blocking monitor operation cancelled");
+  return DJAVA_MON_OK;
+}
+
+int MonitorClient::FreeProgram(uint64_t program) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (closed_) return SetError(DJAVA_MON_IO, io_error_);
+  for (size_t s = 0; s < shards_.size(); s++) {
+    monitorpb::MonitorRequest req;
+    req.mutable_free_program()->set_program(program);
+    if (!SendLocked(s, &req)) return SetError(DJAVA_MON_IO, "monitor service connection lost");
+  }
+  return DJAVA_MON_OK;
+}
+
+int MonitorClient::Ping() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (closed_) return SetError(DJAVA_MON_IO, io_error_);
+  monitorpb::MonitorRequest req;
+  uint64_t nonce = seq_ + 1;
+  req.mutable_ping()->set_nonce(nonce);
+  if (!SendLocked(0, &req)) return SetError(DJAVA_MON_IO, "monitor service connection lost");
+  pong_cv_.wait(lock, [&] { return pong_ >= nonce || closed_; });
+  return pong_ >= nonce ? DJAVA_MON_OK : SetError(DJAVA_MON_IO, io_error_);
+}
+
+int MonitorClient::Count(uint64_t obj, LocalThread t) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return local_.Count(obj, t);
+}
+
+void MonitorClient::ReaderLoop(size_t shard) {
+  monitorpb::MonitorEvent ev;
+  while (shards_[shard]->Receive(&ev)) {
+    OnEvent(shard, ev);
+    ev.Clear();
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!closed_) {
+    closed_ = true;
+    io_error_ = "monitor service connection (shard " + std::to_string(shard) +
+                ") lost: " + shards_[shard]->Error();
+  }
+  // Nothing may stay blocked on a service that is gone.
+  for (auto& p : pending_) Finish(p.second, DJAVA_MON_IO, io_error_);
+  pending_.clear();
+  pong_cv_.notify_all();
+  for (auto& s : shards_) s->Shutdown();
+}
+
+void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
+  std::unique_lock<std::mutex> lock(mu_);
+  switch (ev.body_case()) {
+    case monitorpb::MonitorEvent::kGranted: {
+      const auto& g = ev.granted();
+      LocalThread t{g.thread().program(), g.thread().thread()};
+      auto it = pending_.find(t);
+      bool wanted = it != pending_.end() && it->second->obj == g.object();
+      if (local_.OnGranted(g.object(), t, g.lease(), wanted) == LocalMonitors::Send::kExit) {
+        monitorpb::MonitorRequest req;
+        uint64_t o;
+        ToProto(g.object(), t, &o, req.mutable_exit()->mutable_thread());
+        req.mutable_exit()->set_object(o);
+        SendLocked(shard, &req);
+      }
+      if (wanted) {
+        int st = DJAVA_MON_OK;
+        if (g.reason() == monitorpb::TIMED_OUT) st = DJAVA_MON_TIMED_OUT;
+        if (g.reason() == monitorpb::INTERRUPTED) st = DJAVA_MON_INTERRUPTED;
+        Finish(it->second, st, st == DJAVA_MON_INTERRUPTED ? "interrupted" : "");
+        pending_.erase(it);
+      }
+      break;
+    }
+    case monitorpb::MonitorEvent::kRecall:
+      if (local_.OnRecall(ev.recall().object()) == LocalMonitors::Send::kReturnLease) {
+        monitorpb::MonitorRequest req;
+        req.mutable_return_lease()->set_object(ev.recall().object());
+        SendLocked(shard, &req);
+      }
+      break;
+    case monitorpb::MonitorEvent::kFailed: {
+      const auto& f = ev.failed();
+      uint64_t program = f.thread().program();
+      if (f.thread().thread() == 0) {
+        // The whole program failed: every blocked thread of it ends now.
+        failed_programs_.emplace(program, f.error());
+        std::fprintf(stderr, "djava monitor client: program %llu failed: %s\n",
+                     static_cast<unsigned long long>(program), f.error().c_str());
+        for (auto it = pending_.begin(); it != pending_.end();) {
+          if (it->first.program == program) {
+            local_.Forget(it->second->obj, it->first);
+            Finish(it->second, DJAVA_MON_FAILED, f.error());
+            it = pending_.erase(it);
+          } else {
+            ++it;
+          }
+        }
+      } else {
+        LocalThread t{program, f.thread().thread()};
+        failed_programs_.emplace(program, f.error());
+        auto it = pending_.find(t);
+        if (it != pending_.end()) {
+          local_.Forget(it->second->obj, t);
+          Finish(it->second, DJAVA_MON_FAILED, f.error());
+          pending_.erase(it);
+        }
+      }
+      break;
+    }
+    case monitorpb::MonitorEvent::kPong:
+      if (ev.pong().nonce() > pong_) pong_ = ev.pong().nonce();
+      pong_cv_.notify_all();
+      break;
+    case monitorpb::MonitorEvent::kError:
+      std::fprintf(stderr, "djava monitor client: service reports: %s\n",
+                   ev.error().message().c_str());
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace monitor
+}  // namespace djava

@@ -1,0 +1,81 @@
+// MonitorClient: a node's connection to the monitor service, shared by all
+// its Java threads. LocalMonitors decides what needs a message; this class
+// sends it, blocks the calling thread until the service answers, and applies
+// the service's events (grants, recalls, failures) from one reader thread per
+// shard. The C ABI (include/djava/monitor_client.h) wraps it.
+#ifndef DJAVA_MONITOR_MONITOR_CLIENT_H_
+#define DJAVA_MONITOR_MONITOR_CLIENT_H_
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "djava/channel.h"
+#include "djava/monitor_client.h"
+#include "local_monitors.h"
+#include "monitor.pb.h"
+
+namespace djava {
+namespace monitor {
+
+class MonitorClient {
+ public:
+  // One channel per sos-server shard, in shard order.
+  // `node_name` (e.g. host:pid) names this node in other nodes' errors.
+  explicit MonitorClient(std::vector<std::unique_ptr<Channel>> shards,
+                         const std::string& node_name = "");
+  ~MonitorClient();
+
+  // Each returns a djava_monitor_status; on non-OK the calling thread's
+  // LastError() says why.
+  int Enter(uint64_t obj, LocalThread t);
+  int Exit(uint64_t obj, LocalThread t);
+  int Wait(uint64_t obj, LocalThread t, int64_t timeout_ms);
+  int Notify(uint64_t obj, LocalThread t, bool all);
+  int Interrupt(LocalThread target);
+  int Cancel(LocalThread t);
+  int FreeProgram(uint64_t program);
+  int Ping();
+  int Count(uint64_t obj, LocalThread t);
+  void Close();
+
+  static const std::string& LastError();
+
+ private:
+  struct Pending {
+    uint64_t obj = 0;
+    bool done = false;
+    int status = DJAVA_MON_OK;
+    std::string error;
+    std::condition_variable cv;
+  };
+  // The home shard of an object: must match the sos directory's partition.
+  size_t ShardOf(uint64_t obj) const { return obj % shards_.size(); }
+  int Check(LocalThread t);  // closed or program failed?
+  bool SendLocked(size_t shard, monitorpb::MonitorRequest* req);
+  int Block(std::unique_lock<std::mutex>* lock, LocalThread t, Pending* p);
+  void Finish(Pending* p, int status, const std::string& error);
+  void ReaderLoop(size_t shard);
+  void OnEvent(size_t shard, const monitorpb::MonitorEvent& ev);
+
+  std::mutex mu_;
+  LocalMonitors local_;
+  std::map<LocalThread, Pending*> pending_;
+  std::map<uint64_t, std::string> failed_programs_;
+  bool closed_ = false;
+  std::string io_error_;
+  uint64_t seq_ = 0;
+  uint64_t pong_ = 0;
+  std::condition_variable pong_cv_;
+  std::vector<std::unique_ptr<Channel>> shards_;
+  std::vector<std::thread> readers_;
+};
+
+}  // namespace monitor
+}  // namespace djava
+
+#endif  // DJAVA_MONITOR_MONITOR_CLIENT_H_

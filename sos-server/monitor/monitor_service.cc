@@ -1,0 +1,160 @@
+#include "monitor_service.h"
+
+#include <cstdio>
+
+namespace djava {
+namespace monitor {
+
+namespace {
+
+ThreadRef FromProto(const monitorpb::ThreadId& t) { return ThreadRef{t.program(), t.thread()}; }
+
+void ToProto(ThreadRef t, monitorpb::ThreadId* p) {
+  p->set_program(t.program);
+  p->set_thread(t.thread);
+}
+
+monitorpb::WakeReason ToProto(Wake w) {
+  switch (w) {
+    case Wake::kAcquired: return monitorpb::ACQUIRED;
+    case Wake::kNotified: return monitorpb::NOTIFIED;
+    case Wake::kTimedOut: return monitorpb::TIMED_OUT;
+    case Wake::kInterrupted: return monitorpb::INTERRUPTED;
+  }
+  return monitorpb::WAKE_REASON_UNSPECIFIED;
+}
+
+constexpr TimeNs kNsPerMs = 1000 * 1000;
+
+}  // namespace
+
+MonitorService::MonitorService(MonitorTable::Options options, Transport* transport,
+                               std::function<void(const std::string&)> log)
+    : table_(options), transport_(transport), log_(std::move(log)) {}
+
+void MonitorService::Log(const std::string& line) {
+  if (log_) {
+    log_(line);
+  } else {
+    std::fprintf(stderr, "monitor-service: %s\n", line.c_str());
+  }
+}
+
+void MonitorService::OnConnect(NodeId node, const std::string& peer) { peers_[node] = peer; }
+
+void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req, TimeNs now) {
+  std::vector<Event> out;
+  std::string err;
+  switch (req.body_case()) {
+    case monitorpb::MonitorRequest::kEnter:
+      err = table_.Enter(node, req.enter().object(), FromProto(req.enter().thread()), now, &out);
+      break;
+    case monitorpb::MonitorRequest::kExit:
+      err = table_.Exit(node, req.exit().object(), FromProto(req.exit().thread()), now, &out);
+      break;
+    case monitorpb::MonitorRequest::kWait: {
+      const auto& w = req.wait();
+      TimeNs deadline = w.timeout_ms() == 0
+                            ? kNoDeadline
+                            : now + static_cast<TimeNs>(w.timeout_ms()) * kNsPerMs;
+      err = table_.Wait(node, w.object(), FromProto(w.thread()), deadline, now, &out);
+      break;
+    }
+    case monitorpb::MonitorRequest::kNotify:
+      err = table_.Notify(node, req.notify().object(), FromProto(req.notify().thread()),
+                          req.notify().all(), now, &out);
+      break;
+    case monitorpb::MonitorRequest::kInterrupt:
+      err = table_.Interrupt(FromProto(req.interrupt().target()), now, &out);
+      break;
+    case monitorpb::MonitorRequest::kCancelEnter:
+      err = table_.CancelEnter(node, req.cancel_enter().object(),
+                               FromProto(req.cancel_enter().thread()), now, &out);
+      break;
+    case monitorpb::MonitorRequest::kReturnLease:
+      err = table_.ReturnLease(node, req.return_lease().object(), now, &out);
+      break;
+    case monitorpb::MonitorRequest::kFreeProgram:
+      table_.FreeProgram(req.free_program().program(), now, &out);
+      break;
+    case monitorpb::MonitorRequest::kHello:
+      peers_[node] = req.hello().node_name() + " at " + peers_[node];
+      break;
+    case monitorpb::MonitorRequest::kPing: {
+      monitorpb::MonitorEvent ev;
+      ev.mutable_pong()->set_nonce(req.ping().nonce());
+      transport_->Send(node, ev);
+      break;
+    }
+    default:
+      Log("node " + std::to_string(node) + " (" + peers_[node] + "): empty monitor request");
+      transport_->Close(node, "empty or unknown monitor request");
+      return;
+  }
+  if (!err.empty()) {
+    // Misuse by one node is reported to it; the service carries on.
+    Log("node " + std::to_string(node) + " (" + peers_[node] + "): " + err);
+    monitorpb::MonitorEvent ev;
+    ev.mutable_error()->set_seq(req.seq());
+    ev.mutable_error()->set_message(err);
+    transport_->Send(node, ev);
+  }
+  Deliver(out);
+}
+
+void MonitorService::OnDisconnect(NodeId node, TimeNs now) {
+  std::string peer = peers_[node];
+  peers_.erase(node);
+  std::vector<Event> out;
+  std::string why = "node " + std::to_string(node) + " (" + peer +
+                    ") disconnected from the monitor service (it may have died holding or "
+                    "waiting for a monitor of this program)";
+  table_.NodeDown(node, why, now, &out);
+  bool failed_any = false;
+  for (const Event& e : out) failed_any |= e.kind == Event::kFailed;
+  if (failed_any) Log(why + ": its programs are failed");
+  Deliver(out);
+}
+
+void MonitorService::OnTick(TimeNs now) {
+  std::vector<Event> out;
+  table_.Tick(now, &out);
+  Deliver(out);
+}
+
+void MonitorService::FreeProgram(ProgramId program, TimeNs now) {
+  std::vector<Event> out;
+  table_.FreeProgram(program, now, &out);
+  Deliver(out);
+}
+
+void MonitorService::Deliver(const std::vector<Event>& events) {
+  for (const Event& e : events) {
+    if (!peers_.count(e.node)) continue;  // the node is gone
+    monitorpb::MonitorEvent ev;
+    switch (e.kind) {
+      case Event::kGranted: {
+        auto* g = ev.mutable_granted();
+        g->set_object(e.object);
+        ToProto(e.thread, g->mutable_thread());
+        g->set_lease(e.lease);
+        g->set_reason(ToProto(e.reason));
+        break;
+      }
+      case Event::kRecall:
+        ev.mutable_recall()->set_object(e.object);
+        break;
+      case Event::kFailed: {
+        auto* f = ev.mutable_failed();
+        f->set_object(e.object);
+        ToProto(e.thread, f->mutable_thread());
+        f->set_error(e.error);
+        break;
+      }
+    }
+    transport_->Send(e.node, ev);
+  }
+}
+
+}  // namespace monitor
+}  // namespace djava

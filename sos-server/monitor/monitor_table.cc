@@ -1,0 +1,358 @@
+#include "monitor_table.h"
+
+#include <algorithm>
+
+namespace djava {
+namespace monitor {
+
+const char* WakeName(Wake w) {
+  switch (w) {
+    case Wake::kAcquired: return "acquired";
+    case Wake::kNotified: return "notified";
+    case Wake::kTimedOut: return "timed-out";
+    case Wake::kInterrupted: return "interrupted";
+  }
+  return "?";
+}
+
+static Event Failed(NodeId node, ObjectId obj, ThreadRef t, const std::string& error) {
+  Event e{Event::kFailed};
+  e.node = node;
+  e.object = obj;
+  e.thread = t;
+  e.error = error;
+  return e;
+}
+
+MonitorTable::Monitor* MonitorTable::Find(ObjectId obj) {
+  auto it = monitors_.find(obj);
+  return it == monitors_.end() ? nullptr : &it->second;
+}
+
+const MonitorTable::Monitor* MonitorTable::Find(ObjectId obj) const {
+  auto it = monitors_.find(obj);
+  return it == monitors_.end() ? nullptr : &it->second;
+}
+
+bool MonitorTable::Owns(const Monitor& m, NodeId node, ThreadRef t) const {
+  if (!m.owned || m.owner_node != node) return false;
+  // Under a lease the node decides which of its threads owns the monitor.
+  return m.leased || m.owner_thread == t;
+}
+
+// Requests of a failed program are answered with its failure, so that no
+// thread of it blocks on a monitor whose protected data may be lost.
+bool MonitorTable::CheckProgram(NodeId node, ObjectId obj, ThreadRef t,
+                                std::vector<Event>* out) {
+  node_programs_[node].insert(t.program);
+  auto f = failed_.find(t.program);
+  if (f == failed_.end()) return true;
+  out->push_back(Failed(node, obj, t, f->second));
+  return false;
+}
+
+std::string MonitorTable::Enter(NodeId node, ObjectId obj, ThreadRef t, TimeNs now,
+                                std::vector<Event>* out) {
+  if (!CheckProgram(node, obj, t, out)) return "";
+  Monitor& m = monitors_[obj];
+  if (m.program == 0) m.program = t.program;
+  if (m.owned && !m.leased && m.owner_thread == t)
+    return "enter by the thread that already owns the monitor";
+  for (const Request& r : m.entry)
+    if (r.thread == t) return "enter by a thread already queued";
+  m.entry.push_back(Request{node, t, Wake::kAcquired});
+  Settle(obj, &m, now, out);
+  return "";
+}
+
+std::string MonitorTable::Exit(NodeId node, ObjectId obj, ThreadRef t, TimeNs now,
+                               std::vector<Event>* out) {
+  Monitor* m = Find(obj);
+  if (m == nullptr || !Owns(*m, node, t)) return "exit of a monitor the thread does not own";
+  Release(obj, m, now, out);
+  MaybeErase(obj);
+  return "";
+}
+
+std::string MonitorTable::Wait(NodeId node, ObjectId obj, ThreadRef t, TimeNs deadline,
+                               TimeNs now, std::vector<Event>* out) {
+  if (!CheckProgram(node, obj, t, out)) return "";
+  Monitor* m = Find(obj);
+  if (m == nullptr || !Owns(*m, node, t)) return "wait on a monitor the thread does not own";
+  if (waiting_.count(t)) return "thread already waiting";
+  m->waiters.push_back(Waiter{node, t, deadline});
+  waiting_[t] = obj;
+  if (deadline != kNoDeadline) deadlines_.insert({deadline, t});
+  // Waiting releases the monitor fully, lease included; the node remembers
+  // the thread's count and restores it on the grant that ends the wait.
+  Release(obj, m, now, out);
+  return "";
+}
+
+std::string MonitorTable::Notify(NodeId node, ObjectId obj, ThreadRef t, bool all, TimeNs now,
+                                 std::vector<Event>* out) {
+  if (!CheckProgram(node, obj, t, out)) return "";
+  Monitor* m = Find(obj);
+  if (m == nullptr || !Owns(*m, node, t)) return "notify on a monitor the thread does not own";
+  while (!m->waiters.empty()) {
+    Wake(obj, m, m->waiters.begin(), Wake::kNotified, now, out);
+    if (!all) break;
+  }
+  return "";
+}
+
+std::string MonitorTable::Interrupt(ThreadRef target, TimeNs now, std::vector<Event>* out) {
+  auto w = waiting_.find(target);
+  if (w == waiting_.end()) return "";
+  ObjectId obj = w->second;
+  Monitor* m = Find(obj);
+  if (m == nullptr) return "";
+  for (auto it = m->waiters.begin(); it != m->waiters.end(); ++it) {
+    if (it->thread == target) {
+      Wake(obj, m, it, Wake::kInterrupted, now, out);
+      break;
+    }
+  }
+  return "";
+}
+
+std::string MonitorTable::CancelEnter(NodeId node, ObjectId obj, ThreadRef t, TimeNs now,
+                                      std::vector<Event>* out) {
+  Monitor* m = Find(obj);
+  if (m == nullptr) return "";
+  for (auto it = m->entry.begin(); it != m->entry.end(); ++it) {
+    if (it->thread == t && it->node == node) {
+      m->entry.erase(it);
+      break;
+    }
+  }
+  for (auto it = m->waiters.begin(); it != m->waiters.end(); ++it) {
+    if (it->thread == t && it->node == node) {
+      Unwait(*it);
+      m->waiters.erase(it);
+      break;
+    }
+  }
+  // A grant already sent is answered by the node with Exit.
+  Settle(obj, m, now, out);
+  MaybeErase(obj);
+  return "";
+}
+
+std::string MonitorTable::ReturnLease(NodeId node, ObjectId obj, TimeNs now,
+                                      std::vector<Event>* out) {
+  Monitor* m = Find(obj);
+  // A return crossing a Wait or an Exit of the same lease is stale: ignore it.
+  if (m == nullptr || !m->owned || !m->leased || m->owner_node != node) return "";
+  Release(obj, m, now, out);
+  MaybeErase(obj);
+  return "";
+}
+
+void MonitorTable::Tick(TimeNs now, std::vector<Event>* out) {
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+    ThreadRef t = deadlines_.begin()->second;
+    auto w = waiting_.find(t);
+    Monitor* m = w == waiting_.end() ? nullptr : Find(w->second);
+    if (m == nullptr) {  // cannot happen: Unwait keeps both indexes in step
+      deadlines_.erase(deadlines_.begin());
+      continue;
+    }
+    ObjectId obj = w->second;
+    for (auto it = m->waiters.begin(); it != m->waiters.end(); ++it) {
+      if (it->thread == t) {
+        Wake(obj, m, it, Wake::kTimedOut, now, out);
+        break;
+      }
+    }
+  }
+}
+
+void MonitorTable::NodeDown(NodeId node, const std::string& why, TimeNs now,
+                            std::vector<Event>* out) {
+  std::set<ProgramId> programs = node_programs_[node];
+  node_programs_.erase(node);
+  for (ProgramId p : programs) FailProgram(p, why, now, out);
+  // Whatever of the dead node is left (programs already failed before it
+  // died): forget its requests and release what it owned.
+  std::vector<ObjectId> objs;
+  for (auto& kv : monitors_) objs.push_back(kv.first);
+  for (ObjectId obj : objs) {
+    Monitor* m = Find(obj);
+    m->entry.erase(std::remove_if(m->entry.begin(), m->entry.end(),
+                                  [&](const Request& r) { return r.node == node; }),
+                   m->entry.end());
+    for (auto it = m->waiters.begin(); it != m->waiters.end();) {
+      if (it->node == node) {
+        Unwait(*it);
+        it = m->waiters.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (m->owned && m->owner_node == node) Release(obj, m, now, out);
+    MaybeErase(obj);
+  }
+  // Events addressed to the dead node are useless; drop them.
+  out->erase(std::remove_if(out->begin(), out->end(),
+                            [&](const Event& e) { return e.node == node; }),
+             out->end());
+}
+
+void MonitorTable::FreeProgram(ProgramId program, TimeNs now, std::vector<Event>* out) {
+  FailProgram(program, "program ended", now, out);
+  failed_.erase(program);
+  for (auto it = monitors_.begin(); it != monitors_.end();) {
+    if (it->second.program == program && it->second.entry.empty() &&
+        it->second.waiters.empty()) {
+      it = monitors_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& np : node_programs_) np.second.erase(program);
+}
+
+void MonitorTable::FailProgram(ProgramId p, const std::string& why, TimeNs now,
+                               std::vector<Event>* out) {
+  if (failed_.count(p)) return;
+  failed_[p] = why;
+  // Every node running threads of the program hears it (thread 0 = the whole
+  // program), so that threads not blocked here fail at their next step too.
+  for (const auto& np : node_programs_)
+    if (np.second.count(p)) out->push_back(Failed(np.first, 0, ThreadRef{p, 0}, why));
+  std::vector<ObjectId> objs;
+  for (auto& kv : monitors_) objs.push_back(kv.first);
+  for (ObjectId obj : objs) {
+    Monitor* m = Find(obj);
+    for (auto it = m->entry.begin(); it != m->entry.end();) {
+      if (it->thread.program == p) {
+        out->push_back(Failed(it->node, obj, it->thread, why));
+        it = m->entry.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (auto it = m->waiters.begin(); it != m->waiters.end();) {
+      if (it->thread.program == p) {
+        out->push_back(Failed(it->node, obj, it->thread, why));
+        Unwait(*it);
+        it = m->waiters.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    // The program's monitors are released: nothing of it may block on them.
+    bool owner_in_p = m->owned && (m->leased ? m->program == p : m->owner_thread.program == p);
+    if (owner_in_p) Release(obj, m, now, out);
+    MaybeErase(obj);
+  }
+}
+
+void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
+  Request r = m->entry.front();
+  m->entry.pop_front();
+  m->owned = true;
+  m->owner_node = r.node;
+  m->owner_thread = r.thread;
+  m->recall_sent = false;
+  m->leased = options_.leases && m->entry.empty() &&
+              now - m->last_recall >= options_.lease_cooldown;
+  Event e{Event::kGranted};
+  e.node = r.node;
+  e.object = obj;
+  e.thread = r.thread;
+  e.lease = m->leased;
+  e.reason = r.reason;
+  out->push_back(e);
+}
+
+void MonitorTable::Release(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
+  m->owned = false;
+  m->leased = false;
+  m->recall_sent = false;
+  Settle(obj, m, now, out);
+}
+
+void MonitorTable::MaybeRecall(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
+  if (!m->owned || !m->leased || m->recall_sent || m->entry.empty()) return;
+  m->recall_sent = true;
+  m->last_recall = now;
+  Event e{Event::kRecall};
+  e.node = m->owner_node;
+  e.object = obj;
+  out->push_back(e);
+}
+
+// Serves a free monitor, or recalls a lease that someone is queued behind.
+void MonitorTable::Settle(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
+  if (m->entry.empty()) return;
+  if (!m->owned) {
+    GrantNext(obj, m, now, out);
+  } else {
+    MaybeRecall(obj, m, now, out);
+  }
+}
+
+void MonitorTable::Wake(ObjectId obj, Monitor* m, std::list<Waiter>::iterator w,
+                        enum Wake why, TimeNs now, std::vector<Event>* out) {
+  m->entry.push_back(Request{w->node, w->thread, why});
+  Unwait(*w);
+  m->waiters.erase(w);
+  Settle(obj, m, now, out);
+}
+
+void MonitorTable::MaybeErase(ObjectId obj) {
+  auto it = monitors_.find(obj);
+  if (it == monitors_.end()) return;
+  const Monitor& m = it->second;
+  // An idle monitor carries no state worth keeping, except a recent recall
+  // (the lease cool-down) which is only an optimisation.
+  if (!m.owned && m.entry.empty() && m.waiters.empty()) monitors_.erase(it);
+}
+
+TimeNs MonitorTable::NextDeadline() const {
+  return deadlines_.empty() ? kNoDeadline : deadlines_.begin()->first;
+}
+
+void MonitorTable::Unwait(const Waiter& w) {
+  waiting_.erase(w.thread);
+  if (w.deadline != kNoDeadline) deadlines_.erase({w.deadline, w.thread});
+}
+
+bool MonitorTable::IsOwned(ObjectId obj) const {
+  const Monitor* m = Find(obj);
+  return m && m->owned;
+}
+
+bool MonitorTable::IsLeased(ObjectId obj, NodeId* node) const {
+  const Monitor* m = Find(obj);
+  if (!m || !m->owned || !m->leased) return false;
+  if (node) *node = m->owner_node;
+  return true;
+}
+
+bool MonitorTable::OwnerIs(ObjectId obj, ThreadRef t) const {
+  const Monitor* m = Find(obj);
+  return m && m->owned && !m->leased && m->owner_thread == t;
+}
+
+size_t MonitorTable::EntryQueueLength(ObjectId obj) const {
+  const Monitor* m = Find(obj);
+  return m ? m->entry.size() : 0;
+}
+
+size_t MonitorTable::WaitSetSize(ObjectId obj) const {
+  const Monitor* m = Find(obj);
+  return m ? m->waiters.size() : 0;
+}
+
+bool MonitorTable::ProgramFailed(ProgramId p, std::string* why) const {
+  auto it = failed_.find(p);
+  if (it == failed_.end()) return false;
+  if (why) *why = it->second;
+  return true;
+}
+
+}  // namespace monitor
+}  // namespace djava

@@ -1,0 +1,121 @@
+// Unit tests of the node-side monitor logic: re-entry, leases (local fast
+// path, recall deferred to the owner's exit), wait count restore, cancelled
+// grants.
+#include "local_monitors.h"
+
+#include <gtest/gtest.h>
+
+namespace djava {
+namespace monitor {
+namespace {
+
+using Send = LocalMonitors::Send;
+constexpr uint64_t kObj = 5;
+LocalThread A{1, 10}, B{1, 11};
+
+TEST(LocalMonitorsTest, ReentryIsLocalAndExitTellsServiceOnlyAtZero) {
+  LocalMonitors m;
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
+  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, /*lease=*/false, /*wanted=*/true));
+  EXPECT_EQ(Send::kNothing, m.Enter(kObj, A));
+  EXPECT_EQ(Send::kNothing, m.Enter(kObj, A));
+  EXPECT_EQ(3, m.Count(kObj, A));
+  Send s;
+  ASSERT_TRUE(m.Exit(kObj, A, &s));
+  EXPECT_EQ(Send::kNothing, s);
+  ASSERT_TRUE(m.Exit(kObj, A, &s));
+  ASSERT_TRUE(m.Exit(kObj, A, &s));
+  EXPECT_EQ(Send::kExit, s);
+  EXPECT_FALSE(m.Exit(kObj, A, &s));  // IllegalMonitorStateException
+  EXPECT_FALSE(m.Exit(kObj, B, &s));
+}
+
+TEST(LocalMonitorsTest, LeaseMakesReacquireLocal) {
+  LocalMonitors m;
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, /*lease=*/true, true);
+  Send s;
+  ASSERT_TRUE(m.Exit(kObj, A, &s));
+  EXPECT_EQ(Send::kNothing, s);  // lease kept, no message
+  for (int i = 0; i < 100; i++) {
+    EXPECT_EQ(Send::kNothing, m.Enter(kObj, i % 2 ? A : B));
+    ASSERT_TRUE(m.Exit(kObj, i % 2 ? A : B, &s));
+    EXPECT_EQ(Send::kNothing, s);
+  }
+  EXPECT_TRUE(m.HoldsLease(kObj));
+}
+
+TEST(LocalMonitorsTest, RecallOfFreeLeaseReturnsAtOnce) {
+  LocalMonitors m;
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, true, true);
+  Send s;
+  m.Exit(kObj, A, &s);
+  EXPECT_EQ(Send::kReturnLease, m.OnRecall(kObj));
+  EXPECT_FALSE(m.HoldsLease(kObj));
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
+}
+
+TEST(LocalMonitorsTest, RecallWhileOwnedReturnsAtExitAndStopsLocalGrants) {
+  LocalMonitors m;
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, true, true);
+  EXPECT_EQ(Send::kNothing, m.OnRecall(kObj));
+  EXPECT_TRUE(m.RecallPending(kObj));
+  // Another local thread must go through the service now.
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, B));
+  Send s;
+  ASSERT_TRUE(m.Exit(kObj, A, &s));
+  EXPECT_EQ(Send::kReturnLease, s);
+  EXPECT_FALSE(m.HoldsLease(kObj));
+  // Re-entry of the owner during recall is still local.
+  LocalMonitors m2;
+  m2.Enter(kObj, A);
+  m2.OnGranted(kObj, A, true, true);
+  m2.OnRecall(kObj);
+  EXPECT_EQ(Send::kNothing, m2.Enter(kObj, A));
+  m2.Exit(kObj, A, &s);
+  EXPECT_EQ(Send::kNothing, s);
+  m2.Exit(kObj, A, &s);
+  EXPECT_EQ(Send::kReturnLease, s);
+}
+
+TEST(LocalMonitorsTest, StaleRecallIsIgnored) {
+  LocalMonitors m;
+  EXPECT_EQ(Send::kNothing, m.OnRecall(kObj));
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, false, true);
+  EXPECT_EQ(Send::kNothing, m.OnRecall(kObj));
+  EXPECT_FALSE(m.RecallPending(kObj));
+}
+
+TEST(LocalMonitorsTest, WaitRestoresCount) {
+  LocalMonitors m;
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, true, true);
+  m.Enter(kObj, A);
+  m.Enter(kObj, A);
+  EXPECT_FALSE(m.BeginWait(kObj, B));
+  ASSERT_TRUE(m.BeginWait(kObj, A));
+  EXPECT_FALSE(m.Owns(kObj, A));
+  EXPECT_FALSE(m.HoldsLease(kObj));  // wait gives the lease up
+  EXPECT_FALSE(m.CanNotify(kObj, A));
+  m.OnGranted(kObj, A, false, true);
+  EXPECT_EQ(3, m.Count(kObj, A));
+}
+
+TEST(LocalMonitorsTest, UnwantedGrantIsHandedBack) {
+  LocalMonitors m;
+  m.Enter(kObj, A);
+  m.Forget(kObj, A);  // cancelled
+  EXPECT_EQ(Send::kExit, m.OnGranted(kObj, A, false, /*wanted=*/false));
+  EXPECT_FALSE(m.Owns(kObj, A));
+  // A leased unwanted grant is simply kept as an idle lease.
+  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, true, false));
+  EXPECT_TRUE(m.HoldsLease(kObj));
+  EXPECT_EQ(Send::kNothing, m.Enter(kObj, B));
+}
+
+}  // namespace
+}  // namespace monitor
+}  // namespace djava

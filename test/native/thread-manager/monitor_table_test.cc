@@ -1,0 +1,347 @@
+// Unit tests of the monitor service's state machine: enter/exit, wait,
+// notify/notifyAll, interrupt, timeouts, fairness, leases and recall, node
+// death, program end. Deterministic: time is passed in.
+#include "monitor_table.h"
+
+#include <gtest/gtest.h>
+
+namespace djava {
+namespace monitor {
+namespace {
+
+constexpr ObjectId kObj = 42;
+constexpr ProgramId kProg = 7;
+constexpr TimeNs kMs = 1000 * 1000;
+
+ThreadRef T(uint64_t id) { return ThreadRef{kProg, id}; }
+
+class MonitorTableTest : public ::testing::Test {
+ protected:
+  MonitorTableTest() : table_(NoLeases()) {}
+  static MonitorTable::Options NoLeases() {
+    MonitorTable::Options o;
+    o.leases = false;
+    return o;
+  }
+  std::vector<Event> Take() {
+    std::vector<Event> r;
+    r.swap(out_);
+    return r;
+  }
+  // Expects exactly one event, a grant to `t` on `node` for `why`.
+  void ExpectGrant(NodeId node, ThreadRef t, Wake why, bool lease = false) {
+    auto ev = Take();
+    ASSERT_EQ(1u, ev.size());
+    EXPECT_EQ(Event::kGranted, ev[0].kind);
+    EXPECT_EQ(node, ev[0].node);
+    EXPECT_EQ(t, ev[0].thread);
+    EXPECT_EQ(why, ev[0].reason) << WakeName(ev[0].reason);
+    EXPECT_EQ(lease, ev[0].lease);
+  }
+  void ExpectNothing() { EXPECT_TRUE(Take().empty()); }
+
+  MonitorTable table_;
+  std::vector<Event> out_;
+  TimeNs now_ = 1000 * kMs;
+};
+
+TEST_F(MonitorTableTest, EnterExitAndFifoQueue) {
+  ASSERT_EQ("", table_.Enter(1, kObj, T(1), now_, &out_));
+  ExpectGrant(1, T(1), Wake::kAcquired);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  table_.Enter(3, kObj, T(3), now_, &out_);
+  table_.Enter(1, kObj, T(4), now_, &out_);
+  ExpectNothing();
+  EXPECT_EQ(3u, table_.EntryQueueLength(kObj));
+  ASSERT_EQ("", table_.Exit(1, kObj, T(1), now_, &out_));
+  ExpectGrant(2, T(2), Wake::kAcquired);
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  ExpectGrant(3, T(3), Wake::kAcquired);
+  table_.Exit(3, kObj, T(3), now_, &out_);
+  ExpectGrant(1, T(4), Wake::kAcquired);
+  table_.Exit(1, kObj, T(4), now_, &out_);
+  ExpectNothing();
+  EXPECT_EQ(0u, table_.MonitorCount());  // idle monitors hold no state
+}
+
+TEST_F(MonitorTableTest, RejectsMisuse) {
+  EXPECT_NE("", table_.Exit(1, kObj, T(1), now_, &out_));
+  EXPECT_NE("", table_.Wait(1, kObj, T(1), kNoDeadline, now_, &out_));
+  EXPECT_NE("", table_.Notify(1, kObj, T(1), false, now_, &out_));
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  // Re-entry is counted by the node: a second Enter from the owner is misuse.
+  EXPECT_NE("", table_.Enter(1, kObj, T(1), now_, &out_));
+  EXPECT_NE("", table_.Exit(2, kObj, T(2), now_, &out_));
+  EXPECT_NE("", table_.Notify(1, kObj, T(2), false, now_, &out_));
+  EXPECT_TRUE(table_.OwnerIs(kObj, T(1)));
+}
+
+TEST_F(MonitorTableTest, WaitReleasesAndNotifyReacquires) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  Take();
+  ASSERT_EQ("", table_.Wait(1, kObj, T(1), kNoDeadline, now_, &out_));
+  ExpectGrant(2, T(2), Wake::kAcquired);  // wait released the monitor
+  EXPECT_EQ(1u, table_.WaitSetSize(kObj));
+  table_.Notify(2, kObj, T(2), false, now_, &out_);
+  ExpectNothing();  // notified, but T2 still owns it
+  EXPECT_EQ(0u, table_.WaitSetSize(kObj));
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kNotified);
+}
+
+TEST_F(MonitorTableTest, NotifyWakesOneInFifoOrderAndNotifyAllWakesAll) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  for (uint64_t t = 1; t <= 3; t++) {
+    if (t > 1) table_.Enter(1, kObj, T(t), now_, &out_);
+    table_.Wait(1, kObj, T(t), kNoDeadline, now_, &out_);
+  }
+  Take();
+  EXPECT_EQ(3u, table_.WaitSetSize(kObj));
+  table_.Enter(2, kObj, T(9), now_, &out_);
+  ExpectGrant(2, T(9), Wake::kAcquired);
+  table_.Notify(2, kObj, T(9), false, now_, &out_);
+  EXPECT_EQ(2u, table_.WaitSetSize(kObj));
+  table_.Notify(2, kObj, T(9), true, now_, &out_);
+  EXPECT_EQ(0u, table_.WaitSetSize(kObj));
+  table_.Exit(2, kObj, T(9), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kNotified);  // longest waiter first
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  ExpectGrant(1, T(2), Wake::kNotified);
+  table_.Exit(1, kObj, T(2), now_, &out_);
+  ExpectGrant(1, T(3), Wake::kNotified);
+  // Notify with an empty wait set is not remembered: no lost wake-up is
+  // possible only because waiters test their condition under the monitor.
+  table_.Notify(1, kObj, T(3), true, now_, &out_);
+  table_.Exit(1, kObj, T(3), now_, &out_);
+  ExpectNothing();
+}
+
+TEST_F(MonitorTableTest, TimedWaitReturnsAtDeadline) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Wait(1, kObj, T(1), now_ + 50 * kMs, now_, &out_);
+  ExpectNothing();
+  EXPECT_EQ(now_ + 50 * kMs, table_.NextDeadline());
+  table_.Tick(now_ + 49 * kMs, &out_);
+  ExpectNothing();
+  table_.Tick(now_ + 50 * kMs, &out_);
+  ExpectGrant(1, T(1), Wake::kTimedOut);
+  EXPECT_EQ(kNoDeadline, table_.NextDeadline());
+}
+
+TEST_F(MonitorTableTest, TimedOutWaiterQueuesBehindOwner) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), now_ + 10 * kMs, now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  Take();
+  table_.Tick(now_ + 10 * kMs, &out_);
+  ExpectNothing();  // must re-acquire: T2 holds the monitor
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kTimedOut);
+}
+
+TEST_F(MonitorTableTest, InterruptTakesThreadOutOfWaitSet) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), kNoDeadline, now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  Take();
+  ASSERT_EQ("", table_.Interrupt(T(1), now_, &out_));
+  EXPECT_EQ(0u, table_.WaitSetSize(kObj));
+  ExpectNothing();
+  table_.Notify(2, kObj, T(2), false, now_, &out_);  // nobody left to notify
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kInterrupted);
+  // Interrupting a thread that is not waiting does nothing here.
+  EXPECT_EQ("", table_.Interrupt(T(5), now_, &out_));
+  ExpectNothing();
+}
+
+TEST_F(MonitorTableTest, CancelEnterLeavesQueue) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  table_.Enter(3, kObj, T(3), now_, &out_);
+  Take();
+  table_.CancelEnter(2, kObj, T(2), now_, &out_);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  ExpectGrant(3, T(3), Wake::kAcquired);
+}
+
+TEST_F(MonitorTableTest, NoStarvationUnderContention) {
+  // Three nodes hammer one monitor; every request is served in order.
+  std::deque<std::pair<NodeId, ThreadRef>> expected;
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  NodeId owner_node = 1;
+  ThreadRef owner = T(1);
+  for (int round = 0; round < 30; round++) {
+    NodeId n = 1 + round % 3;
+    ThreadRef t = T(100 + round);
+    table_.Enter(n, kObj, t, now_, &out_);
+    expected.emplace_back(n, t);
+    table_.Exit(owner_node, kObj, owner, now_, &out_);
+    auto ev = Take();
+    ASSERT_EQ(1u, ev.size());
+    EXPECT_EQ(expected.front().second, ev[0].thread);
+    owner_node = ev[0].node;
+    owner = ev[0].thread;
+    expected.pop_front();
+  }
+}
+
+// ---- leases ----------------------------------------------------------------
+
+class LeaseTest : public MonitorTableTest {
+ protected:
+  LeaseTest() { table_ = MonitorTable(MonitorTable::Options()); }
+};
+
+TEST_F(LeaseTest, UncontendedGrantCarriesLease) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kAcquired, /*lease=*/true);
+  NodeId n = 0;
+  EXPECT_TRUE(table_.IsLeased(kObj, &n));
+  EXPECT_EQ(1u, n);
+  // Node 1's threads now enter/exit locally; it may wait and notify as any
+  // of its threads.
+  EXPECT_EQ("", table_.Notify(1, kObj, T(3), false, now_, &out_));
+  ExpectNothing();
+}
+
+TEST_F(LeaseTest, AnotherNodeRecallsTheLeaseOnceAndGetsTheMonitor) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kRecall, ev[0].kind);
+  EXPECT_EQ(1u, ev[0].node);
+  table_.Enter(3, kObj, T(3), now_, &out_);
+  ExpectNothing();  // a single recall per lease
+  ASSERT_EQ("", table_.ReturnLease(1, kObj, now_, &out_));
+  // T3 is still queued: T2 gets a plain grant, no lease.
+  ExpectGrant(2, T(2), Wake::kAcquired, /*lease=*/false);
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  // Just recalled: the cool-down withholds the lease even though T3 is alone.
+  ExpectGrant(3, T(3), Wake::kAcquired, /*lease=*/false);
+  table_.Exit(3, kObj, T(3), now_, &out_);
+  // Once the monitor is quiet for the cool-down, leases come back.
+  table_.Enter(3, kObj, T(3), now_ + 100 * kMs, &out_);
+  ExpectGrant(3, T(3), Wake::kAcquired, /*lease=*/true);
+}
+
+TEST_F(LeaseTest, RecalledNodeQueuesBehindRequesterNoLivelock) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Enter(2, kObj, T(2), now_, &out_);  // recall to node 1
+  Take();
+  // While the recall is pending, node 1 must not re-grant locally; its new
+  // enters go to the service and queue behind node 2.
+  table_.Enter(1, kObj, T(5), now_, &out_);
+  ExpectNothing();
+  table_.ReturnLease(1, kObj, now_, &out_);
+  ExpectGrant(2, T(2), Wake::kAcquired, false);
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  ExpectGrant(1, T(5), Wake::kAcquired, false);
+}
+
+TEST_F(LeaseTest, WaitUnderLeaseDropsLeaseAndNotifyRecalls) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  // T1 waits while node 1 holds the lease: the lease goes with the release.
+  table_.Wait(1, kObj, T(1), kNoDeadline, now_, &out_);
+  EXPECT_FALSE(table_.IsOwned(kObj));
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  ExpectGrant(2, T(2), Wake::kAcquired, true);
+  // Notify from the lease holder moves T1 to the entry queue: recall node 2.
+  table_.Notify(2, kObj, T(2), false, now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kRecall, ev[0].kind);
+  EXPECT_EQ(2u, ev[0].node);
+  table_.ReturnLease(2, kObj, now_, &out_);
+  ExpectGrant(1, T(1), Wake::kNotified, false);  // just recalled: cool-down
+}
+
+TEST_F(LeaseTest, StaleReturnIsIgnored) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Exit(1, kObj, T(1), now_, &out_);  // an Exit also gives the lease back
+  EXPECT_EQ("", table_.ReturnLease(1, kObj, now_, &out_));
+  ExpectNothing();
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  ExpectGrant(2, T(2), Wake::kAcquired, true);
+  table_.ReturnLease(1, kObj, now_, &out_);  // not node 1's lease any more
+  EXPECT_TRUE(table_.IsLeased(kObj));
+}
+
+// ---- failures ----------------------------------------------------------------
+
+TEST_F(MonitorTableTest, NodeDeathHoldingLockFailsProgramAndWakesEveryone) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  table_.Enter(3, 43, T(3), now_, &out_);
+  table_.Wait(3, 43, T(3), kNoDeadline, now_, &out_);
+  Take();
+  table_.NodeDown(1, "node 1 (host:123) died", now_, &out_);
+  auto ev = Take();
+  std::set<uint64_t> failed;
+  for (const Event& e : ev) {
+    ASSERT_EQ(Event::kFailed, e.kind);
+    EXPECT_NE(1u, e.node);  // nothing sent to the dead node
+    EXPECT_NE(std::string::npos, e.error.find("node 1")) << e.error;
+    failed.insert(e.thread.thread);
+  }
+  EXPECT_EQ((std::set<uint64_t>{0, 2, 3}), failed);  // 0: program-wide notice
+  EXPECT_FALSE(table_.IsOwned(kObj));
+  EXPECT_TRUE(table_.ProgramFailed(kProg));
+  // Any later request of the failed program fails at once.
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kFailed, ev[0].kind);
+  EXPECT_EQ(2u, ev[0].thread.thread);
+  // Other programs are unaffected.
+  table_.Enter(2, kObj, ThreadRef{8, 1}, now_, &out_);
+  ExpectGrant(2, ThreadRef{8, 1}, Wake::kAcquired);
+}
+
+TEST_F(MonitorTableTest, NodeDeathWhileQueuedFailsProgramToo) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  Take();
+  table_.NodeDown(2, "node 2 died", now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());  // the owner on node 1 is told its program failed
+  EXPECT_EQ(Event::kFailed, ev[0].kind);
+  EXPECT_EQ(1u, ev[0].node);
+  EXPECT_EQ(0u, ev[0].thread.thread);
+  EXPECT_FALSE(table_.IsOwned(kObj));
+  EXPECT_EQ(0u, table_.EntryQueueLength(kObj));
+}
+
+TEST_F(LeaseTest, NodeDeathHoldingLeaseReleasesIt) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Enter(2, kObj, ThreadRef{8, 2}, now_, &out_);  // another program
+  Take();  // recall
+  table_.NodeDown(1, "node 1 died", now_, &out_);
+  ExpectGrant(2, ThreadRef{8, 2}, Wake::kAcquired, false);
+}
+
+TEST_F(MonitorTableTest, FreeProgramDropsItsMonitors) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Enter(1, 43, T(1), now_, &out_);
+  table_.Wait(1, 43, T(1), now_ + kMs, now_, &out_);
+  Take();
+  EXPECT_EQ(2u, table_.MonitorCount());
+  table_.FreeProgram(kProg, now_, &out_);
+  EXPECT_EQ(0u, table_.MonitorCount());
+  EXPECT_EQ(kNoDeadline, table_.NextDeadline());
+  EXPECT_FALSE(table_.ProgramFailed(kProg));
+}
+
+}  // namespace
+}  // namespace monitor
+}  // namespace djava

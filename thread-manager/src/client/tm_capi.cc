@@ -1,0 +1,112 @@
+// C ABI of the thread-manager client (include/djava/tm_client.h). Nothing
+// may escape: every entry point catches everything. djava_tm_connect lives in
+// tm_connect.cc (it needs the wire library).
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "djava/tm_client.h"
+#include "tm_capi_internal.h"
+#include "tm_client.h"
+
+using djava::tm::TmClient;
+
+namespace {
+thread_local std::string tm_last_error;
+
+int Result(const std::string& err) {
+  if (err.empty()) return 0;
+  tm_last_error = err;
+  return -1;
+}
+
+template <typename F>
+int Guard(djava_tm_client* c, F f) {
+  if (c == nullptr || !c->impl) return Result("null thread-manager client");
+  try {
+    return f(c->impl.get());
+  } catch (const std::exception& e) {
+    return Result(std::string("internal error: ") + e.what());
+  } catch (...) {
+    return Result("internal error");
+  }
+}
+}  // namespace
+
+extern "C" {
+
+void djava_tm_close(djava_tm_client* c) {
+  try {
+    delete c;
+  } catch (...) {
+  }
+}
+
+int djava_tm_register_program(djava_tm_client* c, uint64_t program, const char* launch_node,
+                              const char* classpath) {
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->RegisterProgram(program, launch_node ? launch_node : "",
+                                     classpath ? classpath : ""));
+  });
+}
+
+int djava_tm_register_server(djava_tm_client* c, const char* name, uint32_t capacity,
+                             uint64_t* server_id) {
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->RegisterServer(name ? name : "", capacity, server_id));
+  });
+}
+
+int djava_tm_sos_servers(djava_tm_client* c, char* buf, size_t len) {
+  return Guard(c, [&](TmClient* t) {
+    std::string all;
+    for (const auto& s : t->SosServers()) all += (all.empty() ? "" : ",") + s;
+    if (buf == nullptr || len <= all.size()) return Result("buffer too small");
+    std::memcpy(buf, all.c_str(), all.size() + 1);
+    return 0;
+  });
+}
+
+int djava_tm_submit(djava_tm_client* c, uint64_t program, uint64_t thread, int daemon) {
+  return Guard(c, [&](TmClient* t) { return Result(t->Submit(program, thread, daemon != 0)); });
+}
+
+int djava_tm_watch(djava_tm_client* c, uint64_t program, uint64_t thread) {
+  return Guard(c, [&](TmClient* t) { return Result(t->Watch(program, thread)); });
+}
+
+int djava_tm_thread_ended(djava_tm_client* c, uint64_t program, uint64_t thread,
+                          int by_exception, const char* detail) {
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->ThreadEnded(program, thread, by_exception != 0, detail ? detail : ""));
+  });
+}
+
+int djava_tm_program_end(djava_tm_client* c, uint64_t program, const char* reason) {
+  return Guard(c, [&](TmClient* t) { return Result(t->ProgramEnd(program, reason ? reason : "")); });
+}
+
+int djava_tm_next_event(djava_tm_client* c, djava_tm_event* ev, int64_t timeout_ms) {
+  if (ev == nullptr) return Result("null event");
+  return Guard(c, [&](TmClient* t) { return t->NextEvent(ev, timeout_ms); });
+}
+
+int djava_tm_thread_state(djava_tm_client* c, uint64_t program, uint64_t thread) {
+  return Guard(c, [&](TmClient* t) { return t->ThreadState(program, thread); });
+}
+
+int djava_tm_wait_thread(djava_tm_client* c, uint64_t program, uint64_t thread,
+                         int64_t timeout_ms) {
+  return Guard(c, [&](TmClient* t) { return t->WaitThread(program, thread, timeout_ms); });
+}
+
+void djava_tm_pause_heartbeats(djava_tm_client* c, int paused) {
+  Guard(c, [&](TmClient* t) {
+    t->PauseHeartbeats(paused != 0);
+    return 0;
+  });
+}
+
+const char* djava_tm_last_error(void) { return tm_last_error.c_str(); }
+
+}  // extern "C"

@@ -1,0 +1,253 @@
+#include "tm_client.h"
+
+#include <chrono>
+#include <cstring>
+
+namespace djava {
+namespace tm {
+
+namespace {
+
+void Copy(char* dst, size_t n, const std::string& s) {
+  size_t k = s.size() < n - 1 ? s.size() : n - 1;
+  std::memcpy(dst, s.data(), k);
+  dst[k] = '\0';
+}
+
+bool Terminal(int state) {
+  return state == DJAVA_TM_ENDED || state == DJAVA_TM_ENDED_BY_EXCEPTION ||
+         state == DJAVA_TM_FAILED;
+}
+
+}  // namespace
+
+TmClient::TmClient(std::unique_ptr<Channel> channel) : channel_(std::move(channel)) {
+  reader_ = std::thread([this] { ReaderLoop(); });
+}
+
+TmClient::~TmClient() {
+  Close();
+  reader_.join();
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+void TmClient::Close() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+    cv_.notify_all();
+  }
+  channel_->Shutdown();
+}
+
+std::string TmClient::SendLocked(const tmpb::TmClientMessage& m) {
+  if (closed_) return io_error_;
+  if (!channel_->Send(m)) return "thread manager connection lost: " + channel_->Error();
+  return "";
+}
+
+std::string TmClient::Register(const tmpb::TmClientMessage& m) {
+  std::unique_lock<std::mutex> l(mu_);
+  int regs = registrations_, errs = errors_;
+  std::string err = SendLocked(m);
+  if (!err.empty()) return err;
+  cv_.wait(l, [&] { return registrations_ > regs || errors_ > errs || closed_; });
+  if (registrations_ > regs) return "";
+  return closed_ && errors_ == errs ? io_error_ : last_reply_error_;
+}
+
+std::string TmClient::RegisterProgram(uint64_t program, const std::string& node,
+                                      const std::string& cp) {
+  tmpb::TmClientMessage m;
+  auto* r = m.mutable_register_program();
+  r->set_program(program);
+  r->set_launch_node(node);
+  r->set_classpath(cp);
+  return Register(m);
+}
+
+std::string TmClient::RegisterServer(const std::string& name, uint32_t capacity, uint64_t* id) {
+  tmpb::TmClientMessage m;
+  m.mutable_register_server()->set_name(name);
+  m.mutable_register_server()->set_capacity(capacity);
+  std::string err = Register(m);
+  if (!err.empty()) return err;
+  // The manager declares a server dead if it misses its liveness deadline.
+  heartbeat_ = std::thread([this] { HeartbeatLoop(); });
+  if (id) {
+    std::lock_guard<std::mutex> l(mu_);
+    *id = server_id_;
+  }
+  return "";
+}
+
+std::vector<std::string> TmClient::SosServers() {
+  std::lock_guard<std::mutex> l(mu_);
+  return sos_servers_;
+}
+
+std::string TmClient::Submit(uint64_t program, uint64_t thread, bool daemon) {
+  tmpb::TmClientMessage m;
+  m.mutable_submit()->set_program(program);
+  m.mutable_submit()->set_thread(thread);
+  m.mutable_submit()->set_daemon(daemon);
+  std::lock_guard<std::mutex> l(mu_);
+  return SendLocked(m);
+}
+
+std::string TmClient::Watch(uint64_t program, uint64_t thread) {
+  tmpb::TmClientMessage m;
+  m.mutable_watch()->set_program(program);
+  m.mutable_watch()->set_thread(thread);
+  std::lock_guard<std::mutex> l(mu_);
+  return SendLocked(m);
+}
+
+std::string TmClient::ThreadEnded(uint64_t program, uint64_t thread, bool by_exception,
+                                  const std::string& detail) {
+  tmpb::TmClientMessage m;
+  auto* e = m.mutable_thread_ended();
+  e->set_program(program);
+  e->set_thread(thread);
+  e->set_by_exception(by_exception);
+  e->set_detail(detail);
+  std::lock_guard<std::mutex> l(mu_);
+  return SendLocked(m);
+}
+
+std::string TmClient::ProgramEnd(uint64_t program, const std::string& reason) {
+  tmpb::TmClientMessage m;
+  m.mutable_program_end()->set_program(program);
+  m.mutable_program_end()->set_reason(reason);
+  std::lock_guard<std::mutex> l(mu_);
+  return SendLocked(m);
+}
+
+int TmClient::NextEvent(djava_tm_event* ev, int64_t timeout_ms) {
+  std::unique_lock<std::mutex> l(mu_);
+  auto ready = [&] { return !events_.empty() || closed_ || stop_; };
+  if (timeout_ms < 0) {
+    cv_.wait(l, ready);
+  } else if (!cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), ready)) {
+    return 0;
+  }
+  if (events_.empty()) return -1;
+  *ev = events_.front();
+  events_.pop_front();
+  return 1;
+}
+
+int TmClient::ThreadState(uint64_t program, uint64_t thread) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = states_.find({program, thread});
+  return it == states_.end() ? 0 : it->second;
+}
+
+int TmClient::WaitThread(uint64_t program, uint64_t thread, int64_t timeout_ms) {
+  if (!Watch(program, thread).empty()) return -1;
+  std::unique_lock<std::mutex> l(mu_);
+  auto done = [&] {
+    auto it = states_.find({program, thread});
+    return (it != states_.end() && Terminal(it->second)) || failed_programs_.count(program) ||
+           closed_;
+  };
+  bool ok = timeout_ms < 0 ? (cv_.wait(l, done), true)
+                           : cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), done);
+  if (!ok) return 0;
+  auto it = states_.find({program, thread});
+  if (it != states_.end() && Terminal(it->second)) return it->second;
+  if (failed_programs_.count(program)) return DJAVA_TM_FAILED;
+  return -1;
+}
+
+void TmClient::PauseHeartbeats(bool paused) {
+  std::lock_guard<std::mutex> l(mu_);
+  heartbeat_paused_ = paused;
+}
+
+void TmClient::HeartbeatLoop() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (!stop_ && !closed_) {
+    cv_.wait_for(l, std::chrono::milliseconds(heartbeat_ms_), [&] { return stop_ || closed_; });
+    if (stop_ || closed_) break;
+    if (heartbeat_paused_) continue;
+    tmpb::TmClientMessage m;
+    m.mutable_heartbeat();
+    SendLocked(m);
+  }
+}
+
+void TmClient::ReaderLoop() {
+  tmpb::TmServerMessage m;
+  while (channel_->Receive(&m)) {
+    std::lock_guard<std::mutex> l(mu_);
+    djava_tm_event ev;
+    std::memset(&ev, 0, sizeof ev);
+    switch (m.body_case()) {
+      case tmpb::TmServerMessage::kRegistered:
+        sos_servers_.assign(m.registered().sos_servers().begin(),
+                            m.registered().sos_servers().end());
+        if (m.registered().heartbeat_interval_ms() > 0)
+          heartbeat_ms_ = m.registered().heartbeat_interval_ms();
+        if (m.registered().server_id() != 0) server_id_ = m.registered().server_id();
+        registrations_++;
+        cv_.notify_all();
+        m.Clear();
+        continue;
+      case tmpb::TmServerMessage::kAssign:
+        ev.kind = DJAVA_TM_EV_ASSIGN;
+        ev.program = m.assign().program();
+        ev.thread = m.assign().thread();
+        Copy(ev.classpath, sizeof ev.classpath, m.assign().classpath());
+        Copy(ev.launch_node, sizeof ev.launch_node, m.assign().launch_node());
+        break;
+      case tmpb::TmServerMessage::kState:
+        ev.kind = DJAVA_TM_EV_STATE;
+        ev.program = m.state().program();
+        ev.thread = m.state().thread();
+        ev.state = m.state().state();
+        ev.server_id = m.state().server_id();
+        ev.live_non_daemon = m.state().live_non_daemon();
+        Copy(ev.server_name, sizeof ev.server_name, m.state().server_name());
+        Copy(ev.detail, sizeof ev.detail, m.state().detail());
+        states_[{ev.program, ev.thread}] = ev.state;
+        break;
+      case tmpb::TmServerMessage::kProgramFailed:
+        ev.kind = DJAVA_TM_EV_PROGRAM_FAILED;
+        ev.program = m.program_failed().program();
+        Copy(ev.detail, sizeof ev.detail, m.program_failed().reason());
+        failed_programs_[ev.program] = m.program_failed().reason();
+        break;
+      case tmpb::TmServerMessage::kDropProgram:
+        ev.kind = DJAVA_TM_EV_DROP_PROGRAM;
+        ev.program = m.drop_program().program();
+        break;
+      case tmpb::TmServerMessage::kError:
+        ev.kind = DJAVA_TM_EV_ERROR;
+        Copy(ev.detail, sizeof ev.detail, m.error().message());
+        last_reply_error_ = m.error().message();
+        errors_++;
+        break;
+      default:
+        m.Clear();
+        continue;
+    }
+    events_.push_back(ev);
+    cv_.notify_all();
+    m.Clear();
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  closed_ = true;
+  io_error_ = "thread manager connection lost: " + channel_->Error();
+  if (!stop_) {
+    djava_tm_event ev;
+    std::memset(&ev, 0, sizeof ev);
+    ev.kind = DJAVA_TM_EV_DISCONNECTED;
+    Copy(ev.detail, sizeof ev.detail, io_error_);
+    events_.push_back(ev);
+  }
+  cv_.notify_all();
+}
+
+}  // namespace tm
+}  // namespace djava

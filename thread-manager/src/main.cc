@@ -1,0 +1,62 @@
+// thread-manager: the cluster's address. Thread servers and launchers
+// connect here; it places Java threads on servers and tracks their lifecycle
+// (see docs/THREAD-MANAGER.md).
+//
+//   thread-manager --listen HOST:PORT --sos HOST:PORT[,HOST:PORT...]
+//                  --secret-file F [--liveness-ms N] [--heartbeat-ms N]
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tm_daemon.h"
+
+namespace {
+
+[[noreturn]] void Usage(const char* why) {
+  std::fprintf(stderr,
+               "thread-manager: %s\n"
+               "usage: thread-manager --listen HOST:PORT --sos HOST:PORT[,...] "
+               "--secret-file F [--liveness-ms N] [--heartbeat-ms N]\n",
+               why);
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  djava::tm::DaemonConfig cfg;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (i + 1 >= argc) Usage(("missing value for " + a).c_str());
+    std::string v = argv[++i];
+    if (a == "--listen") {
+      cfg.listen = v;
+    } else if (a == "--sos") {
+      size_t start = 0;
+      while (start <= v.size()) {
+        size_t comma = v.find(',', start);
+        std::string one = v.substr(start, comma == std::string::npos ? std::string::npos
+                                                                      : comma - start);
+        if (!one.empty()) cfg.sos_servers.push_back(one);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } else if (a == "--secret-file") {
+      cfg.secret_file = v;
+    } else if (a == "--liveness-ms") {
+      cfg.liveness_ms = std::atoll(v.c_str());
+    } else if (a == "--heartbeat-ms") {
+      cfg.heartbeat_ms = std::atoi(v.c_str());
+    } else {
+      Usage(("unknown option " + a).c_str());
+    }
+  }
+  if (cfg.listen.empty()) Usage("--listen is required");
+  if (cfg.sos_servers.empty()) Usage("--sos is required");
+  if (cfg.secret_file.empty()) Usage("--secret-file is required");
+  if (cfg.liveness_ms <= 0 || cfg.heartbeat_ms <= 0 || cfg.heartbeat_ms * 2 > cfg.liveness_ms)
+    Usage("need 0 < 2 * heartbeat-ms <= liveness-ms");
+  return djava::tm::RunDaemon(cfg);
+}

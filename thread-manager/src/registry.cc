@@ -1,0 +1,295 @@
+#include "registry.h"
+
+#include <algorithm>
+
+namespace djava {
+namespace tm {
+
+const char* ThreadStateName(ThreadState s) {
+  switch (s) {
+    case ThreadState::kQueued: return "queued";
+    case ThreadState::kRunning: return "running";
+    case ThreadState::kEnded: return "ended";
+    case ThreadState::kEndedByException: return "ended-by-exception";
+    case ThreadState::kFailed: return "failed";
+  }
+  return "?";
+}
+
+static bool Finished(ThreadState s) {
+  return s == ThreadState::kEnded || s == ThreadState::kEndedByException ||
+         s == ThreadState::kFailed;
+}
+
+std::string ThreadRegistry::RegisterServer(ServerId id, const std::string& name,
+                                           uint32_t capacity, TimeMs now,
+                                           std::vector<Action>* out) {
+  if (servers_.count(id)) return "server already registered";
+  if (capacity == 0) return "capacity must be at least 1";
+  Server& s = servers_[id];
+  s.name = name;
+  s.capacity = capacity;
+  s.deadline = now + options_.liveness_timeout_ms;
+  // A new server is the least recently assigned: it goes first among equals.
+  s.last_assigned = 0;
+  Dispatch(out);
+  return "";
+}
+
+std::string ThreadRegistry::Heartbeat(ServerId id, TimeMs now) {
+  auto it = servers_.find(id);
+  if (it == servers_.end()) return "heartbeat from unregistered server";
+  it->second.deadline = now + options_.liveness_timeout_ms;
+  return "";
+}
+
+void ThreadRegistry::ServerGone(ServerId id, const std::string& why,
+                                std::vector<Action>* out) {
+  auto it = servers_.find(id);
+  if (it == servers_.end()) return;
+  Server server = std::move(it->second);
+  servers_.erase(it);
+  std::string reason = "thread server '" + server.name + "' (id " + std::to_string(id) +
+                       ") " + why;
+  // Every program that had a thread there may have lost heap data that lived
+  // only in that server's cache: its threads fail and the program is failed.
+  std::set<ProgramId> hit;
+  for (const ThreadKey& key : server.running) {
+    auto t = threads_.find(key);
+    if (t == threads_.end()) continue;
+    SetState(key, &t->second, ThreadState::kFailed, reason, out);
+    hit.insert(key.program);
+  }
+  for (auto& p : programs_) p.second.servers_used.erase(id);
+  for (ProgramId p : hit) Fail(p, reason, out);
+}
+
+void ThreadRegistry::Tick(TimeMs now, std::vector<Action>* out) {
+  std::vector<ServerId> dead;
+  for (const auto& s : servers_)
+    if (s.second.deadline <= now) dead.push_back(s.first);
+  for (ServerId id : dead) ServerGone(id, "missed its liveness deadline", out);
+}
+
+std::string ThreadRegistry::RegisterProgram(ProgramId id, ConnId launcher,
+                                            const std::string& launch_node,
+                                            const std::string& classpath) {
+  if (programs_.count(id)) return "program id already registered";
+  Program& p = programs_[id];
+  p.launcher = launcher;
+  p.launch_node = launch_node;
+  p.classpath = classpath;
+  return "";
+}
+
+std::string ThreadRegistry::Submit(ProgramId program, uint64_t thread, bool daemon,
+                                   std::vector<Action>* out) {
+  auto p = programs_.find(program);
+  if (p == programs_.end()) return "submit for unknown program";
+  if (p->second.failed) return "program has failed";
+  ThreadKey key{program, thread};
+  if (threads_.count(key)) return "thread already submitted";  // Thread.start twice
+  Thread& t = threads_[key];
+  t.daemon = daemon;
+  queue_.push_back(key);
+  SetState(key, &t, ThreadState::kQueued, "", out);
+  Dispatch(out);
+  return "";
+}
+
+std::string ThreadRegistry::ThreadEnded(ServerId server, ProgramId program, uint64_t thread,
+                                        bool by_exception, const std::string& detail,
+                                        std::vector<Action>* out) {
+  auto s = servers_.find(server);
+  if (s == servers_.end()) return "thread end from unregistered server";
+  ThreadKey key{program, thread};
+  auto t = threads_.find(key);
+  // A thread of an ended program may report after its program was dropped.
+  if (t == threads_.end()) {
+    if (programs_.count(program)) return "thread end for unknown thread";
+    return "";
+  }
+  if (t->second.state != ThreadState::kRunning || t->second.server != server)
+    return "thread end for a thread not running on this server";
+  s->second.running.erase(key);
+  SetState(key, &t->second,
+           by_exception ? ThreadState::kEndedByException : ThreadState::kEnded, detail, out);
+  Dispatch(out);
+  return "";
+}
+
+std::string ThreadRegistry::Watch(ConnId conn, ProgramId program, uint64_t thread,
+                                  std::vector<Action>* out) {
+  auto t = threads_.find(ThreadKey{program, thread});
+  if (t == threads_.end()) return "watch of unknown thread";
+  t->second.watchers.insert(conn);
+  Action a{Action::kStateChanged};
+  a.conn = conn;
+  a.thread = t->first;
+  a.state = t->second.state;
+  a.server = t->second.server;
+  a.detail = t->second.detail;
+  out->push_back(a);
+  return "";
+}
+
+void ThreadRegistry::ConnGone(ConnId conn) {
+  for (auto& t : threads_) t.second.watchers.erase(conn);
+}
+
+void ThreadRegistry::ProgramEnded(ProgramId program, const std::string& why,
+                                  std::vector<Action>* out) {
+  (void)why;
+  auto p = programs_.find(program);
+  if (p == programs_.end()) return;
+  // Queued threads never start; running ones are torn down by their servers.
+  queue_.erase(std::remove_if(queue_.begin(), queue_.end(),
+                              [&](const ThreadKey& k) { return k.program == program; }),
+               queue_.end());
+  for (auto& s : servers_) {
+    bool had = p->second.servers_used.count(s.first) != 0;
+    for (auto it = s.second.running.begin(); it != s.second.running.end();) {
+      if (it->program == program) {
+        it = s.second.running.erase(it);
+        had = true;
+      } else {
+        ++it;
+      }
+    }
+    if (had) {
+      Action a{Action::kDropProgram};
+      a.server = s.first;
+      a.thread.program = program;
+      out->push_back(a);
+    }
+  }
+  threads_.erase(threads_.lower_bound(ThreadKey{program, 0}),
+                 threads_.upper_bound(ThreadKey{program, UINT64_MAX}));
+  programs_.erase(p);
+  Action f{Action::kFreeProgram};
+  f.thread.program = program;
+  out->push_back(f);
+  Dispatch(out);  // freed capacity serves other programs' queued threads
+}
+
+ServerId ThreadRegistry::PickServer() const {
+  ServerId best = 0;
+  const Server* b = nullptr;
+  for (const auto& s : servers_) {
+    const Server& c = s.second;
+    if (c.running.size() >= c.capacity) continue;
+    if (b == nullptr || c.running.size() < b->running.size() ||
+        (c.running.size() == b->running.size() && c.last_assigned < b->last_assigned)) {
+      b = &c;
+      best = s.first;
+    }
+  }
+  return b ? best : 0;
+}
+
+void ThreadRegistry::Dispatch(std::vector<Action>* out) {
+  while (!queue_.empty()) {
+    ServerId sid = PickServer();
+    if (sid == 0) return;  // no capacity anywhere: threads stay queued
+    ThreadKey key = queue_.front();
+    queue_.pop_front();
+    Server& s = servers_[sid];
+    Thread& t = threads_[key];
+    s.running.insert(key);
+    s.last_assigned = ++assign_counter_;
+    t.server = sid;
+    programs_[key.program].servers_used.insert(sid);
+    Action a{Action::kAssign};
+    a.server = sid;
+    a.thread = key;
+    out->push_back(a);
+    SetState(key, &t, ThreadState::kRunning, s.name, out);
+  }
+}
+
+void ThreadRegistry::SetState(const ThreadKey& key, Thread* t, ThreadState s,
+                              const std::string& detail, std::vector<Action>* out) {
+  t->state = s;
+  t->detail = detail;
+  std::set<ConnId> to = t->watchers;
+  auto p = programs_.find(key.program);
+  if (p != programs_.end() && p->second.launcher != 0) to.insert(p->second.launcher);
+  for (ConnId c : to) {
+    Action a{Action::kStateChanged};
+    a.conn = c;
+    a.thread = key;
+    a.state = s;
+    a.server = t->server;
+    a.detail = detail;
+    out->push_back(a);
+  }
+}
+
+void ThreadRegistry::Fail(ProgramId program, const std::string& reason,
+                          std::vector<Action>* out) {
+  auto p = programs_.find(program);
+  if (p == programs_.end() || p->second.failed) return;
+  p->second.failed = true;
+  // Its queued threads will never run; the launcher ends the program, which
+  // comes back as ProgramEnded and frees everything.
+  queue_.erase(std::remove_if(queue_.begin(), queue_.end(),
+                              [&](const ThreadKey& k) { return k.program == program; }),
+               queue_.end());
+  Action a{Action::kProgramFailed};
+  a.conn = p->second.launcher;
+  a.thread.program = program;
+  a.detail = reason;
+  out->push_back(a);
+}
+
+int ThreadRegistry::Running(ServerId id) const {
+  auto it = servers_.find(id);
+  return it == servers_.end() ? -1 : static_cast<int>(it->second.running.size());
+}
+
+bool ThreadRegistry::Lookup(ThreadKey key, ThreadState* state, ServerId* server) const {
+  auto it = threads_.find(key);
+  if (it == threads_.end()) return false;
+  if (state) *state = it->second.state;
+  if (server) *server = it->second.server;
+  return true;
+}
+
+int ThreadRegistry::LiveNonDaemon(ProgramId program) const {
+  int n = 0;
+  for (auto it = threads_.lower_bound(ThreadKey{program, 0});
+       it != threads_.end() && it->first.program == program; ++it)
+    if (!it->second.daemon && !Finished(it->second.state)) n++;
+  return n;
+}
+
+std::vector<ProgramId> ThreadRegistry::ProgramsOf(ConnId conn) const {
+  std::vector<ProgramId> r;
+  for (const auto& p : programs_)
+    if (p.second.launcher == conn) r.push_back(p.first);
+  return r;
+}
+
+bool ThreadRegistry::ProgramInfo(ProgramId id, std::string* launch_node,
+                                 std::string* classpath) const {
+  auto it = programs_.find(id);
+  if (it == programs_.end()) return false;
+  *launch_node = it->second.launch_node;
+  *classpath = it->second.classpath;
+  return true;
+}
+
+std::string ThreadRegistry::ServerName(ServerId id) const {
+  auto it = servers_.find(id);
+  return it == servers_.end() ? std::string() : it->second.name;
+}
+
+TimeMs ThreadRegistry::NextDeadline() const {
+  TimeMs d = -1;
+  for (const auto& s : servers_)
+    if (d < 0 || s.second.deadline < d) d = s.second.deadline;
+  return d;
+}
+
+}  // namespace tm
+}  // namespace djava

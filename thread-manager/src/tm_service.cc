@@ -1,0 +1,190 @@
+#include "tm_service.h"
+
+#include <cstdio>
+
+namespace djava {
+namespace tm {
+
+TmService::TmService(Options options, Transport* transport)
+    : options_(std::move(options)), transport_(transport), registry_(options_.registry) {}
+
+void TmService::Log(const std::string& line) {
+  if (options_.log) {
+    options_.log(line);
+  } else {
+    std::fprintf(stderr, "thread-manager: %s\n", line.c_str());
+  }
+}
+
+void TmService::OnConnect(ConnId conn, const std::string& peer) {
+  conns_[conn].peer = peer;
+}
+
+void TmService::Reply(ConnId conn, const std::string& error) {
+  if (error.empty()) return;
+  Log("connection " + std::to_string(conn) + " (" + conns_[conn].peer + "): " + error);
+  TmServerMessage m;
+  m.mutable_error()->set_message(error);
+  transport_->Send(conn, m);
+}
+
+static tmpb::ThreadState ToProto(ThreadState s);
+
+void TmService::OnMessage(ConnId conn, const TmClientMessage& msg, TimeMs now) {
+  auto c = conns_.find(conn);
+  if (c == conns_.end()) return;
+  std::vector<Action> out;
+  switch (msg.body_case()) {
+    case TmClientMessage::kRegisterServer: {
+      if (c->second.is_server) return Reply(conn, "already registered as a server");
+      std::string err = registry_.RegisterServer(conn, msg.register_server().name(),
+                                                 msg.register_server().capacity(), now, &out);
+      if (!err.empty()) return transport_->Close(conn, err);
+      c->second.is_server = true;
+      TmServerMessage r;
+      r.mutable_registered()->set_server_id(conn);
+      for (const auto& s : options_.sos_servers) r.mutable_registered()->add_sos_servers(s);
+      r.mutable_registered()->set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
+      transport_->Send(conn, r);
+      Log("server '" + msg.register_server().name() + "' (id " + std::to_string(conn) +
+          ", capacity " + std::to_string(msg.register_server().capacity()) + ") registered");
+      break;
+    }
+    case TmClientMessage::kRegisterProgram: {
+      const auto& p = msg.register_program();
+      std::string err =
+          registry_.RegisterProgram(p.program(), conn, p.launch_node(), p.classpath());
+      if (!err.empty()) return Reply(conn, err);
+      TmServerMessage r;
+      for (const auto& s : options_.sos_servers) r.mutable_registered()->add_sos_servers(s);
+      r.mutable_registered()->set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
+      transport_->Send(conn, r);
+      Log("program " + std::to_string(p.program()) + " from " + p.launch_node() + " registered");
+      break;
+    }
+    case TmClientMessage::kSubmit:
+      Reply(conn, registry_.Submit(msg.submit().program(), msg.submit().thread(),
+                                   msg.submit().daemon(), &out));
+      break;
+    case TmClientMessage::kThreadEnded: {
+      const auto& e = msg.thread_ended();
+      if (!c->second.is_server) return Reply(conn, "thread end from a non-server");
+      Reply(conn, registry_.ThreadEnded(conn, e.program(), e.thread(), e.by_exception(),
+                                        e.detail(), &out));
+      break;
+    }
+    case TmClientMessage::kWatch:
+      Reply(conn, registry_.Watch(conn, msg.watch().program(), msg.watch().thread(), &out));
+      break;
+    case TmClientMessage::kProgramEnd: {
+      ProgramId p = msg.program_end().program();
+      bool mine = false;
+      for (ProgramId q : registry_.ProgramsOf(conn)) mine |= q == p;
+      if (!mine) return Reply(conn, "program end for a program this connection did not register");
+      Log("program " + std::to_string(p) + " ended: " + msg.program_end().reason());
+      registry_.ProgramEnded(p, msg.program_end().reason(), &out);
+      break;
+    }
+    case TmClientMessage::kHeartbeat:
+      if (c->second.is_server) Reply(conn, registry_.Heartbeat(conn, now));
+      break;
+    default:
+      return transport_->Close(conn, "empty or unknown thread-manager message");
+  }
+  Apply(out);
+}
+
+void TmService::OnDisconnect(ConnId conn, TimeMs now) {
+  (void)now;
+  auto c = conns_.find(conn);
+  if (c == conns_.end()) return;
+  std::vector<Action> out;
+  if (c->second.is_server) {
+    Log("server '" + registry_.ServerName(conn) + "' (id " + std::to_string(conn) +
+        ") disconnected");
+    registry_.ServerGone(conn, "disconnected", &out);
+  }
+  // A launcher that goes away (normal end, crash, killed) ends its programs.
+  for (ProgramId p : registry_.ProgramsOf(conn)) {
+    Log("program " + std::to_string(p) + " ended: its launcher disconnected");
+    registry_.ProgramEnded(p, "launcher disconnected", &out);
+  }
+  registry_.ConnGone(conn);
+  conns_.erase(c);
+  Apply(out);
+}
+
+void TmService::OnTick(TimeMs now) {
+  std::vector<Action> out;
+  registry_.Tick(now, &out);
+  Apply(out);
+  // Servers declared dead are closed so that they cannot linger half-alive.
+  for (auto it = conns_.begin(); it != conns_.end();) {
+    if (it->second.is_server && !registry_.HasServer(it->first)) {
+      ConnId id = it->first;
+      it->second.is_server = false;
+      ++it;
+      transport_->Close(id, "missed its liveness deadline");
+    } else {
+      ++it;
+    }
+  }
+}
+
+void TmService::Apply(const std::vector<Action>& actions) {
+  for (const Action& a : actions) {
+    TmServerMessage m;
+    switch (a.kind) {
+      case Action::kAssign: {
+        auto* as = m.mutable_assign();
+        as->set_program(a.thread.program);
+        as->set_thread(a.thread.thread);
+        std::string node, cp;
+        registry_.ProgramInfo(a.thread.program, &node, &cp);
+        as->set_classpath(cp);
+        as->set_launch_node(node);
+        transport_->Send(a.server, m);
+        break;
+      }
+      case Action::kStateChanged: {
+        auto* st = m.mutable_state();
+        st->set_program(a.thread.program);
+        st->set_thread(a.thread.thread);
+        st->set_state(ToProto(a.state));
+        st->set_server_id(a.server);
+        st->set_server_name(registry_.ServerName(a.server));
+        st->set_detail(a.detail);
+        st->set_live_non_daemon(registry_.LiveNonDaemon(a.thread.program));
+        if (conns_.count(a.conn)) transport_->Send(a.conn, m);
+        break;
+      }
+      case Action::kProgramFailed:
+        m.mutable_program_failed()->set_program(a.thread.program);
+        m.mutable_program_failed()->set_reason(a.detail);
+        Log("program " + std::to_string(a.thread.program) + " failed: " + a.detail);
+        if (conns_.count(a.conn)) transport_->Send(a.conn, m);
+        break;
+      case Action::kDropProgram:
+        m.mutable_drop_program()->set_program(a.thread.program);
+        transport_->Send(a.server, m);
+        break;
+      case Action::kFreeProgram:
+        if (options_.free_program) options_.free_program(a.thread.program);
+        break;
+    }
+  }
+}
+
+static tmpb::ThreadState ToProto(ThreadState s) {
+  switch (s) {
+    case ThreadState::kQueued: return tmpb::QUEUED;
+    case ThreadState::kRunning: return tmpb::RUNNING;
+    case ThreadState::kEnded: return tmpb::ENDED;
+    case ThreadState::kEndedByException: return tmpb::ENDED_BY_EXCEPTION;
+    case ThreadState::kFailed: return tmpb::FAILED;
+  }
+  return tmpb::THREAD_STATE_UNSPECIFIED;
+}
+
+}  // namespace tm
+}  // namespace djava
