@@ -54,7 +54,7 @@ typedef struct djava_tm_event {
 
 /* Connects to the thread manager at "host:port" and authenticates with the
  * cluster secret in `secret_file`. NULL on failure, with why in err. */
-/* NOT YET DEFINED: needs the wire library (proto/wire, issue 3); until then
+/* NOT YET DEFINED: waits for thread-manager/src/wire_adapter.cc on proto/wire; until then
  * only the in-process channels of the tests reach the service. */
 djava_tm_client* djava_tm_connect(const char* host_port, const char* secret_file, char* err,
                                   size_t err_len);

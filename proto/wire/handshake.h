@@ -1,0 +1,44 @@
+// The handshake that opens every djava connection (proto/wire.proto):
+//   server -> ServerHello   version, server nonce
+//   client -> ClientHello   version, client nonce, service, client proof
+//   server -> ServerVerdict accepted + server proof, or refused + reason
+// Proofs are HMAC-SHA256 over both fresh nonces with the cluster secret, so
+// each side shows the other it knows the secret without sending it, and a
+// recorded exchange cannot be replayed. Until the handshake ends, frames are
+// limited to kHandshakeMaxFrame bytes and each side waits at most
+// kHandshakeTimeoutMs for the other.
+#ifndef DJAVA_WIRE_HANDSHAKE_H_
+#define DJAVA_WIRE_HANDSHAKE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "wire/connection.h"
+
+namespace djava {
+namespace wire {
+
+constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kHandshakeMaxFrame = 1024;
+constexpr int kHandshakeTimeoutMs = 10000;
+constexpr size_t kNonceSize = 32;
+
+// True when the server accepted and proved it knows the secret.
+bool ClientHandshake(Connection* c, const std::string& secret, const std::string& service,
+                     std::string* error);
+
+// True, with the service the client asked for, when the client proved it
+// knows the secret. On false the caller closes the connection and logs *error.
+bool ServerHandshake(Connection* c, const std::string& secret, std::string* service,
+                     std::string* error);
+
+// The proofs, exposed for tests.
+std::string ClientProof(const std::string& secret, const std::string& server_nonce,
+                        const std::string& client_nonce, const std::string& service);
+std::string ServerProof(const std::string& secret, const std::string& server_nonce,
+                        const std::string& client_nonce);
+
+}  // namespace wire
+}  // namespace djava
+
+#endif  // DJAVA_WIRE_HANDSHAKE_H_
