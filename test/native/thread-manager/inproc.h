@@ -17,6 +17,7 @@
 
 #include "djava/channel.h"
 #include "monitor_service.h"
+#include "tm_service.h"
 
 namespace djava {
 namespace test {
@@ -135,15 +136,6 @@ class InProcMonitorHost : public monitor::MonitorService::Transport {
   monitor::NodeId next_node_ = 0;
 };
 
-}  // namespace test
-}  // namespace djava
-
-#endif  // DJAVA_TEST_INPROC_H_
-
-#include "tm_service.h"
-
-namespace djava {
-namespace test {
 
 inline tm::TimeMs NowMs() { return NowNs() / 1000000; }
 
@@ -218,3 +210,5 @@ class InProcTmHost : public tm::TmService::Transport {
 
 }  // namespace test
 }  // namespace djava
+
+#endif  // DJAVA_TEST_INPROC_H_
