@@ -1,0 +1,37 @@
+// Chunk ids and their home: the two pure functions every sos component
+// agrees on. An id is the creating node's number in the top 24 bits and that
+// node's own sequence in the low 40, so a node allocates without a round trip
+// and the server can tell, from an id alone, whom to ask for a chunk it has
+// never seen. The home shard is a function of the id only, so the directory
+// can be split over several sos-servers without a lookup service.
+#ifndef DJAVA_SOS_IDS_H_
+#define DJAVA_SOS_IDS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace djava {
+namespace sos {
+
+using NodeId = uint32_t;
+using ChunkId = uint64_t;
+
+constexpr int kSequenceBits = 40;
+constexpr NodeId kMaxNode = (1u << 24) - 1;
+constexpr uint64_t kMaxSequence = (uint64_t{1} << kSequenceBits) - 1;
+
+inline NodeId CreatorOf(ChunkId id) { return static_cast<NodeId>(id >> kSequenceBits); }
+inline ChunkId MakeChunkId(NodeId node, uint64_t sequence) {
+  return (static_cast<uint64_t>(node) << kSequenceBits) | sequence;
+}
+
+// Consecutive ids of one creator spread over all shards (a multiplicative
+// hash: sequences are dense, shards count is small).
+inline size_t HomeShard(ChunkId id, size_t shards) {
+  return static_cast<size_t>((id * 0x9E3779B97F4A7C15ull) >> 32) % shards;
+}
+
+}  // namespace sos
+}  // namespace djava
+
+#endif  // DJAVA_SOS_IDS_H_

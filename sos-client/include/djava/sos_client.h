@@ -1,0 +1,152 @@
+/*
+ * sos-client: a node's (JVM process's) cache of the shared-object system.
+ *
+ * The C ABI HotSpot calls. Nothing C++ crosses it: no exceptions, no RTTI,
+ * errors are return codes plus a message. One client per process; every
+ * function is safe from any number of threads.
+ *
+ * A chunk is named by a 64-bit id and reached through a handle
+ * (djava_sos_chunk*) that stays valid until the client is closed, so the
+ * JVM looks an id up once and keeps the handle. Each handle is in state
+ * I (no copy), S (read copy) or M (the only copy, possibly dirty).
+ *
+ * An access brackets one read or write of the chunk's bytes:
+ *     if (djava_sos_load(c, &err) == DJAVA_SOS_OK) { ...read...; djava_sos_release(c); }
+ * Between load/lock and release the bytes are current and the server's
+ * invalidate or flush waits: a field write is never torn. A cached
+ * load+release is two atomic instructions; a miss asks the server and
+ * waits, holding no lock another thread needs.
+ *
+ * Where the bytes live. By default the client keeps each chunk's bytes
+ * (djava_sos_data). A JVM that keeps them inside its own Java object passes
+ * callbacks instead: install() puts fetched bytes into the object and
+ * produce() copies them out for a flush. See docs/DESIGN.md.
+ */
+#ifndef DJAVA_SOS_CLIENT_H_
+#define DJAVA_SOS_CLIENT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct djava_sos_client djava_sos_client;
+typedef struct djava_sos_chunk djava_sos_chunk;
+
+typedef enum {
+  DJAVA_SOS_OK = 0,
+  DJAVA_SOS_LOST = 1,          /* the only current copy died with its node */
+  DJAVA_SOS_NO_SUCH_CHUNK = 2, /* no node ever created this id */
+  DJAVA_SOS_FREED = 3,         /* the chunk was freed */
+  DJAVA_SOS_IN_USE = 4,        /* free refused: other nodes hold copies */
+  DJAVA_SOS_TOO_LARGE = 5,
+  DJAVA_SOS_BAD_ARGUMENT = 6,
+  DJAVA_SOS_DISCONNECTED = 7,  /* the server connection is gone */
+  DJAVA_SOS_INSTALL_FAILED = 8,/* the install callback refused the bytes */
+  DJAVA_SOS_PROTOCOL = 9       /* the server broke the protocol */
+} djava_sos_status;
+
+typedef struct {
+  djava_sos_status status;
+  char message[256];           /* says which chunk and why */
+} djava_sos_error;
+
+/* What the JVM needs to rebuild the object elsewhere. */
+typedef struct {
+  const char* class_name;      /* JVM binary name; NUL-terminated */
+  uint64_t program;            /* the program the class belongs to */
+  int32_t element_type;        /* arrays: BasicType of the elements; 0 otherwise */
+  uint32_t array_length;
+  uint32_t identity_hash;
+} djava_sos_meta;
+
+typedef struct {
+  void* context;
+  /* After a fetch, on the thread whose access needs the chunk, before that
+   * access: put `size` bytes (and meta, the first time) into the JVM's
+   * object. Nonzero refuses the bytes: the access fails with
+   * DJAVA_SOS_INSTALL_FAILED and `error`'s text. */
+  int (*install)(void* context, djava_sos_chunk* chunk, uint64_t id, const djava_sos_meta* meta,
+                 const void* bytes, size_t size, char* error, size_t error_capacity);
+  /* For a flush: copy the chunk's current `size` bytes into buffer. Runs
+   * when no access to the chunk is in progress, on the client's service
+   * thread or on the thread whose release ended the last access. */
+  void (*produce)(void* context, djava_sos_chunk* chunk, uint64_t id, void* buffer, size_t size);
+  /* The client's own threads call these when they start and end, so a JVM
+   * can attach them before they call produce(). May be null. */
+  void (*thread_started)(void* context, const char* name);
+  void (*thread_ending)(void* context);
+} djava_sos_callbacks;
+
+typedef struct {
+  const char* server;          /* "host:port" of sos-server */
+  const char* secret_file;     /* cluster secret, mode 0600 */
+  const char* node_name;       /* for logs and other nodes' errors; may be null */
+  const djava_sos_callbacks* callbacks; /* null: the client keeps the bytes */
+} djava_sos_config;
+
+/* Connects both connections and authenticates. DJAVA_SOS_OK with *out set. */
+djava_sos_status djava_sos_connect(const djava_sos_config* config, djava_sos_client** out,
+                                   djava_sos_error* error);
+/* Leaves the cluster cleanly: writes every modified chunk back (die /
+ * okToDie), then disconnects and frees the client. Handles die with it. */
+djava_sos_status djava_sos_close(djava_sos_client* client, djava_sos_error* error);
+/* Disconnects without writing back (a crash, as the server sees it). */
+void djava_sos_abandon(djava_sos_client* client);
+
+uint32_t djava_sos_node(const djava_sos_client* client);
+
+/* A new chunk of `size` zeroed bytes, in state M, with no server round trip.
+ * meta->class_name is copied. Null with *error on failure. */
+djava_sos_chunk* djava_sos_alloc(djava_sos_client* client, size_t size, const djava_sos_meta* meta,
+                                 djava_sos_error* error);
+/* The handle of an id learned from elsewhere (state I until first access);
+ * the same handle every time. Null for id 0. */
+djava_sos_chunk* djava_sos_chunk_for(djava_sos_client* client, uint64_t id);
+uint64_t djava_sos_id(const djava_sos_chunk* chunk);
+
+/* The JVM's own word per handle (e.g. its replica-table index). */
+void djava_sos_set_user(djava_sos_chunk* chunk, uintptr_t value);
+uintptr_t djava_sos_user(const djava_sos_chunk* chunk);
+
+/* Begin a read (load) or write (lock) access. */
+djava_sos_status djava_sos_load(djava_sos_chunk* chunk, djava_sos_error* error);
+djava_sos_status djava_sos_lock(djava_sos_chunk* chunk, djava_sos_error* error);
+/* End the access begun by load or lock. */
+void djava_sos_release(djava_sos_chunk* chunk);
+
+/* The bytes, when the client keeps them; valid during an access. */
+void* djava_sos_data(djava_sos_chunk* chunk);
+size_t djava_sos_size(const djava_sos_chunk* chunk);
+/* The chunk's meta (valid while the client lives); null in state I before
+ * the first fetch. */
+const djava_sos_meta* djava_sos_meta_of(const djava_sos_chunk* chunk);
+
+/* Ask for read copies of many chunks in one frame and return at once;
+ * later loads of them find the bytes here. */
+djava_sos_status djava_sos_prefetch(djava_sos_client* client, const uint64_t* ids, size_t n,
+                                    djava_sos_error* error);
+
+/* Delete a chunk from the system. Refused (DJAVA_SOS_IN_USE) while another
+ * node holds a copy. */
+djava_sos_status djava_sos_free(djava_sos_chunk* chunk, djava_sos_error* error);
+
+/* Cached accesses are not counted: a shared counter would cost more than
+ * the access itself. */
+typedef struct {
+  uint64_t misses;             /* accesses that asked the server */
+  uint64_t upgrades;           /* of those, S -> M without data */
+  uint64_t invalidations;      /* read copies dropped for the server */
+  uint64_t flushes;            /* modified copies sent to the server */
+  uint64_t bytes_in;
+  uint64_t bytes_out;
+} djava_sos_stats;
+void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DJAVA_SOS_CLIENT_H_ */

@@ -1,0 +1,618 @@
+#include "client.h"
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "wire/handshake.h"
+#include "wire/secret.h"
+
+namespace djava {
+namespace sos {
+
+namespace {
+
+constexpr int kWelcomeTimeoutMs = 10000;
+constexpr int kDieTimeoutMs = 60000;
+
+djava_sos_status Fail(djava_sos_error* error, djava_sos_status status, const char* fmt, ...) {
+  if (error != nullptr) {
+    error->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(error->message, sizeof error->message, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+djava_sos_status FromWire(sospb::ErrorCode code) {
+  switch (code) {
+    case sospb::LOST: return DJAVA_SOS_LOST;
+    case sospb::NO_SUCH_CHUNK: return DJAVA_SOS_NO_SUCH_CHUNK;
+    case sospb::FREED: return DJAVA_SOS_FREED;
+    case sospb::IN_USE: return DJAVA_SOS_IN_USE;
+    case sospb::TOO_LARGE: return DJAVA_SOS_TOO_LARGE;
+    default: return DJAVA_SOS_PROTOCOL;
+  }
+}
+
+uint64_t Pins(uint64_t word) { return word >> kPinShift; }
+
+}  // namespace
+
+// ---- connecting and leaving ------------------------------------------------------
+
+djava_sos_status Client::Connect(const djava_sos_config& config, Client** out,
+                                 djava_sos_error* error) {
+  if (config.server == nullptr || config.secret_file == nullptr)
+    return Fail(error, DJAVA_SOS_BAD_ARGUMENT, "server and secret_file are required");
+  std::string secret, why;
+  if (!wire::LoadSecret(config.secret_file, &secret, &why))
+    return Fail(error, DJAVA_SOS_BAD_ARGUMENT, "%s", why.c_str());
+  std::unique_ptr<Client> c(new Client());
+  c->name_ = config.node_name != nullptr ? config.node_name : "";
+  if (config.callbacks != nullptr && config.callbacks->install != nullptr) {
+    if (config.callbacks->produce == nullptr)
+      return Fail(error, DJAVA_SOS_BAD_ARGUMENT, "an install callback needs a produce callback");
+    c->callbacks_ = *config.callbacks;
+    c->have_callbacks_ = true;
+  }
+
+  int fd = wire::ConnectTcp(config.server, &why);
+  if (fd < 0) return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: %s", config.server, why.c_str());
+  c->main_ = std::make_unique<wire::Connection>(fd);
+  if (!wire::ClientHandshake(c->main_.get(), secret, "sos", &why))
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: %s", config.server, why.c_str());
+  sospb::NodeRequest hello;
+  hello.set_seq(c->next_seq_++);
+  hello.mutable_hello()->set_node_name(c->name_);
+  sospb::ServerMessage welcome;
+  c->main_->SetReceiveTimeout(kWelcomeTimeoutMs);
+  if (!c->main_->Send(hello) || !c->main_->Receive(&welcome) || !welcome.has_welcome())
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: no welcome: %s", config.server,
+                c->main_->error().c_str());
+  c->main_->SetReceiveTimeout(0);
+  c->node_ = welcome.welcome().node();
+  c->max_chunk_size_ = welcome.welcome().max_chunk_size();
+
+  fd = wire::ConnectTcp(config.server, &why);
+  if (fd < 0) return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: %s", config.server, why.c_str());
+  c->bypass_ = std::make_unique<wire::Connection>(fd);
+  if (!wire::ClientHandshake(c->bypass_.get(), secret, "sos-bypass", &why))
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: %s", config.server, why.c_str());
+  sospb::BypassMessage bypass_hello;
+  bypass_hello.mutable_hello()->set_node(c->node_);
+  bypass_hello.mutable_hello()->set_token(welcome.welcome().token());
+  if (!c->bypass_->Send(bypass_hello))
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: %s", config.server,
+                c->bypass_->error().c_str());
+
+  Client* raw = c.get();
+  c->receiver_ = std::thread([raw] { raw->ReceiverLoop(); });
+  *out = c.release();
+  return DJAVA_SOS_OK;
+}
+
+Client::~Client() {
+  if (main_) main_->Shutdown();
+  if (bypass_) bypass_->Shutdown();
+  if (receiver_.joinable()) receiver_.join();
+}
+
+djava_sos_status Client::Close(djava_sos_error* error) {
+  sospb::NodeRequest die;
+  die.set_seq(next_seq_++);
+  for (Shard& s : shards_) {
+    std::lock_guard<std::mutex> l(s.mu);
+    for (auto& [id, c] : s.chunks) {
+      std::lock_guard<std::mutex> cl(c->mu);
+      const bool modified = (c->word.load() & kStateMask) == kStateM ||
+                            (c->stash && c->stash->access == sospb::EXCLUSIVE);
+      if (modified && !c->freed) die.mutable_die()->add_owned(id);
+    }
+  }
+  djava_sos_status status = DJAVA_SOS_OK;
+  if (!SendRequest(&die)) {
+    status = Fail(error, DJAVA_SOS_DISCONNECTED, "node %u could not write back its chunks: %s",
+                  node_, broken_why_.c_str());
+  } else {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait_for(l, std::chrono::milliseconds(kDieTimeoutMs), [this] { return ok_to_die_ || broken_; });
+    if (!ok_to_die_)
+      status = Fail(error, DJAVA_SOS_DISCONNECTED,
+                    "node %u: the server did not confirm the write-back of its %d modified chunks: %s",
+                    node_, die.die().owned_size(), broken_ ? broken_why_.c_str() : "timed out");
+  }
+  Abandon();
+  return status;
+}
+
+void Client::Abandon() {
+  main_->Shutdown();
+  bypass_->Shutdown();
+  if (receiver_.joinable()) receiver_.join();
+}
+
+void Client::Callback(void (*fn)(void*)) {
+  if (fn != nullptr) fn(callbacks_.context);
+}
+
+// ---- the chunk table ---------------------------------------------------------------
+
+djava_sos_chunk* Client::Find(uint64_t id) {
+  Shard& s = shards_[HomeShard(id, kShards)];
+  std::lock_guard<std::mutex> l(s.mu);
+  auto it = s.chunks.find(id);
+  return it == s.chunks.end() ? nullptr : it->second;
+}
+
+djava_sos_chunk* Client::Insert(uint64_t id, std::unique_ptr<djava_sos_chunk> c) {
+  Shard& s = shards_[HomeShard(id, kShards)];
+  std::lock_guard<std::mutex> l(s.mu);
+  auto it = s.chunks.find(id);
+  if (it != s.chunks.end()) return it->second;
+  djava_sos_chunk* raw = c.get();
+  s.owned.push_back(std::move(c));
+  s.chunks.emplace(id, raw);
+  return raw;
+}
+
+djava_sos_chunk* Client::ChunkFor(uint64_t id) {
+  if (id == 0) return nullptr;
+  if (djava_sos_chunk* c = Find(id)) return c;
+  auto c = std::make_unique<djava_sos_chunk>();
+  c->client = this;
+  c->id = id;
+  if (broken_) c->word.store(kBlocked);
+  return Insert(id, std::move(c));
+}
+
+djava_sos_chunk* Client::Alloc(size_t size, const djava_sos_meta* meta, djava_sos_error* error) {
+  if (size > max_chunk_size_) {
+    Fail(error, DJAVA_SOS_TOO_LARGE, "a chunk of %zu bytes is above the limit of %u", size,
+         max_chunk_size_);
+    return nullptr;
+  }
+  const uint64_t sequence = next_sequence_++;
+  if (sequence > kMaxSequence) {
+    Fail(error, DJAVA_SOS_TOO_LARGE, "node %u has used all its chunk ids", node_);
+    return nullptr;
+  }
+  auto c = std::make_unique<djava_sos_chunk>();
+  c->client = this;
+  c->id = MakeChunkId(node_, sequence);
+  c->size = size;
+  if (!have_callbacks_) c->bytes.reset(new char[size > 0 ? size : 1]());
+  if (meta != nullptr) {
+    if (meta->class_name != nullptr)
+      c->class_local = classes_.Intern(meta->class_name, meta->program, meta->element_type);
+    c->meta = *meta;
+    const ClassInfo* info = classes_.Get(c->class_local);
+    c->meta.class_name = info != nullptr ? info->name.c_str() : nullptr;
+    c->has_meta = true;
+  }
+  // The only copy, and dirty: the server learns of it when someone asks.
+  c->word.store(kStateM);
+  const uint64_t id = c->id;
+  return Insert(id, std::move(c));
+}
+
+// ---- accesses ---------------------------------------------------------------------
+
+void Client::SetState(djava_sos_chunk* c, uint64_t state, bool blocked) {
+  uint64_t w = c->word.load();
+  uint64_t next;
+  do {
+    next = (w & ~(kStateMask | kBlocked)) | state | (blocked || broken_ ? kBlocked : 0);
+  } while (!c->word.compare_exchange_weak(w, next));
+}
+
+bool Client::SendRequest(sospb::NodeRequest* req) {
+  if (broken_) return false;
+  return main_->Send(*req);
+}
+
+djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error* error) {
+  std::unique_lock<std::mutex> l(c->mu);
+  c->waiters++;
+  struct Leave {
+    Client* self;
+    djava_sos_chunk* c;
+    ~Leave() {
+      c->waiters--;
+      self->MaybeRevoke(c);
+      c->cv.notify_all();
+    }
+  } leave{this, c};
+
+  for (;;) {
+    if (broken_)
+      return Fail(error, DJAVA_SOS_DISCONNECTED, "chunk 0x%016" PRIx64 ": %s", c->id,
+                  broken_why_.c_str());
+    if (c->freed)
+      return Fail(error, DJAVA_SOS_FREED, "chunk 0x%016" PRIx64 " was freed", c->id);
+    const uint64_t w = c->word.load();
+    const uint64_t state = w & kStateMask;
+    const bool enough = state == kStateM || (!write && state == kStateS);
+    if (enough && !(w & kBlocked)) {
+      c->word.fetch_add(kPin, std::memory_order_acquire);
+      return DJAVA_SOS_OK;
+    }
+    // A stashed grant comes first: its thread gets one access even when a
+    // revocation arrived meanwhile.
+    if (c->stash != nullptr && !c->installing) {
+      const bool useful = c->stash->access == sospb::EXCLUSIVE || !write;
+      if (useful || !enough) {
+        if (!Install(c, l, error)) return error->status;
+        const uint64_t now = c->word.load() & kStateMask;
+        if (now == kStateM || (!write && now == kStateS)) {
+          c->word.fetch_add(kPin, std::memory_order_acquire);
+          return DJAVA_SOS_OK;
+        }
+        continue;
+      }
+    }
+    if (c->revoke.active || c->installing) {
+      MaybeRevoke(c);
+      if (c->revoke.active || c->installing) c->cv.wait(l);
+      continue;
+    }
+    if (c->outstanding == djava_sos_chunk::Asked::kNone) {
+      sospb::NodeRequest req;
+      req.set_seq(next_seq_++);
+      if (write) {
+        req.mutable_write()->set_id(c->id);
+        if (state == kStateS) {
+          req.mutable_write()->set_have_version(c->version);
+          upgrades_++;
+        }
+        c->outstanding = djava_sos_chunk::Asked::kWrite;
+      } else {
+        req.mutable_read()->set_id(c->id);
+        c->outstanding = djava_sos_chunk::Asked::kRead;
+      }
+      misses_++;
+      if (!SendRequest(&req)) {
+        c->outstanding = djava_sos_chunk::Asked::kNone;
+        return Fail(error, DJAVA_SOS_DISCONNECTED, "chunk 0x%016" PRIx64 ": %s", c->id,
+                    broken_ ? broken_why_.c_str() : main_->error().c_str());
+      }
+    }
+    const uint64_t generation = c->generation;
+    c->cv.wait(l, [&] { return c->generation != generation || broken_; });
+    if (c->generation != generation && c->answer_status != DJAVA_SOS_OK && c->stash == nullptr)
+      return Fail(error, c->answer_status, "%s", c->answer_message.c_str());
+  }
+}
+
+bool Client::Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_sos_error* error) {
+  c->installing = true;
+  const djava_sos_chunk::Stash& s = *c->stash;
+  uint64_t state = c->word.load() & kStateMask;
+  if (s.has_data) {
+    // Readers of the old copy finish before its bytes change.
+    SetState(c, state, true);
+    c->cv.wait(l, [&] { return Pins(c->word.load()) == 0; });
+  } else if (state != kStateS || s.version != c->version + 1) {
+    // An upgrade without bytes is only valid on top of the current read copy.
+    c->installing = false;
+    c->stash.reset();
+    SetState(c, state, c->revoke.active);
+    c->cv.notify_all();
+    Fail(error, DJAVA_SOS_PROTOCOL,
+         "chunk 0x%016" PRIx64 ": the server granted write access without bytes to a node "
+         "without the current copy",
+         c->id);
+    return false;
+  }
+  if (s.has_data) {
+    djava_sos_meta meta{};
+    const ClassInfo* info = classes_.Get(s.class_local);
+    meta.class_name = info != nullptr ? info->name.c_str() : nullptr;
+    meta.program = info != nullptr ? info->program : 0;
+    meta.element_type = info != nullptr ? info->element_type : 0;
+    meta.array_length = s.array_length;
+    meta.identity_hash = s.identity_hash;
+    if (have_callbacks_) {
+      char why[256] = "";
+      l.unlock();
+      int rc = callbacks_.install(callbacks_.context, c, c->id, &meta, s.data.data(),
+                                  s.data.size(), why, sizeof why);
+      l.lock();
+      if (rc != 0) {
+        // The stash stays: the server counts this node as holding the chunk,
+        // and a flush can still be answered from it.
+        c->installing = false;
+        SetState(c, state, c->revoke.active);
+        c->cv.notify_all();
+        Fail(error, DJAVA_SOS_INSTALL_FAILED, "chunk 0x%016" PRIx64 ": %s", c->id, why);
+        return false;
+      }
+    } else {
+      if (c->bytes == nullptr || c->size != s.data.size())
+        c->bytes.reset(new char[s.data.empty() ? 1 : s.data.size()]);
+      std::memcpy(c->bytes.get(), s.data.data(), s.data.size());
+    }
+    c->size = s.data.size();
+    c->class_local = s.class_local;
+    c->meta = meta;
+    c->has_meta = true;
+  }
+  c->version = s.version;
+  state = s.access == sospb::EXCLUSIVE ? kStateM : kStateS;
+  c->stash.reset();
+  c->installing = false;
+  SetState(c, state, c->revoke.active);
+  c->cv.notify_all();
+  return true;
+}
+
+void Client::SlowRelease(djava_sos_chunk* c) {
+  std::lock_guard<std::mutex> l(c->mu);
+  MaybeRevoke(c);
+  c->cv.notify_all();
+}
+
+void Client::MaybeRevoke(djava_sos_chunk* c) {
+  if (!c->revoke.active || c->installing || Pins(c->word.load()) != 0) return;
+  // A grant some thread waits for is used once before it is taken back.
+  if (c->stash != nullptr && c->waiters > 0) return;
+  PerformRevoke(c);
+}
+
+void Client::PerformRevoke(djava_sos_chunk* c) {
+  const djava_sos_chunk::Revoke r = c->revoke;
+  c->revoke = djava_sos_chunk::Revoke();
+  uint64_t state = c->word.load() & kStateMask;
+  sospb::BypassMessage m;
+  if (!r.flush) {
+    if (c->stash != nullptr && c->stash->access == sospb::SHARED) c->stash.reset();
+    if (state == kStateS) state = kStateI;
+    invalidations_++;
+    m.mutable_invalidate_ack()->set_id(c->id);
+    m.mutable_invalidate_ack()->set_txn(r.txn);
+  } else {
+    sospb::FlushReply* fr = m.mutable_flush_reply();
+    fr->set_id(c->id);
+    fr->set_txn(r.txn);
+    const bool stash_m = c->stash != nullptr && c->stash->access == sospb::EXCLUSIVE;
+    if (state == kStateM || stash_m) {
+      sospb::Chunk* ch = fr->mutable_chunk();
+      ch->set_id(c->id);
+      std::string* data = ch->mutable_data();
+      if (state == kStateM || (stash_m && !c->stash->has_data)) {
+        // The installed bytes are current (for an uninstalled upgrade, the
+        // read copy it upgrades).
+        classes_.Describe(c->class_local, ch);
+        ch->set_array_length(c->meta.array_length);
+        ch->set_identity_hash(c->meta.identity_hash);
+        data->resize(c->size);
+        if (have_callbacks_)
+          callbacks_.produce(callbacks_.context, c, c->id, data->empty() ? nullptr : &(*data)[0],
+                             c->size);
+        else if (c->size > 0)
+          std::memcpy(&(*data)[0], c->bytes.get(), c->size);
+      } else {
+        classes_.Describe(c->stash->class_local, ch);
+        ch->set_array_length(c->stash->array_length);
+        ch->set_identity_hash(c->stash->identity_hash);
+        *data = c->stash->data;
+      }
+      ch->set_version(c->version);
+      fr->set_present(true);
+      bytes_out_ += data->size();
+      flushes_++;
+      if (state == kStateM) state = r.keep_shared ? kStateS : kStateI;
+      if (stash_m) {
+        if (r.keep_shared)
+          c->stash->access = sospb::SHARED;
+        else
+          c->stash.reset();
+      }
+    }
+  }
+  // A failed send means the server is gone; the receiver reports that.
+  bypass_->Send(m);
+  SetState(c, state, false);
+  c->cv.notify_all();
+}
+
+// ---- the receiver ------------------------------------------------------------------
+
+void Client::ReceiverLoop() {
+  if (have_callbacks_ && callbacks_.thread_started != nullptr)
+    callbacks_.thread_started(callbacks_.context, "djava sos receiver");
+  sospb::ServerMessage m;
+  std::string why;
+  while (why.empty() && main_->Receive(&m)) {
+    switch (m.body_case()) {
+      case sospb::ServerMessage::kGrant:
+        OnGrant(m);
+        break;
+      case sospb::ServerMessage::kInvalidate:
+        OnRevoke(m.invalidate().id(), m.invalidate().txn(), false, false);
+        break;
+      case sospb::ServerMessage::kFlush:
+        OnRevoke(m.flush().id(), m.flush().txn(), true, m.flush().keep_shared());
+        break;
+      case sospb::ServerMessage::kError:
+        OnError(m);
+        break;
+      case sospb::ServerMessage::kFreed:
+        OnFreed(m);
+        break;
+      case sospb::ServerMessage::kOkToDie: {
+        std::lock_guard<std::mutex> l(mu_);
+        ok_to_die_ = true;
+        cv_.notify_all();
+        break;
+      }
+      default:
+        why = "the server sent an unexpected message";
+    }
+  }
+  if (why.empty()) why = main_->error();
+  Disconnected("lost the connection to sos-server: " + why);
+  if (have_callbacks_ && callbacks_.thread_ending != nullptr)
+    callbacks_.thread_ending(callbacks_.context);
+}
+
+void Client::OnGrant(const sospb::ServerMessage& m) {
+  const sospb::Chunk& ch = m.grant().chunk();
+  djava_sos_chunk* c = ChunkFor(ch.id());
+  if (c == nullptr) return;
+  uint32_t class_local = 0;
+  if (m.grant().has_data() && !classes_.Resolve(ch, &class_local)) {
+    main_->Shutdown();  // the receiver then reports the broken stream
+    return;
+  }
+  auto stash = std::make_unique<djava_sos_chunk::Stash>();
+  stash->access = m.grant().access();
+  stash->version = ch.version();
+  stash->has_data = m.grant().has_data();
+  stash->data = ch.data();
+  stash->class_local = class_local;
+  stash->array_length = ch.array_length();
+  stash->identity_hash = ch.identity_hash();
+  bytes_in_ += ch.data().size();
+  std::lock_guard<std::mutex> l(c->mu);
+  c->stash = std::move(stash);
+  c->outstanding = djava_sos_chunk::Asked::kNone;
+  c->answer_status = DJAVA_SOS_OK;
+  c->generation++;
+  c->cv.notify_all();
+}
+
+void Client::OnRevoke(uint64_t id, uint64_t txn, bool flush, bool keep_shared) {
+  djava_sos_chunk* c = Find(id);
+  if (c == nullptr) {
+    // Nothing here: an invalidate is trivially done; a flush finds no copy.
+    sospb::BypassMessage m;
+    if (flush) {
+      m.mutable_flush_reply()->set_id(id);
+      m.mutable_flush_reply()->set_txn(txn);
+    } else {
+      m.mutable_invalidate_ack()->set_id(id);
+      m.mutable_invalidate_ack()->set_txn(txn);
+    }
+    bypass_->Send(m);
+    return;
+  }
+  std::lock_guard<std::mutex> l(c->mu);
+  c->revoke.active = true;
+  c->revoke.flush = flush;
+  c->revoke.keep_shared = keep_shared;
+  c->revoke.txn = txn;
+  c->word.fetch_or(kBlocked);
+  MaybeRevoke(c);
+}
+
+void Client::OnError(const sospb::ServerMessage& m) {
+  djava_sos_chunk* c = Find(m.error().id());
+  if (c == nullptr) return;
+  std::lock_guard<std::mutex> l(c->mu);
+  c->outstanding = djava_sos_chunk::Asked::kNone;
+  c->answer_status = FromWire(m.error().code());
+  c->answer_message = m.error().message();
+  c->generation++;
+  c->cv.notify_all();
+}
+
+void Client::OnFreed(const sospb::ServerMessage& m) {
+  djava_sos_chunk* c = Find(m.freed().id());
+  if (c == nullptr) return;
+  std::lock_guard<std::mutex> l(c->mu);
+  c->outstanding = djava_sos_chunk::Asked::kNone;
+  c->answer_status = DJAVA_SOS_OK;
+  c->freed = true;
+  c->stash.reset();
+  SetState(c, kStateI, false);
+  c->generation++;
+  c->cv.notify_all();
+}
+
+void Client::Disconnected(const std::string& why) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (broken_) return;
+    broken_why_ = why;
+    broken_ = true;
+    cv_.notify_all();
+  }
+  // Cached copies can no longer be kept coherent: every access fails from
+  // now on rather than read bytes the server may have revoked.
+  for (Shard& s : shards_) {
+    std::lock_guard<std::mutex> l(s.mu);
+    for (auto& [id, c] : s.chunks) {
+      std::lock_guard<std::mutex> cl(c->mu);
+      c->word.fetch_or(kBlocked);
+      c->generation++;
+      c->answer_status = DJAVA_SOS_DISCONNECTED;
+      c->answer_message = why;
+      c->cv.notify_all();
+    }
+  }
+}
+
+// ---- prefetch, free, stats ------------------------------------------------------------
+
+djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, djava_sos_error* error) {
+  sospb::NodeRequest req;
+  req.set_seq(next_seq_++);
+  for (size_t i = 0; i < n; i++) {
+    djava_sos_chunk* c = ChunkFor(ids[i]);
+    if (c == nullptr) continue;
+    std::lock_guard<std::mutex> l(c->mu);
+    if ((c->word.load() & kStateMask) != kStateI || c->stash != nullptr ||
+        c->outstanding != djava_sos_chunk::Asked::kNone || c->freed)
+      continue;
+    c->outstanding = djava_sos_chunk::Asked::kRead;
+    req.mutable_prefetch()->add_ids(ids[i]);
+  }
+  if (req.prefetch().ids_size() == 0) return DJAVA_SOS_OK;
+  misses_ += static_cast<uint64_t>(req.prefetch().ids_size());
+  if (!SendRequest(&req))
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "prefetch: %s",
+                broken_ ? broken_why_.c_str() : main_->error().c_str());
+  return DJAVA_SOS_OK;
+}
+
+djava_sos_status Client::Free(djava_sos_chunk* c, djava_sos_error* error) {
+  std::unique_lock<std::mutex> l(c->mu);
+  c->cv.wait(l, [&] { return c->outstanding == djava_sos_chunk::Asked::kNone || broken_; });
+  if (broken_)
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "chunk 0x%016" PRIx64 ": %s", c->id,
+                broken_why_.c_str());
+  if (c->freed) return DJAVA_SOS_OK;
+  sospb::NodeRequest req;
+  req.set_seq(next_seq_++);
+  req.mutable_free()->set_id(c->id);
+  c->outstanding = djava_sos_chunk::Asked::kFree;
+  if (!SendRequest(&req)) {
+    c->outstanding = djava_sos_chunk::Asked::kNone;
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "chunk 0x%016" PRIx64 ": %s", c->id,
+                main_->error().c_str());
+  }
+  const uint64_t generation = c->generation;
+  c->cv.wait(l, [&] { return c->generation != generation || broken_; });
+  if (c->freed) return DJAVA_SOS_OK;
+  if (broken_)
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "chunk 0x%016" PRIx64 ": %s", c->id,
+                broken_why_.c_str());
+  return Fail(error, c->answer_status, "%s", c->answer_message.c_str());
+}
+
+void Client::GetStats(djava_sos_stats* stats) const {
+  stats->misses = misses_;
+  stats->upgrades = upgrades_;
+  stats->invalidations = invalidations_;
+  stats->flushes = flushes_;
+  stats->bytes_in = bytes_in_;
+  stats->bytes_out = bytes_out_;
+}
+
+}  // namespace sos
+}  // namespace djava

@@ -1,0 +1,177 @@
+// Client: one node's shared-object cache (include/djava/sos_client.h is its
+// C ABI). Chunks live in a table keyed by id; each chunk's hot state is one
+// atomic word, so a cached access is a compare-and-swap to pin it and an
+// atomic decrement to release it. Everything else (misses, installs,
+// revocations, errors) runs under the chunk's own mutex, so a thread waiting
+// for one chunk never blocks threads using others.
+//
+// Threads: the caller's threads, and one receiver thread reading the main
+// connection. Grants are stashed by the receiver and installed by the thread
+// that needs them (a JVM installs bytes into its objects on its own thread).
+// An invalidate or flush is carried out as soon as no access to the chunk is
+// in progress: by the receiver when the chunk is idle, else by the thread
+// whose release ends the last access. A thread that waited for a grant gets
+// one access before a revocation that arrived meanwhile takes effect, so
+// contended chunks cannot livelock.
+#ifndef DJAVA_SOS_CLIENT_CLIENT_H_
+#define DJAVA_SOS_CLIENT_CLIENT_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "class_registry.h"
+#include "djava/sos_client.h"
+#include "sos.pb.h"
+#include "sos/ids.h"
+#include "wire/connection.h"
+
+namespace djava {
+namespace sos {
+class Client;
+}  // namespace sos
+}  // namespace djava
+
+// The chunk handle of the C ABI.
+struct djava_sos_chunk {
+  // Hot word: bits 0-1 state (I/S/M), bit 2 blocked (take the slow path),
+  // bits 32-63 accesses in progress (pins).
+  std::atomic<uint64_t> word{0};
+  djava::sos::Client* client = nullptr;
+  uint64_t id = 0;
+  std::atomic<uintptr_t> user{0};
+
+  // Everything below is guarded by mu.
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t size = 0;
+  std::unique_ptr<char[]> bytes;  // when the client keeps the bytes
+  uint64_t version = 0;           // of the copy held
+  uint32_t class_local = 0;
+  djava_sos_meta meta{};          // class_name points into the ClassRegistry
+  bool has_meta = false;
+
+  // A grant the receiver stashed for installation.
+  struct Stash {
+    djava::sospb::Access access = djava::sospb::ACCESS_UNSPECIFIED;
+    uint64_t version = 0;
+    bool has_data = false;
+    std::string data;
+    uint32_t class_local = 0;
+    uint32_t array_length = 0;
+    uint32_t identity_hash = 0;
+  };
+  std::unique_ptr<Stash> stash;
+  bool installing = false;
+
+  enum class Asked { kNone, kRead, kWrite, kFree };
+  Asked outstanding = Asked::kNone;
+  uint64_t generation = 0;  // grows with every answer to this chunk
+  djava_sos_status answer_status = DJAVA_SOS_OK;
+  std::string answer_message;
+  int waiters = 0;
+
+  struct Revoke {
+    bool active = false;
+    bool flush = false;  // else invalidate
+    bool keep_shared = false;
+    uint64_t txn = 0;
+  } revoke;
+  bool freed = false;
+};
+
+namespace djava {
+namespace sos {
+
+constexpr uint64_t kStateMask = 3;
+constexpr uint64_t kStateI = 0;
+constexpr uint64_t kStateS = 1;
+constexpr uint64_t kStateM = 2;
+constexpr uint64_t kBlocked = 4;
+constexpr int kPinShift = 32;
+constexpr uint64_t kPin = uint64_t{1} << kPinShift;
+
+class Client {
+ public:
+  static djava_sos_status Connect(const djava_sos_config& config, Client** out,
+                                  djava_sos_error* error);
+  ~Client();
+
+  djava_sos_status Close(djava_sos_error* error);  // die / okToDie, then disconnect
+  void Abandon();                                  // disconnect only
+
+  NodeId node() const { return node_; }
+  djava_sos_chunk* Alloc(size_t size, const djava_sos_meta* meta, djava_sos_error* error);
+  djava_sos_chunk* ChunkFor(uint64_t id);
+  djava_sos_status Prefetch(const uint64_t* ids, size_t n, djava_sos_error* error);
+  djava_sos_status Free(djava_sos_chunk* c, djava_sos_error* error);
+  void GetStats(djava_sos_stats* stats) const;
+
+  // The slow paths of djava_sos_load/lock/release.
+  djava_sos_status Access(djava_sos_chunk* c, bool write, djava_sos_error* error);
+  void SlowRelease(djava_sos_chunk* c);
+
+  std::atomic<uint64_t> hits{0};
+
+ private:
+  Client() = default;
+
+  void ReceiverLoop();
+  void OnGrant(const sospb::ServerMessage& m);
+  void OnRevoke(uint64_t id, uint64_t txn, bool flush, bool keep_shared);
+  void OnError(const sospb::ServerMessage& m);
+  void OnFreed(const sospb::ServerMessage& m);
+  void Disconnected(const std::string& why);
+
+  // With c->mu held.
+  void MaybeRevoke(djava_sos_chunk* c);
+  void PerformRevoke(djava_sos_chunk* c);
+  bool Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_sos_error* error);
+  bool SendRequest(sospb::NodeRequest* req);
+  void SetState(djava_sos_chunk* c, uint64_t state, bool blocked);
+
+  djava_sos_chunk* Find(uint64_t id);
+  djava_sos_chunk* Insert(uint64_t id, std::unique_ptr<djava_sos_chunk> c);
+  void Callback(void (*fn)(void*));
+
+  NodeId node_ = 0;
+  uint32_t max_chunk_size_ = 0;
+  djava_sos_callbacks callbacks_{};
+  bool have_callbacks_ = false;
+  std::string name_;
+  std::unique_ptr<wire::Connection> main_;
+  std::unique_ptr<wire::Connection> bypass_;
+  std::thread receiver_;
+  ClassRegistry classes_;
+  std::atomic<uint64_t> next_seq_{1};
+  std::atomic<uint64_t> next_sequence_{1};  // of this node's chunk ids
+
+  static constexpr size_t kShards = 64;
+  struct Shard {
+    std::mutex mu;
+    std::unordered_map<uint64_t, djava_sos_chunk*> chunks;
+    std::deque<std::unique_ptr<djava_sos_chunk>> owned;
+  };
+  Shard shards_[kShards];
+
+  // Connection-wide state.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<bool> broken_{false};
+  std::string broken_why_;
+  bool ok_to_die_ = false;
+
+  std::atomic<uint64_t> misses_{0}, upgrades_{0}, invalidations_{0}, flushes_{0};
+  std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
+};
+
+}  // namespace sos
+}  // namespace djava
+
+#endif  // DJAVA_SOS_CLIENT_CLIENT_H_

@@ -1,0 +1,124 @@
+// The C ABI of include/djava/sos_client.h over Client. The cached paths of
+// load, lock and release are here, inline, so a hit costs one
+// compare-and-swap and a release one atomic decrement.
+#include <cstdio>
+
+#include "client.h"
+
+using djava::sos::Client;
+using djava::sos::kBlocked;
+using djava::sos::kPin;
+using djava::sos::kPinShift;
+using djava::sos::kStateM;
+using djava::sos::kStateMask;
+using djava::sos::kStateS;
+
+namespace {
+
+// Callers may pass no error struct; the slow paths always write one.
+struct ErrorSlot {
+  djava_sos_error local;
+  djava_sos_error* get(djava_sos_error* e) { return e != nullptr ? e : &local; }
+};
+
+}  // namespace
+
+extern "C" {
+
+djava_sos_status djava_sos_connect(const djava_sos_config* config, djava_sos_client** out,
+                                   djava_sos_error* error) {
+  ErrorSlot slot;
+  if (config == nullptr || out == nullptr) {
+    djava_sos_error* e = slot.get(error);
+    e->status = DJAVA_SOS_BAD_ARGUMENT;
+    std::snprintf(e->message, sizeof e->message, "config and out are required");
+    return DJAVA_SOS_BAD_ARGUMENT;
+  }
+  Client* c = nullptr;
+  djava_sos_status s = Client::Connect(*config, &c, slot.get(error));
+  *out = reinterpret_cast<djava_sos_client*>(c);
+  return s;
+}
+
+djava_sos_status djava_sos_close(djava_sos_client* client, djava_sos_error* error) {
+  ErrorSlot slot;
+  Client* c = reinterpret_cast<Client*>(client);
+  djava_sos_status s = c->Close(slot.get(error));
+  delete c;
+  return s;
+}
+
+void djava_sos_abandon(djava_sos_client* client) {
+  Client* c = reinterpret_cast<Client*>(client);
+  c->Abandon();
+  delete c;
+}
+
+uint32_t djava_sos_node(const djava_sos_client* client) {
+  return reinterpret_cast<const Client*>(client)->node();
+}
+
+djava_sos_chunk* djava_sos_alloc(djava_sos_client* client, size_t size, const djava_sos_meta* meta,
+                                 djava_sos_error* error) {
+  ErrorSlot slot;
+  return reinterpret_cast<Client*>(client)->Alloc(size, meta, slot.get(error));
+}
+
+djava_sos_chunk* djava_sos_chunk_for(djava_sos_client* client, uint64_t id) {
+  return reinterpret_cast<Client*>(client)->ChunkFor(id);
+}
+
+uint64_t djava_sos_id(const djava_sos_chunk* chunk) { return chunk->id; }
+
+void djava_sos_set_user(djava_sos_chunk* chunk, uintptr_t value) { chunk->user.store(value); }
+uintptr_t djava_sos_user(const djava_sos_chunk* chunk) { return chunk->user.load(); }
+
+djava_sos_status djava_sos_load(djava_sos_chunk* chunk, djava_sos_error* error) {
+  uint64_t w = chunk->word.load(std::memory_order_relaxed);
+  if ((w & kStateMask) != 0 && !(w & kBlocked) &&
+      chunk->word.compare_exchange_weak(w, w + kPin, std::memory_order_acquire,
+                                        std::memory_order_relaxed))
+    return DJAVA_SOS_OK;
+  ErrorSlot slot;
+  return chunk->client->Access(chunk, false, slot.get(error));
+}
+
+djava_sos_status djava_sos_lock(djava_sos_chunk* chunk, djava_sos_error* error) {
+  uint64_t w = chunk->word.load(std::memory_order_relaxed);
+  if ((w & (kStateMask | kBlocked)) == kStateM &&
+      chunk->word.compare_exchange_weak(w, w + kPin, std::memory_order_acquire,
+                                        std::memory_order_relaxed))
+    return DJAVA_SOS_OK;
+  ErrorSlot slot;
+  return chunk->client->Access(chunk, true, slot.get(error));
+}
+
+void djava_sos_release(djava_sos_chunk* chunk) {
+  const uint64_t old = chunk->word.fetch_sub(kPin, std::memory_order_acq_rel);
+  if ((old & kBlocked) && (old >> kPinShift) == 1) chunk->client->SlowRelease(chunk);
+}
+
+void* djava_sos_data(djava_sos_chunk* chunk) { return chunk->bytes.get(); }
+
+size_t djava_sos_size(const djava_sos_chunk* chunk) { return chunk->size; }
+
+const djava_sos_meta* djava_sos_meta_of(const djava_sos_chunk* chunk) {
+  return chunk->has_meta ? &chunk->meta : nullptr;
+}
+
+djava_sos_status djava_sos_prefetch(djava_sos_client* client, const uint64_t* ids, size_t n,
+                                    djava_sos_error* error) {
+  ErrorSlot slot;
+  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, slot.get(error));
+}
+
+djava_sos_status djava_sos_free(djava_sos_chunk* chunk, djava_sos_error* error) {
+  ErrorSlot slot;
+  return chunk->client->Free(chunk, slot.get(error));
+}
+
+void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats) {
+  reinterpret_cast<const Client*>(client)->GetStats(stats);
+}
+
+}  // extern "C"

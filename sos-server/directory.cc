@@ -1,0 +1,438 @@
+#include "directory.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace djava {
+namespace sos {
+
+namespace {
+
+std::string Hex(ChunkId id) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
+  return buf;
+}
+
+}  // namespace
+
+Directory::Directory(NodeSink* sink) : sink_(sink) { nodes_.emplace_back(); }
+
+NodeId Directory::AddNode(const std::string& name) {
+  std::lock_guard<std::mutex> l(nodes_mu_);
+  if (nodes_.size() > kMaxNode) return 0;
+  nodes_.emplace_back();
+  nodes_.back().name = name;
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+std::string Directory::NodeName(NodeId node) const {
+  std::lock_guard<std::mutex> l(nodes_mu_);
+  return node < nodes_.size() ? nodes_[node].name : std::string();
+}
+
+bool Directory::Alive(NodeId node) const {
+  std::lock_guard<std::mutex> l(nodes_mu_);
+  return node != 0 && node < nodes_.size() && nodes_[node].alive;
+}
+
+std::string Directory::Describe(NodeId node) const {
+  std::lock_guard<std::mutex> l(nodes_mu_);
+  std::string s = "node " + std::to_string(node);
+  if (node < nodes_.size() && !nodes_[node].name.empty()) s += " (" + nodes_[node].name + ")";
+  return s;
+}
+
+uint64_t Directory::NextTxn() {
+  std::lock_guard<std::mutex> l(txn_mu_);
+  return next_txn_++;
+}
+
+DirectoryStats Directory::Stats() const {
+  std::lock_guard<std::mutex> l(stats_mu_);
+  return stats_;
+}
+
+// ---- requests ---------------------------------------------------------------
+
+void Directory::Read(NodeId node, uint64_t seq, ChunkId id) {
+  Stripe& s = StripeOf(id);
+  std::lock_guard<std::mutex> l(s.mu);
+  Submit(s, id, Request{Kind::kRead, node, seq, 0});
+}
+
+void Directory::Write(NodeId node, uint64_t seq, ChunkId id, uint64_t have_version) {
+  Stripe& s = StripeOf(id);
+  std::lock_guard<std::mutex> l(s.mu);
+  Submit(s, id, Request{Kind::kWrite, node, seq, have_version});
+}
+
+void Directory::Free(NodeId node, uint64_t seq, ChunkId id) {
+  Stripe& s = StripeOf(id);
+  std::lock_guard<std::mutex> l(s.mu);
+  Submit(s, id, Request{Kind::kFree, node, seq, 0});
+}
+
+void Directory::Die(NodeId node, uint64_t seq, const std::vector<ChunkId>& owned) {
+  // Every chunk the node says it holds modified, and every chunk the
+  // directory believes it owns (the two agree unless the node is confused;
+  // taking both never leaves a dirty chunk behind).
+  std::set<ChunkId> ids(owned.begin(), owned.end());
+  for (Stripe& s : stripes_) {
+    std::lock_guard<std::mutex> l(s.mu);
+    for (auto& [id, e] : s.entries)
+      if (e.state == State::kModified && e.owner == node) ids.insert(id);
+  }
+  {
+    std::lock_guard<std::mutex> l(nodes_mu_);
+    if (node >= nodes_.size()) return;
+    Node& n = nodes_[node];
+    n.dying = true;
+    n.die_seq = seq;
+    n.reclaims_pending = 1 + static_cast<int>(ids.size());  // 1: this call's own guard
+  }
+  for (ChunkId id : ids) {
+    Stripe& s = StripeOf(id);
+    std::lock_guard<std::mutex> l(s.mu);
+    Submit(s, id, Request{Kind::kReclaim, node, seq, 0});
+  }
+  FinishReclaim(node);
+}
+
+void Directory::FinishReclaim(NodeId node) {
+  uint64_t seq = 0;
+  {
+    std::lock_guard<std::mutex> l(nodes_mu_);
+    Node& n = nodes_[node];
+    if (--n.reclaims_pending > 0 || !n.dying) return;
+    n.dying = false;
+    n.left_cleanly = true;
+    seq = n.die_seq;
+  }
+  sink_->OkToDie(node, seq);
+}
+
+// ---- the per-chunk machine ----------------------------------------------------
+
+void Directory::Submit(Stripe& s, ChunkId id, const Request& r) {
+  Entry* e = FindOrCreate(s, id, r);
+  if (e == nullptr) return;
+  e->queue.push_back(r);
+  if (e->txn == 0) RunQueue(id, e);
+}
+
+Directory::Entry* Directory::FindOrCreate(Stripe& s, ChunkId id, const Request& r) {
+  auto it = s.entries.find(id);
+  if (it != s.entries.end()) return &it->second;
+  // Never seen: its only copy is at its creator, if the creator exists.
+  const NodeId creator = CreatorOf(id);
+  bool exists, alive = false, left_cleanly = false;
+  std::string why;
+  {
+    std::lock_guard<std::mutex> l(nodes_mu_);
+    exists = creator != 0 && creator < nodes_.size() && (id & kMaxSequence) != 0;
+    if (exists) {
+      alive = nodes_[creator].alive;
+      left_cleanly = nodes_[creator].left_cleanly;
+      why = nodes_[creator].why_gone;
+    }
+  }
+  if (!exists) {
+    Fail(id, r, sospb::NO_SUCH_CHUNK, "chunk " + Hex(id) + " does not exist: no node " +
+                                          std::to_string(creator) + " ever created chunks");
+    return nullptr;
+  }
+  if (!alive) {
+    if (r.kind == Kind::kReclaim) {
+      FinishReclaim(r.node);
+    } else if (r.kind == Kind::kFree) {
+      sink_->Freed(r.node, r.seq, id);
+    } else if (left_cleanly) {
+      Fail(id, r, sospb::NO_SUCH_CHUNK,
+           "chunk " + Hex(id) + " does not exist: " + Describe(creator) +
+               " left without publishing it (never allocated, or freed)");
+    } else {
+      Fail(id, r, sospb::LOST,
+           "chunk " + Hex(id) + " is lost: it was created on " + Describe(creator) + ", which " +
+               why + " before any other node fetched it");
+    }
+    return nullptr;
+  }
+  Entry& e = s.entries[id];
+  e.state = State::kModified;
+  e.owner = creator;
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.chunks++;
+  return &e;
+}
+
+void Directory::RunQueue(ChunkId id, Entry* e) {
+  while (e->txn == 0 && !e->queue.empty()) {
+    Request r = e->queue.front();
+    e->queue.pop_front();
+    if (!Alive(r.node) && r.kind != Kind::kReclaim) continue;
+    Start(id, e, r);
+  }
+}
+
+bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
+  switch (e->state) {
+    case State::kLost:
+    case State::kFreed:
+      if (r.kind == Kind::kFree) {
+        if (e->state == State::kLost) {
+          std::lock_guard<std::mutex> l(stats_mu_);
+          stats_.freed++;
+        }
+        e->state = State::kFreed;
+        sink_->Freed(r.node, r.seq, id);
+      } else if (r.kind == Kind::kReclaim) {
+        FinishReclaim(r.node);
+      } else {
+        FailWithState(id, e, r);
+      }
+      return true;
+
+    case State::kHome:
+      switch (r.kind) {
+        case Kind::kRead:
+          GrantShared(id, e, r);
+          return true;
+        case Kind::kWrite: {
+          std::set<NodeId> others = e->sharers;
+          others.erase(r.node);
+          if (others.empty()) {
+            GrantExclusive(id, e, r);
+            return true;
+          }
+          e->txn = NextTxn();
+          e->current = r;
+          e->awaiting_acks = others;
+          for (NodeId n : others) sink_->Invalidate(n, id, e->txn);
+          std::lock_guard<std::mutex> l(stats_mu_);
+          stats_.invalidates += others.size();
+          return false;
+        }
+        case Kind::kFree: {
+          std::set<NodeId> others = e->sharers;
+          others.erase(r.node);
+          if (!others.empty()) {
+            std::string who;
+            for (NodeId n : others) who += (who.empty() ? "" : ", ") + Describe(n);
+            Fail(id, r, sospb::IN_USE, "chunk " + Hex(id) + " is still held by " + who);
+            return true;
+          }
+          e->state = State::kFreed;
+          e->image.reset();
+          e->sharers.clear();
+          sink_->Freed(r.node, r.seq, id);
+          std::lock_guard<std::mutex> l(stats_mu_);
+          stats_.freed++;
+          return true;
+        }
+        case Kind::kReclaim:
+          FinishReclaim(r.node);
+          return true;
+      }
+      return true;
+
+    case State::kModified:
+      if (e->owner == r.node) {
+        switch (r.kind) {
+          case Kind::kRead:
+          case Kind::kWrite:
+            Fail(id, r, sospb::BAD_REQUEST,
+                 "chunk " + Hex(id) + " is already held modified by the requesting " +
+                     Describe(r.node));
+            return true;
+          case Kind::kFree: {
+            e->state = State::kFreed;
+            e->image.reset();
+            e->owner = 0;
+            sink_->Freed(r.node, r.seq, id);
+            std::lock_guard<std::mutex> l(stats_mu_);
+            stats_.freed++;
+            return true;
+          }
+          case Kind::kReclaim:
+            break;  // flush it home, below
+        }
+      } else {
+        if (r.kind == Kind::kReclaim) {
+          FinishReclaim(r.node);
+          return true;
+        }
+        if (r.kind == Kind::kFree) {
+          Fail(id, r, sospb::IN_USE,
+               "chunk " + Hex(id) + " is still held modified by " + Describe(e->owner));
+          return true;
+        }
+      }
+      e->txn = NextTxn();
+      e->current = r;
+      e->awaiting_flush = e->owner;
+      sink_->Flush(e->owner, id, e->txn, /*keep_shared=*/r.kind == Kind::kRead);
+      {
+        std::lock_guard<std::mutex> l(stats_mu_);
+        stats_.flushes++;
+      }
+      return false;
+  }
+  return true;
+}
+
+void Directory::Complete(ChunkId id, Entry* e) {
+  const Request r = e->current;
+  e->txn = 0;
+  e->awaiting_acks.clear();
+  e->awaiting_flush = 0;
+  if (e->state == State::kLost) {
+    FailWithState(id, e, r);
+  } else if (r.kind == Kind::kReclaim) {
+    FinishReclaim(r.node);
+  } else if (Alive(r.node)) {
+    if (r.kind == Kind::kRead) GrantShared(id, e, r);
+    if (r.kind == Kind::kWrite) GrantExclusive(id, e, r);
+  }
+  RunQueue(id, e);
+}
+
+void Directory::GrantShared(ChunkId id, Entry* e, const Request& r) {
+  e->sharers.insert(r.node);
+  sink_->Grant(r.node, r.seq, sospb::SHARED, id, e->version, e->image.get());
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.grants++;
+}
+
+void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r) {
+  // The requester's read copy is current when it is still a sharer of the
+  // version it names: then the grant carries no bytes.
+  const bool copy_current = e->sharers.count(r.node) != 0 && r.have_version == e->version;
+  e->version++;
+  e->state = State::kModified;
+  e->owner = r.node;
+  e->sharers.clear();
+  sink_->Grant(r.node, r.seq, sospb::EXCLUSIVE, id, e->version,
+               copy_current ? nullptr : e->image.get());
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.grants++;
+}
+
+void Directory::Fail(ChunkId id, const Request& r, sospb::ErrorCode code,
+                     const std::string& message) {
+  if (r.kind == Kind::kReclaim) {
+    FinishReclaim(r.node);
+    return;
+  }
+  sink_->Error(r.node, r.seq, id, code, message);
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.errors++;
+}
+
+void Directory::FailWithState(ChunkId id, Entry* e, const Request& r) {
+  if (e->state == State::kLost)
+    Fail(id, r, sospb::LOST, LostMessage(id, *e));
+  else
+    Fail(id, r, sospb::FREED, "chunk " + Hex(id) + " was freed");
+}
+
+std::string Directory::LostMessage(ChunkId id, const Entry& e) const {
+  return "chunk " + Hex(id) + " is lost: its only current copy was modified on " +
+         e.lost_reason;
+}
+
+void Directory::MakeLost(Entry* e, NodeId node, const std::string& why) {
+  e->state = State::kLost;
+  e->lost_reason = Describe(node) + ", which " + why;
+  e->image.reset();
+  e->sharers.clear();
+  e->owner = 0;
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.lost++;
+}
+
+// ---- answers ------------------------------------------------------------------
+
+void Directory::InvalidateAck(NodeId node, ChunkId id, uint64_t txn) {
+  Stripe& s = StripeOf(id);
+  std::lock_guard<std::mutex> l(s.mu);
+  auto it = s.entries.find(id);
+  if (it == s.entries.end()) return;
+  Entry* e = &it->second;
+  if (e->txn != txn || e->awaiting_acks.erase(node) == 0) return;
+  e->sharers.erase(node);
+  if (e->awaiting_acks.empty() && e->awaiting_flush == 0) Complete(id, e);
+}
+
+void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
+                           std::unique_ptr<ChunkImage> image) {
+  Stripe& s = StripeOf(id);
+  std::lock_guard<std::mutex> l(s.mu);
+  auto it = s.entries.find(id);
+  if (it == s.entries.end()) return;
+  Entry* e = &it->second;
+  if (e->txn != txn || e->awaiting_flush != node) return;
+  e->awaiting_flush = 0;
+  if (image == nullptr) {
+    if (e->image == nullptr && e->version == 0) {
+      // Its creator does not have it: never allocated, or freed before anyone
+      // else saw it. Everyone waiting on it hears so; the entry goes.
+      const std::string msg = "chunk " + Hex(id) + " does not exist: its creator " +
+                              Describe(node) + " has no such chunk (never allocated, or freed)";
+      std::deque<Request> waiting = std::move(e->queue);
+      waiting.push_front(e->current);
+      s.entries.erase(it);
+      for (const Request& r : waiting) {
+        if (r.kind == Kind::kFree) {
+          sink_->Freed(r.node, r.seq, id);
+        } else if (Alive(r.node) || r.kind == Kind::kReclaim) {
+          Fail(id, r, sospb::NO_SUCH_CHUNK, msg);
+        }
+      }
+      return;
+    }
+    // The owner lost what it was trusted to hold: the chunk cannot be
+    // recovered, and saying otherwise would present stale bytes as current.
+    MakeLost(e, node, "answered a flush without the modified copy it held");
+    Complete(id, e);
+    return;
+  }
+  e->image = std::move(image);
+  e->state = State::kHome;
+  e->owner = 0;
+  e->sharers.clear();
+  if (e->current.kind == Kind::kRead && Alive(node)) e->sharers.insert(node);
+  Complete(id, e);
+}
+
+void Directory::RemoveNode(NodeId node, const std::string& why) {
+  {
+    std::lock_guard<std::mutex> l(nodes_mu_);
+    if (node == 0 || node >= nodes_.size() || !nodes_[node].alive) return;
+    nodes_[node].alive = false;
+    nodes_[node].why_gone = why;
+  }
+  for (Stripe& s : stripes_) {
+    std::lock_guard<std::mutex> l(s.mu);
+    for (auto& [id, entry] : s.entries) {
+      Entry* e = &entry;
+      e->sharers.erase(node);
+      for (auto q = e->queue.begin(); q != e->queue.end();)
+        q = q->node == node ? e->queue.erase(q) : q + 1;
+      if (e->state == State::kModified && e->owner == node) MakeLost(e, node, why);
+      if (e->txn == 0) continue;
+      bool done = false;
+      if (e->awaiting_flush == node) {
+        e->awaiting_flush = 0;
+        done = true;  // state is now kLost; Complete fails the request
+      }
+      if (e->awaiting_acks.erase(node) != 0 && e->awaiting_acks.empty() &&
+          e->awaiting_flush == 0)
+        done = true;
+      if (done) Complete(id, e);
+    }
+  }
+}
+
+}  // namespace sos
+}  // namespace djava

@@ -1,0 +1,170 @@
+// Directory: the sos-server's coherence state machine (seed Table 3 plus
+// acknowledged invalidates, lost chunks and the die handshake), without I/O.
+//
+// Per chunk it keeps the home copy, the sharers and the owner. Requests on a
+// chunk are serialised: while one waits for invalidate acks or a flush, later
+// requests on that chunk queue behind it; requests on other chunks go on.
+// Locking is striped by chunk id, so threads serving different nodes proceed
+// in parallel. Every message produced goes to a NodeSink while the chunk's
+// stripe is locked, so two messages about one chunk reach a node in the
+// order the directory decided them; a sink therefore only enqueues.
+#ifndef DJAVA_SOS_DIRECTORY_H_
+#define DJAVA_SOS_DIRECTORY_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sos.pb.h"
+#include "sos/ids.h"
+
+namespace djava {
+namespace sos {
+
+// A chunk's bytes and what the JVM needs to rebuild its object. class_index
+// numbers descriptors server-wide (ClassTable); 0 when not yet known.
+struct ChunkImage {
+  uint32_t class_index = 0;
+  uint32_t array_length = 0;
+  uint32_t identity_hash = 0;
+  std::string data;
+};
+
+class NodeSink {
+ public:
+  virtual ~NodeSink() = default;
+  // All must return without blocking on the network.
+  virtual void Grant(NodeId node, uint64_t seq, sospb::Access access, ChunkId id,
+                     uint64_t version, const ChunkImage* image) = 0;  // image null: no data
+  virtual void Invalidate(NodeId node, ChunkId id, uint64_t txn) = 0;
+  virtual void Flush(NodeId node, ChunkId id, uint64_t txn, bool keep_shared) = 0;
+  virtual void Error(NodeId node, uint64_t seq, ChunkId id, sospb::ErrorCode code,
+                     const std::string& message) = 0;
+  virtual void Freed(NodeId node, uint64_t seq, ChunkId id) = 0;
+  virtual void OkToDie(NodeId node, uint64_t seq) = 0;
+};
+
+struct DirectoryStats {
+  uint64_t chunks = 0;
+  uint64_t lost = 0;
+  uint64_t freed = 0;
+  uint64_t grants = 0;
+  uint64_t invalidates = 0;
+  uint64_t flushes = 0;
+  uint64_t errors = 0;
+};
+
+class Directory {
+ public:
+  explicit Directory(NodeSink* sink);
+  Directory(const Directory&) = delete;
+  Directory& operator=(const Directory&) = delete;
+
+  // Node lifecycle. A node's number is never reused.
+  NodeId AddNode(const std::string& name);  // 0 when numbers ran out
+  std::string NodeName(NodeId node) const;
+  // The node is gone (disconnected or died): its read copies are dropped,
+  // chunks it held modified become lost, waits on it end.
+  void RemoveNode(NodeId node, const std::string& why);
+
+  // Requests from a node's main connection.
+  void Read(NodeId node, uint64_t seq, ChunkId id);
+  void Write(NodeId node, uint64_t seq, ChunkId id, uint64_t have_version);
+  void Free(NodeId node, uint64_t seq, ChunkId id);
+  void Die(NodeId node, uint64_t seq, const std::vector<ChunkId>& owned);
+
+  // Answers from a node's bypass connection. A reply to a transaction that
+  // is no longer current (e.g. the chunk was meanwhile lost) is ignored.
+  void InvalidateAck(NodeId node, ChunkId id, uint64_t txn);
+  // image null: the node says it has no modified copy.
+  void FlushReply(NodeId node, ChunkId id, uint64_t txn, std::unique_ptr<ChunkImage> image);
+
+  DirectoryStats Stats() const;
+
+ private:
+  enum class State { kHome, kModified, kLost, kFreed };
+  enum class Kind { kRead, kWrite, kFree, kReclaim };
+
+  struct Request {
+    Kind kind;
+    NodeId node;
+    uint64_t seq;
+    uint64_t have_version;
+  };
+
+  struct Entry {
+    State state = State::kHome;
+    std::unique_ptr<ChunkImage> image;  // the home copy; null until first flushed
+    uint64_t version = 0;
+    std::set<NodeId> sharers;
+    NodeId owner = 0;
+    std::string lost_reason;
+    // The transaction in flight (txn != 0): the request it serves and what
+    // it waits for.
+    uint64_t txn = 0;
+    Request current{};
+    std::set<NodeId> awaiting_acks;
+    NodeId awaiting_flush = 0;
+    std::deque<Request> queue;
+  };
+
+  struct Node {
+    std::string name;
+    bool alive = true;
+    bool left_cleanly = false;
+    std::string why_gone;
+    // Die in progress: reclaims still to finish, and the request to answer.
+    int reclaims_pending = 0;
+    bool dying = false;
+    uint64_t die_seq = 0;
+  };
+
+  static constexpr size_t kStripes = 64;
+  struct Stripe {
+    std::mutex mu;
+    std::unordered_map<ChunkId, Entry> entries;
+  };
+
+  Stripe& StripeOf(ChunkId id) { return stripes_[HomeShard(id, kStripes)]; }
+
+  // All below run with the chunk's stripe locked.
+  void Submit(Stripe& s, ChunkId id, const Request& r);
+  Entry* FindOrCreate(Stripe& s, ChunkId id, const Request& r);
+  void RunQueue(ChunkId id, Entry* e);
+  // Starts r; true when it finished at once, false when it waits.
+  bool Start(ChunkId id, Entry* e, const Request& r);
+  void Complete(ChunkId id, Entry* e);
+  void Fail(ChunkId id, const Request& r, sospb::ErrorCode code, const std::string& message);
+  void FailWithState(ChunkId id, Entry* e, const Request& r);
+  void GrantShared(ChunkId id, Entry* e, const Request& r);
+  void GrantExclusive(ChunkId id, Entry* e, const Request& r);
+  void FinishReclaim(NodeId node);
+  void MakeLost(Entry* e, NodeId node, const std::string& why);
+  bool Alive(NodeId node) const;
+  std::string Describe(NodeId node) const;
+  std::string LostMessage(ChunkId id, const Entry& e) const;
+  uint64_t NextTxn();
+
+  NodeSink* const sink_;
+
+  mutable std::mutex nodes_mu_;
+  std::vector<Node> nodes_;  // index = node number; [0] unused
+
+  std::mutex txn_mu_;
+  uint64_t next_txn_ = 1;
+
+  Stripe stripes_[kStripes];
+
+  mutable std::mutex stats_mu_;
+  DirectoryStats stats_;
+};
+
+}  // namespace sos
+}  // namespace djava
+
+#endif  // DJAVA_SOS_DIRECTORY_H_

@@ -1,0 +1,110 @@
+#include "outbox.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace djava {
+namespace sos {
+
+Outbox::Outbox(int fd, size_t max_queued, std::function<void(const std::string&)> on_failure)
+    : fd_(fd), max_queued_(max_queued), on_failure_(std::move(on_failure)) {
+  writer_ = std::thread([this] { WriterLoop(); });
+}
+
+Outbox::~Outbox() { Close(); }
+
+void Outbox::Close() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    closed_ = true;
+  }
+  cv_.notify_all();
+  if (writer_.joinable()) writer_.join();
+}
+
+uint64_t Outbox::bytes_sent() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return bytes_sent_;
+}
+
+void Outbox::FailLocked(const std::string& why) {
+  if (failed_) return;
+  failed_ = true;
+  pending_.clear();
+  // Ends the node's reader too, which runs the node's cleanup.
+  ::shutdown(fd_, SHUT_RDWR);
+  if (on_failure_) on_failure_(why);
+}
+
+void Outbox::Post(const std::string& frames) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_ || failed_) return;
+  size_t off = 0;
+  if (!writing_ && pending_.empty()) {
+    while (off < frames.size()) {
+      ssize_t n = ::send(fd_, frames.data() + off, frames.size() - off,
+                         MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) {
+        off += static_cast<size_t>(n);
+        bytes_sent_ += static_cast<uint64_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      FailLocked(std::string("send failed: ") + std::strerror(errno));
+      return;
+    }
+    if (off == frames.size()) return;
+  }
+  pending_.append(frames, off, std::string::npos);
+  if (pending_.size() + in_writer_ > max_queued_) {
+    FailLocked("node is not reading: " + std::to_string(pending_.size()) +
+               " bytes queued for it");
+    return;
+  }
+  cv_.notify_one();
+}
+
+void Outbox::WriterLoop() {
+  std::unique_lock<std::mutex> l(mu_);
+  for (;;) {
+    cv_.wait(l, [this] { return closed_ || (!pending_.empty() && !failed_); });
+    if (closed_) return;
+    std::string batch;
+    batch.swap(pending_);
+    writing_ = true;
+    in_writer_ = batch.size();
+    l.unlock();
+    size_t off = 0;
+    std::string error;
+    while (off < batch.size()) {
+      ssize_t n = ::send(fd_, batch.data() + off, batch.size() - off,
+                         MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) {
+        off += static_cast<size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        pollfd p{fd_, POLLOUT, 0};
+        ::poll(&p, 1, 100);
+        std::lock_guard<std::mutex> g(mu_);
+        if (closed_) break;
+        continue;
+      }
+      error = std::string("send failed: ") + std::strerror(errno);
+      break;
+    }
+    l.lock();
+    writing_ = false;
+    in_writer_ = 0;
+    bytes_sent_ += off;
+    if (!error.empty()) FailLocked(error);
+  }
+}
+
+}  // namespace sos
+}  // namespace djava

@@ -1,0 +1,59 @@
+// Outbox: the ordered, never-blocking way out to one node. Post() is called
+// with directory locks held, so it must not wait for the network: it writes
+// at once when the socket takes the bytes (the common case, and the fast
+// one: no thread hand-off), and otherwise queues them for the outbox's own
+// writer thread. A node that stops reading cannot stall the server: once
+// more than max_queued bytes wait for it, the outbox gives up on it and shuts
+// its socket, which ends the node's session.
+#ifndef DJAVA_SOS_OUTBOX_H_
+#define DJAVA_SOS_OUTBOX_H_
+
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace djava {
+namespace sos {
+
+class Outbox {
+ public:
+  // fd stays owned by its Connection; on_failure gets why the outbox gave up.
+  Outbox(int fd, size_t max_queued, std::function<void(const std::string&)> on_failure);
+  ~Outbox();  // Close()s.
+  Outbox(const Outbox&) = delete;
+  Outbox& operator=(const Outbox&) = delete;
+
+  // Appends whole frames (already framed) in order. Ignored after failure
+  // or Close.
+  void Post(const std::string& frames);
+  // Stops the writer; unsent bytes are dropped (the node is going away).
+  void Close();
+
+  uint64_t bytes_sent() const;
+
+ private:
+  void WriterLoop();
+  void FailLocked(const std::string& why);
+
+  const int fd_;
+  const size_t max_queued_;
+  const std::function<void(const std::string&)> on_failure_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::string pending_;
+  bool writing_ = false;  // the writer thread owns bytes taken from pending_
+  size_t in_writer_ = 0;  // how many
+  bool closed_ = false;
+  bool failed_ = false;
+  uint64_t bytes_sent_ = 0;
+  std::thread writer_;
+};
+
+}  // namespace sos
+}  // namespace djava
+
+#endif  // DJAVA_SOS_OUTBOX_H_

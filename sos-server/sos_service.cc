@@ -1,0 +1,365 @@
+#include "sos_service.h"
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "wire/frame.h"
+
+namespace djava {
+namespace sos {
+
+namespace {
+
+std::string Now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm;
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%H:%M:%S", &tm);
+  return buf;
+}
+
+constexpr size_t kTokenSize = 16;
+// A prefetch names at most this many chunks (the frame limit bounds it too).
+constexpr int kMaxPrefetch = 1 << 16;
+
+}  // namespace
+
+struct SosService::Session {
+  NodeId node = 0;
+  std::string name;  // "node-name at peer"
+  std::string token;
+  std::unique_ptr<Outbox> outbox;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  wire::Connection* main = nullptr;    // while the main handler runs
+  wire::Connection* bypass = nullptr;  // while the bypass handler runs
+  bool bypass_ever = false;
+  std::set<uint32_t> classes_sent;                  // server -> node
+  std::map<uint32_t, uint32_t> classes_received;    // node's ref -> ClassTable index
+  bool left = false;                                // OkToDie sent
+  std::string failure;                              // why the outbox gave up
+};
+
+SosService::SosService(Options options, Log log)
+    : options_(options), log_(std::move(log)), directory_(this) {}
+
+SosService::~SosService() = default;
+
+void SosService::Say(const std::string& line) const {
+  if (log_) log_(line);
+}
+
+std::shared_ptr<SosService::Session> SosService::Find(NodeId node) const {
+  std::lock_guard<std::mutex> l(sessions_mu_);
+  auto it = sessions_.find(node);
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+// ---- main connection ----------------------------------------------------------
+
+void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::string& peer) {
+  connections_++;
+  sospb::NodeRequest req;
+  if (!conn->Receive(&req)) {
+    Say(peer + ": closed before Hello: " + conn->error());
+    return;
+  }
+  if (req.body_case() != sospb::NodeRequest::kHello) {
+    refused_++;
+    Say(peer + ": protocol error: the first request is not Hello; closing");
+    return;
+  }
+  auto s = std::make_shared<Session>();
+  s->name = (req.hello().node_name().empty() ? std::string("unnamed") : req.hello().node_name()) +
+            " at " + peer;
+  s->node = directory_.AddNode(s->name);
+  if (s->node == 0) {
+    Say(peer + ": refused: node numbers are exhausted");
+    return;
+  }
+  s->token.resize(kTokenSize);
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(&s->token[0]), kTokenSize) != 1) {
+    Say(peer + ": no random bytes for a token");
+    return;
+  }
+  s->main = conn.get();
+  Session* raw = s.get();
+  s->outbox = std::make_unique<Outbox>(conn->fd(), options_.max_queued_per_node,
+                                       [this, raw](const std::string& why) {
+                                         Say("node " + std::to_string(raw->node) + " (" +
+                                             raw->name + "): " + why + "; dropping it");
+                                       });
+  {
+    std::lock_guard<std::mutex> l(sessions_mu_);
+    sessions_[s->node] = s;
+  }
+  sospb::ServerMessage welcome;
+  welcome.set_seq(req.seq());
+  welcome.mutable_welcome()->set_node(s->node);
+  welcome.mutable_welcome()->set_token(s->token);
+  welcome.mutable_welcome()->set_max_chunk_size(options_.max_chunk_size);
+  Post(s->node, &welcome, nullptr);
+
+  std::string why;
+  {
+    std::unique_lock<std::mutex> l(s->mu);
+    if (!s->cv.wait_for(l, std::chrono::milliseconds(options_.bypass_timeout_ms),
+                        [&] { return s->bypass_ever; }))
+      why = "its bypass connection did not join within " +
+            std::to_string(options_.bypass_timeout_ms) + " ms";
+  }
+  if (why.empty()) {
+    Say("node " + std::to_string(s->node) + " (" + s->name + ") joined");
+    RunRequests(s.get(), conn.get());
+  }
+
+  bool left;
+  {
+    std::lock_guard<std::mutex> l(s->mu);
+    left = s->left;
+    if (why.empty()) why = conn->error();
+    s->main = nullptr;
+    if (s->bypass != nullptr) s->bypass->Shutdown();
+  }
+  if (left) {
+    nodes_left_++;
+    directory_.RemoveNode(s->node, "left at " + Now());
+    Say("node " + std::to_string(s->node) + " (" + s->name + ") left");
+  } else {
+    nodes_died_++;
+    directory_.RemoveNode(s->node, "disconnected at " + Now() + " (" + why + ")");
+    Say("node " + std::to_string(s->node) + " (" + s->name + ") disconnected: " + why);
+  }
+  s->outbox->Close();
+  std::lock_guard<std::mutex> l(sessions_mu_);
+  sessions_.erase(s->node);
+}
+
+void SosService::RunRequests(Session* s, wire::Connection* conn) {
+  sospb::NodeRequest req;
+  const std::string who = "node " + std::to_string(s->node) + " (" + s->name + ")";
+  while (conn->Receive(&req)) {
+    requests_++;
+    switch (req.body_case()) {
+      case sospb::NodeRequest::kRead:
+        directory_.Read(s->node, req.seq(), req.read().id());
+        break;
+      case sospb::NodeRequest::kWrite:
+        directory_.Write(s->node, req.seq(), req.write().id(), req.write().have_version());
+        break;
+      case sospb::NodeRequest::kPrefetch:
+        if (req.prefetch().ids_size() > kMaxPrefetch) {
+          Say(who + ": protocol error: prefetch of " +
+              std::to_string(req.prefetch().ids_size()) + " chunks; closing");
+          refused_++;
+          return;
+        }
+        for (uint64_t id : req.prefetch().ids()) directory_.Read(s->node, req.seq(), id);
+        break;
+      case sospb::NodeRequest::kFree:
+        directory_.Free(s->node, req.seq(), req.free().id());
+        break;
+      case sospb::NodeRequest::kDie:
+        directory_.Die(s->node, req.seq(),
+                       std::vector<ChunkId>(req.die().owned().begin(), req.die().owned().end()));
+        break;
+      case sospb::NodeRequest::kHello:
+        Say(who + ": protocol error: a second Hello; closing");
+        refused_++;
+        return;
+      default:
+        Say(who + ": protocol error: empty or unknown request; closing");
+        refused_++;
+        return;
+    }
+  }
+}
+
+// ---- bypass connection ---------------------------------------------------------
+
+void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::string& peer) {
+  connections_++;
+  sospb::BypassMessage m;
+  if (!conn->Receive(&m)) {
+    Say(peer + ": bypass closed before its hello: " + conn->error());
+    return;
+  }
+  std::shared_ptr<Session> s;
+  if (m.body_case() == sospb::BypassMessage::kHello) s = Find(m.hello().node());
+  {
+    std::unique_lock<std::mutex> l;
+    if (s != nullptr) l = std::unique_lock<std::mutex>(s->mu);
+    if (s == nullptr || s->bypass_ever || s->main == nullptr ||
+        m.hello().token().size() != s->token.size() ||
+        CRYPTO_memcmp(m.hello().token().data(), s->token.data(), s->token.size()) != 0) {
+      refused_++;
+      Say(peer + ": protocol error: a bypass connection that names no waiting node; closing");
+      return;
+    }
+    s->bypass = conn.get();
+    s->bypass_ever = true;
+  }
+  s->cv.notify_all();
+  const std::string who = "node " + std::to_string(s->node) + " (" + s->name + ")";
+
+  std::string why;
+  while (why.empty() && conn->Receive(&m)) {
+    switch (m.body_case()) {
+      case sospb::BypassMessage::kInvalidateAck:
+        directory_.InvalidateAck(s->node, m.invalidate_ack().id(), m.invalidate_ack().txn());
+        break;
+      case sospb::BypassMessage::kFlushReply: {
+        const sospb::FlushReply& r = m.flush_reply();
+        std::unique_ptr<ChunkImage> image;
+        if (r.present()) {
+          image = std::make_unique<ChunkImage>();
+          std::string error;
+          if (r.chunk().id() != r.id()) {
+            why = "flush reply for chunk " + std::to_string(r.id()) + " carries another chunk";
+          } else if (!DecodeChunk(s.get(), r.chunk(), image.get(), &error)) {
+            why = error;
+          }
+          if (!why.empty()) break;
+        }
+        directory_.FlushReply(s->node, r.id(), r.txn(), std::move(image));
+        break;
+      }
+      default:
+        why = "an unexpected message on the bypass connection";
+    }
+  }
+  if (!why.empty()) {
+    refused_++;
+    Say(who + ": protocol error: " + why + "; closing");
+  }
+  // A node without its bypass cannot answer flushes: end the whole session.
+  std::lock_guard<std::mutex> l(s->mu);
+  s->bypass = nullptr;
+  if (s->main != nullptr) s->main->Shutdown();
+}
+
+bool SosService::DecodeChunk(Session* s, const sospb::Chunk& c, ChunkImage* image,
+                             std::string* error) {
+  if (c.data().size() > options_.max_chunk_size) {
+    *error = "a chunk of " + std::to_string(c.data().size()) + " bytes, above the limit of " +
+             std::to_string(options_.max_chunk_size);
+    return false;
+  }
+  if (c.class_ref() != 0) {
+    std::lock_guard<std::mutex> l(s->mu);
+    if (c.has_class_def()) {
+      s->classes_received[c.class_ref()] = classes_.Intern(c.class_def());
+    }
+    auto it = s->classes_received.find(c.class_ref());
+    if (it == s->classes_received.end()) {
+      *error = "class number " + std::to_string(c.class_ref()) + " was never defined";
+      return false;
+    }
+    image->class_index = it->second;
+  }
+  image->array_length = c.array_length();
+  image->identity_hash = c.identity_hash();
+  image->data = c.data();
+  return true;
+}
+
+// ---- NodeSink --------------------------------------------------------------------
+
+void SosService::Post(NodeId node, sospb::ServerMessage* msg, const ChunkImage* image) {
+  std::shared_ptr<Session> s = Find(node);
+  if (s == nullptr) return;  // gone: the directory already forgot it or will
+  std::lock_guard<std::mutex> l(s->mu);
+  if (image != nullptr && image->class_index != 0 && msg->has_grant()) {
+    sospb::Chunk* c = msg->mutable_grant()->mutable_chunk();
+    c->set_class_ref(image->class_index);
+    if (s->classes_sent.insert(image->class_index).second)
+      classes_.Lookup(image->class_index, c->mutable_class_def());
+  }
+  if (msg->has_ok_to_die()) s->left = true;
+  std::string frame;
+  wire::AppendFrame(msg->SerializeAsString(), &frame);
+  s->outbox->Post(frame);
+}
+
+void SosService::Grant(NodeId node, uint64_t seq, sospb::Access access, ChunkId id,
+                       uint64_t version, const ChunkImage* image) {
+  sospb::ServerMessage m;
+  m.set_seq(seq);
+  sospb::Grant* g = m.mutable_grant();
+  g->set_access(access);
+  sospb::Chunk* c = g->mutable_chunk();
+  c->set_id(id);
+  c->set_version(version);
+  if (image != nullptr) {
+    g->set_has_data(true);
+    c->set_array_length(image->array_length);
+    c->set_identity_hash(image->identity_hash);
+    c->set_data(image->data);
+  }
+  Post(node, &m, image);
+}
+
+void SosService::Invalidate(NodeId node, ChunkId id, uint64_t txn) {
+  sospb::ServerMessage m;
+  m.mutable_invalidate()->set_id(id);
+  m.mutable_invalidate()->set_txn(txn);
+  Post(node, &m, nullptr);
+}
+
+void SosService::Flush(NodeId node, ChunkId id, uint64_t txn, bool keep_shared) {
+  sospb::ServerMessage m;
+  m.mutable_flush()->set_id(id);
+  m.mutable_flush()->set_txn(txn);
+  m.mutable_flush()->set_keep_shared(keep_shared);
+  Post(node, &m, nullptr);
+}
+
+void SosService::Error(NodeId node, uint64_t seq, ChunkId id, sospb::ErrorCode code,
+                       const std::string& message) {
+  sospb::ServerMessage m;
+  m.set_seq(seq);
+  m.mutable_error()->set_code(code);
+  m.mutable_error()->set_id(id);
+  m.mutable_error()->set_message(message);
+  Post(node, &m, nullptr);
+}
+
+void SosService::Freed(NodeId node, uint64_t seq, ChunkId id) {
+  sospb::ServerMessage m;
+  m.set_seq(seq);
+  m.mutable_freed()->set_id(id);
+  Post(node, &m, nullptr);
+}
+
+void SosService::OkToDie(NodeId node, uint64_t seq) {
+  sospb::ServerMessage m;
+  m.set_seq(seq);
+  m.mutable_ok_to_die();
+  Post(node, &m, nullptr);
+}
+
+std::string SosService::Stats() const {
+  DirectoryStats d = directory_.Stats();
+  size_t live;
+  {
+    std::lock_guard<std::mutex> l(sessions_mu_);
+    live = sessions_.size();
+  }
+  return "connections " + std::to_string(connections_.load()) + ", nodes live " +
+         std::to_string(live) + ", left " + std::to_string(nodes_left_.load()) + ", died " +
+         std::to_string(nodes_died_.load()) + ", protocol errors " +
+         std::to_string(refused_.load()) + "; requests " + std::to_string(requests_.load()) +
+         ", grants " + std::to_string(d.grants) + ", invalidates " +
+         std::to_string(d.invalidates) + ", flushes " + std::to_string(d.flushes) +
+         ", errors " + std::to_string(d.errors) + "; chunks " + std::to_string(d.chunks) +
+         ", lost " + std::to_string(d.lost) + ", freed " + std::to_string(d.freed) +
+         ", classes " + std::to_string(classes_.size());
+}
+
+}  // namespace sos
+}  // namespace djava
