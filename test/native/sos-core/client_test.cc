@@ -1,0 +1,434 @@
+// sos-client against a real server on loopback: the service runs in this
+// process (SosService on a wire::ServiceHost, as sos-server's main does), the
+// clients connect over TCP exactly as a JVM's would.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "djava/sos_client.h"
+#include "sos_service.h"
+#include "wire/service_host.h"
+
+namespace djava {
+namespace sos {
+namespace {
+
+class Server {
+ public:
+  Server() : service_(SosService::Options(), nullptr), host_(kSecret, nullptr) {
+    char dir[] = "/tmp/sos-client-test-XXXXXX";
+    EXPECT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    secret_file_ = dir_ + "/secret";
+    std::ofstream(secret_file_) << kSecret;
+    chmod(secret_file_.c_str(), 0600);
+    host_.AddService("sos", [this](std::unique_ptr<wire::Connection> c, const std::string& p) {
+      service_.ServeMain(std::move(c), p);
+    });
+    host_.AddService("sos-bypass",
+                     [this](std::unique_ptr<wire::Connection> c, const std::string& p) {
+                       service_.ServeBypass(std::move(c), p);
+                     });
+    std::string error;
+    EXPECT_TRUE(host_.Listen("127.0.0.1:0", &error)) << error;
+    address_ = "127.0.0.1:" + std::to_string(host_.port());
+    thread_ = std::thread([this] { host_.Run(); });
+  }
+  ~Server() {
+    Stop();
+    unlink(secret_file_.c_str());
+    rmdir(dir_.c_str());
+  }
+  void Stop() {
+    if (thread_.joinable()) {
+      host_.Stop();
+      thread_.join();
+    }
+  }
+
+  djava_sos_client* Connect(const char* name, const djava_sos_callbacks* cb = nullptr) {
+    djava_sos_config config{address_.c_str(), secret_file_.c_str(), name, cb};
+    djava_sos_client* c = nullptr;
+    djava_sos_error e{};
+    EXPECT_EQ(djava_sos_connect(&config, &c, &e), DJAVA_SOS_OK) << e.message;
+    return c;
+  }
+  const std::string& address() const { return address_; }
+  const std::string& secret_file() const { return secret_file_; }
+  SosService& service() { return service_; }
+
+ private:
+  static constexpr const char* kSecret = "a cluster secret of enough bytes";
+  std::string dir_, secret_file_, address_;
+  SosService service_;
+  wire::ServiceHost host_;
+  std::thread thread_;
+};
+
+uint64_t ReadU64(djava_sos_chunk* c, size_t offset = 0) {
+  djava_sos_error e{};
+  EXPECT_EQ(djava_sos_load(c, &e), DJAVA_SOS_OK) << e.message;
+  uint64_t v;
+  std::memcpy(&v, static_cast<char*>(djava_sos_data(c)) + offset, 8);
+  djava_sos_release(c);
+  return v;
+}
+
+void WriteU64(djava_sos_chunk* c, uint64_t v, size_t offset = 0) {
+  djava_sos_error e{};
+  ASSERT_EQ(djava_sos_lock(c, &e), DJAVA_SOS_OK) << e.message;
+  std::memcpy(static_cast<char*>(djava_sos_data(c)) + offset, &v, 8);
+  djava_sos_release(c);
+}
+
+djava_sos_meta Meta(const char* cls, uint32_t length = 0, uint32_t hash = 0) {
+  djava_sos_meta m{};
+  m.class_name = cls;
+  m.program = 42;
+  m.element_type = length ? 11 : 0;
+  m.array_length = length;
+  m.identity_hash = hash;
+  return m;
+}
+
+TEST(SosClient, AnotherNodeReadsWhatTheCreatorWroteWithItsMeta) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_meta meta = Meta("[J", 2, 0xbeef);
+  djava_sos_error e{};
+  djava_sos_chunk* ca = djava_sos_alloc(a, 16, &meta, &e);
+  ASSERT_NE(ca, nullptr) << e.message;
+  EXPECT_EQ(djava_sos_id(ca) >> 40, djava_sos_node(a));
+  WriteU64(ca, 41);
+  WriteU64(ca, 42, 8);
+
+  djava_sos_chunk* cb = djava_sos_chunk_for(b, djava_sos_id(ca));
+  EXPECT_EQ(ReadU64(cb), 41u);
+  EXPECT_EQ(ReadU64(cb, 8), 42u);
+  const djava_sos_meta* m = djava_sos_meta_of(cb);
+  ASSERT_NE(m, nullptr);
+  EXPECT_STREQ(m->class_name, "[J");
+  EXPECT_EQ(m->program, 42u);
+  EXPECT_EQ(m->element_type, 11);
+  EXPECT_EQ(m->array_length, 2u);
+  EXPECT_EQ(m->identity_hash, 0xbeefu);
+  EXPECT_EQ(djava_sos_size(cb), 16u);
+  EXPECT_EQ(djava_sos_chunk_for(b, djava_sos_id(ca)), cb) << "one handle per id";
+  djava_sos_abandon(b);
+  djava_sos_abandon(a);
+}
+
+TEST(SosClient, AWriteInvalidatesOtherReadCopies) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_client* c = server.Connect("c");
+  djava_sos_meta meta = Meta("Counter");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 8, &meta, nullptr);
+  WriteU64(ca, 1);
+  djava_sos_chunk* cb = djava_sos_chunk_for(b, djava_sos_id(ca));
+  djava_sos_chunk* cc = djava_sos_chunk_for(c, djava_sos_id(ca));
+  EXPECT_EQ(ReadU64(cb), 1u);
+  EXPECT_EQ(ReadU64(cc), 1u);
+  WriteU64(ca, 2);  // a shares it now: an upgrade that invalidates b and c
+  EXPECT_EQ(ReadU64(cb), 2u);
+  EXPECT_EQ(ReadU64(cc), 2u);
+  WriteU64(cc, 3);
+  EXPECT_EQ(ReadU64(ca), 3u);
+  EXPECT_EQ(ReadU64(cb), 3u);
+  djava_sos_stats stats{};
+  djava_sos_get_stats(a, &stats);
+  EXPECT_GE(stats.invalidations, 1u);
+  EXPECT_GE(stats.upgrades, 1u);
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+  djava_sos_abandon(c);
+}
+
+TEST(SosClient, ARevocationWaitsForTheAccessInProgress) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(ca, 5);
+  djava_sos_chunk* cb = djava_sos_chunk_for(b, djava_sos_id(ca));
+  djava_sos_error e{};
+  ASSERT_EQ(djava_sos_load(cb, &e), DJAVA_SOS_OK);  // b reads and keeps reading
+  std::atomic<bool> released{false};
+  std::atomic<bool> locked_before_release{false};
+  std::thread writer([&] {
+    WriteU64(ca, 6);
+    locked_before_release = !released.load();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  uint64_t v;
+  std::memcpy(&v, djava_sos_data(cb), 8);
+  EXPECT_EQ(v, 5u) << "the bytes changed under a reader";
+  released = true;
+  djava_sos_release(cb);
+  writer.join();
+  EXPECT_FALSE(locked_before_release) << "the write did not wait for the read in progress";
+  EXPECT_EQ(ReadU64(cb), 6u);
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
+struct JvmSide {
+  std::map<uint64_t, std::string> objects;  // the bytes "inside Java objects"
+  int installs = 0, produces = 0, started = 0;
+  std::mutex mu;
+};
+
+TEST(SosClient, CallbacksKeepTheBytesInTheJvmsObjects) {
+  Server server;
+  JvmSide jvm_a, jvm_b;
+  djava_sos_callbacks cb{};
+  cb.install = [](void* ctx, djava_sos_chunk*, uint64_t id, const djava_sos_meta* meta,
+                  const void* bytes, size_t size, char* error, size_t cap) -> int {
+    auto* j = static_cast<JvmSide*>(ctx);
+    if (meta->class_name == nullptr || std::strcmp(meta->class_name, "Refused") == 0) {
+      std::snprintf(error, cap, "no class %s", meta->class_name ? meta->class_name : "(none)");
+      return 1;
+    }
+    std::lock_guard<std::mutex> l(j->mu);
+    j->objects[id].assign(static_cast<const char*>(bytes), size);
+    j->installs++;
+    return 0;
+  };
+  cb.produce = [](void* ctx, djava_sos_chunk*, uint64_t id, void* buffer, size_t size) {
+    auto* j = static_cast<JvmSide*>(ctx);
+    std::lock_guard<std::mutex> l(j->mu);
+    std::memcpy(buffer, j->objects[id].data(), size);
+    j->produces++;
+  };
+  cb.thread_started = [](void* ctx, const char*) { static_cast<JvmSide*>(ctx)->started++; };
+  djava_sos_callbacks cba = cb, cbb = cb;
+  cba.context = &jvm_a;
+  cbb.context = &jvm_b;
+  djava_sos_client* a = server.Connect("a", &cba);
+  djava_sos_client* b = server.Connect("b", &cbb);
+  djava_sos_meta meta = Meta("Point");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 4, &meta, nullptr);
+  EXPECT_EQ(djava_sos_data(ca), nullptr) << "the client kept bytes the JVM holds";
+  jvm_a.objects[djava_sos_id(ca)] = "abcd";
+  djava_sos_chunk* cbk = djava_sos_chunk_for(b, djava_sos_id(ca));
+  djava_sos_error e{};
+  ASSERT_EQ(djava_sos_load(cbk, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(cbk);
+  EXPECT_EQ(jvm_b.objects[djava_sos_id(ca)], "abcd");
+  EXPECT_EQ(jvm_a.produces, 1);
+  EXPECT_EQ(jvm_b.installs, 1);
+  EXPECT_EQ(jvm_a.started, 1);
+
+  djava_sos_meta refused = Meta("Refused");
+  djava_sos_chunk* cr = djava_sos_alloc(a, 4, &refused, nullptr);
+  jvm_a.objects[djava_sos_id(cr)] = "zzzz";
+  djava_sos_chunk* crb = djava_sos_chunk_for(b, djava_sos_id(cr));
+  EXPECT_EQ(djava_sos_load(crb, &e), DJAVA_SOS_INSTALL_FAILED);
+  EXPECT_NE(std::string(e.message).find("no class Refused"), std::string::npos) << e.message;
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
+TEST(SosClient, PrefetchedChunksLoadWithoutAnotherRequest) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 20; i++) {
+    djava_sos_chunk* c = djava_sos_alloc(a, 8, nullptr, nullptr);
+    WriteU64(c, 100 + i);
+    ids.push_back(djava_sos_id(c));
+  }
+  djava_sos_error e{};
+  ASSERT_EQ(djava_sos_prefetch(b, ids.data(), ids.size(), &e), DJAVA_SOS_OK) << e.message;
+  for (int i = 0; i < 20; i++) EXPECT_EQ(ReadU64(djava_sos_chunk_for(b, ids[i])), 100u + i);
+  djava_sos_stats stats{};
+  djava_sos_get_stats(b, &stats);
+  EXPECT_EQ(stats.misses, 20u) << "a prefetched chunk was asked for again";
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
+TEST(SosClient, DirtyChunksOfACrashedNodeAreLostAndSaySo) {
+  Server server;
+  djava_sos_client* a = server.Connect("victim:1234");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_chunk* shared = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(shared, 7);
+  djava_sos_chunk* bs = djava_sos_chunk_for(b, djava_sos_id(shared));
+  EXPECT_EQ(ReadU64(bs), 7u);              // written home, both share it
+  djava_sos_chunk* dirty = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(dirty, 8);                      // never left a
+  WriteU64(shared, 9);                     // modified again at a only
+  const uint64_t dirty_id = djava_sos_id(dirty), shared_id = djava_sos_id(shared);
+  djava_sos_abandon(a);
+  djava_sos_error e{};
+  for (uint64_t id : {dirty_id, shared_id}) {
+    djava_sos_chunk* c = djava_sos_chunk_for(b, id);
+    // The server may not have noticed the death yet: wait until it has.
+    djava_sos_status s = DJAVA_SOS_OK;
+    for (int i = 0; i < 100; i++) {
+      s = djava_sos_load(c, &e);
+      if (s != DJAVA_SOS_OK) break;
+      djava_sos_release(c);
+      FAIL() << "read a chunk whose only current copy died";
+    }
+    EXPECT_EQ(s, DJAVA_SOS_LOST) << e.message;
+    EXPECT_NE(std::string(e.message).find("victim:1234"), std::string::npos) << e.message;
+  }
+  // The server keeps serving.
+  djava_sos_chunk* fresh = djava_sos_alloc(b, 8, nullptr, nullptr);
+  WriteU64(fresh, 1);
+  djava_sos_client* c = server.Connect("c");
+  EXPECT_EQ(ReadU64(djava_sos_chunk_for(c, djava_sos_id(fresh))), 1u);
+  djava_sos_abandon(b);
+  djava_sos_abandon(c);
+}
+
+TEST(SosClient, CloseWritesEveryModifiedChunkBack) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 10; i++) {
+    djava_sos_chunk* c = djava_sos_alloc(a, 8, nullptr, nullptr);
+    WriteU64(c, 1000 + i);
+    ids.push_back(djava_sos_id(c));
+  }
+  djava_sos_error e{};
+  ASSERT_EQ(djava_sos_close(a, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_client* b = server.Connect("b");
+  for (int i = 0; i < 10; i++) EXPECT_EQ(ReadU64(djava_sos_chunk_for(b, ids[i])), 1000u + i);
+  djava_sos_abandon(b);
+}
+
+TEST(SosClient, FreeIsRefusedWhileSharedAndFinalAfterwards) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(ca, 1);
+  djava_sos_chunk* cb = djava_sos_chunk_for(b, djava_sos_id(ca));
+  EXPECT_EQ(ReadU64(cb), 1u);
+  djava_sos_error e{};
+  EXPECT_EQ(djava_sos_free(ca, &e), DJAVA_SOS_IN_USE) << e.message;
+  WriteU64(cb, 2);  // b alone holds it now
+  EXPECT_EQ(djava_sos_free(cb, &e), DJAVA_SOS_OK) << e.message;
+  EXPECT_EQ(djava_sos_load(ca, &e), DJAVA_SOS_FREED) << e.message;
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
+TEST(SosClient, AfterTheServerIsGoneEvenCachedReadsFail) {
+  auto server = std::make_unique<Server>();
+  djava_sos_client* a = server->Connect("a");
+  djava_sos_chunk* c = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(c, 1);
+  server->Stop();
+  djava_sos_error e{};
+  djava_sos_status s = DJAVA_SOS_OK;
+  for (int i = 0; i < 200 && s == DJAVA_SOS_OK; i++) {
+    s = djava_sos_load(c, &e);
+    if (s == DJAVA_SOS_OK) {
+      djava_sos_release(c);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  EXPECT_EQ(s, DJAVA_SOS_DISCONNECTED);
+  djava_sos_abandon(a);
+}
+
+TEST(SosClient, ChunksAboveTheLimitAreRefusedAtAlloc) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_error e{};
+  EXPECT_EQ(djava_sos_alloc(a, 64u << 20, nullptr, &e), nullptr);
+  EXPECT_EQ(e.status, DJAVA_SOS_TOO_LARGE);
+  djava_sos_abandon(a);
+}
+
+TEST(SosClient, WrongSecretIsRefused) {
+  Server server;
+  char path[] = "/tmp/sos-wrong-secret-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, "not the cluster secret at all", 29), 29);
+  close(fd);
+  djava_sos_config config{server.address().c_str(), path, "intruder", nullptr};
+  djava_sos_client* c = nullptr;
+  djava_sos_error e{};
+  EXPECT_EQ(djava_sos_connect(&config, &c, &e), DJAVA_SOS_DISCONNECTED);
+  EXPECT_NE(std::string(e.message).find("auth"), std::string::npos) << e.message;
+  unlink(path);
+}
+
+// Counters only ever incremented under write access, by several threads of
+// several nodes over few chunks: the totals are exact, the two words of a
+// chunk are always equal (no torn or mixed copy), and no thread ever reads a
+// value below one it saw before.
+TEST(SosClient, ConcurrentIncrementsAreCoherent) {
+  Server server;
+  constexpr int kNodes = 3, kThreads = 3, kChunks = 3, kOps = 400;
+  std::vector<djava_sos_client*> nodes;
+  for (int n = 0; n < kNodes; n++) nodes.push_back(server.Connect(("n" + std::to_string(n)).c_str()));
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < kChunks; i++) ids.push_back(djava_sos_id(djava_sos_alloc(nodes[0], 16, nullptr, nullptr)));
+  const unsigned seed = std::random_device()();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::atomic<uint64_t> increments[kChunks] = {};
+  std::atomic<int> violations{0};
+  std::vector<std::thread> threads;
+  for (int n = 0; n < kNodes; n++) {
+    for (int t = 0; t < kThreads; t++) {
+      threads.emplace_back([&, n, t] {
+        std::mt19937 rng(seed + n * 100 + t);
+        uint64_t seen[kChunks] = {};
+        for (int op = 0; op < kOps; op++) {
+          int k = rng() % kChunks;
+          djava_sos_chunk* c = djava_sos_chunk_for(nodes[n], ids[k]);
+          djava_sos_error e{};
+          bool write = rng() % 2;
+          if ((write ? djava_sos_lock(c, &e) : djava_sos_load(c, &e)) != DJAVA_SOS_OK) {
+            violations++;
+            continue;
+          }
+          uint64_t w[2];
+          std::memcpy(w, djava_sos_data(c), 16);
+          if (w[0] != w[1] || w[0] < seen[k]) violations++;
+          if (write) {
+            w[0]++;
+            w[1] = w[0];
+            std::memcpy(djava_sos_data(c), w, 16);
+          }
+          djava_sos_release(c);
+          seen[k] = w[0];
+          if (write) increments[k]++;
+        }
+      });
+    }
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(violations.load(), 0);
+  djava_sos_client* checker = server.Connect("checker");
+  for (int k = 0; k < kChunks; k++) {
+    djava_sos_chunk* c = djava_sos_chunk_for(checker, ids[k]);
+    EXPECT_EQ(ReadU64(c), increments[k].load()) << "chunk " << k;
+    EXPECT_EQ(ReadU64(c, 8), increments[k].load()) << "chunk " << k;
+  }
+  for (auto* n : nodes) djava_sos_abandon(n);
+  djava_sos_abandon(checker);
+}
+
+}  // namespace
+}  // namespace sos
+}  // namespace djava
