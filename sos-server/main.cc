@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
     }
   }
   if (secret_file.empty()) Usage("--secret-file is required");
+  // A bare port (or ":port") means loopback: binding elsewhere takes a host.
+  if (listen.find(':') == std::string::npos) listen = ":" + listen;
+  if (listen[0] == ':') listen = "127.0.0.1" + listen;
 
   std::string secret, error;
   if (!djava::wire::LoadSecret(secret_file, &secret, &error)) {
