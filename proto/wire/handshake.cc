@@ -80,7 +80,8 @@ bool ClientHandshake(Connection* c, const std::string& secret, const std::string
 }
 
 bool ServerHandshake(Connection* c, const std::string& secret, std::string* service,
-                     std::string* error) {
+                     std::string* error,
+                     const std::function<bool(const std::string&)>& known_service) {
   HandshakeLimits limits(c);
   const std::string nonce = RandomBytes(kNonceSize);
   if (nonce.empty()) {
@@ -106,6 +107,9 @@ bool ServerHandshake(Connection* c, const std::string& secret, std::string* serv
                                 ClientProof(secret, nonce, theirs.nonce(), theirs.service()))) {
     *error = "handshake: authentication failed (wrong cluster secret)";
     verdict.set_reason("authentication failed");
+  } else if (known_service && !known_service(theirs.service())) {
+    *error = "handshake: the client asked for unknown service '" + theirs.service() + "'";
+    verdict.set_reason("unknown service '" + theirs.service() + "'");
   } else {
     verdict.set_accepted(true);
     verdict.set_proof(ServerProof(secret, nonce, theirs.nonce()));

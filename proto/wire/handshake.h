@@ -11,6 +11,7 @@
 #define DJAVA_WIRE_HANDSHAKE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "wire/connection.h"
@@ -29,8 +30,11 @@ bool ClientHandshake(Connection* c, const std::string& secret, const std::string
 
 // True, with the service the client asked for, when the client proved it
 // knows the secret. On false the caller closes the connection and logs *error.
+// With known_service, an authenticated client naming another service is
+// refused in the verdict with the reason.
 bool ServerHandshake(Connection* c, const std::string& secret, std::string* service,
-                     std::string* error);
+                     std::string* error,
+                     const std::function<bool(const std::string&)>& known_service = nullptr);
 
 // The proofs, exposed for tests.
 std::string ClientProof(const std::string& secret, const std::string& server_nonce,

@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "wire/connection.h"
 
@@ -59,7 +60,7 @@ class ServiceHost {
 
   std::mutex mu_;
   bool stopping_ = false;
-  std::set<Connection*> live_;
+  std::set<int> live_;  // a duplicate descriptor of every live connection's socket
   std::map<std::thread::id, std::thread> threads_;
   std::vector<std::thread> finished_;
 };
