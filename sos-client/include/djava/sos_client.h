@@ -13,7 +13,9 @@
  * An access brackets one read or write of the chunk's bytes:
  *     if (djava_sos_load(c, &err) == DJAVA_SOS_OK) { ...read...; djava_sos_release(c); }
  * Between load/lock and release the bytes are current and the server's
- * invalidate or flush waits: a field write is never torn. A cached
+ * invalidate or flush waits: a field write is never torn. lock gives this
+ * node the only copy; it does not exclude the node's other threads, which
+ * (as in Java) synchronize among themselves. A cached
  * load+release is two atomic instructions; a miss asks the server and
  * waits, holding no lock another thread needs.
  *
