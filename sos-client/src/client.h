@@ -72,7 +72,7 @@ struct djava_sos_chunk {
 
   enum class Asked { kNone, kRead, kWrite, kFree };
   Asked outstanding = Asked::kNone;
-  uint64_t generation = 0;  // grows with every answer to this chunk
+  std::atomic<uint64_t> generation{0};  // grows with every answer to this chunk
   djava_sos_status answer_status = DJAVA_SOS_OK;
   std::string answer_message;
   int waiters = 0;
