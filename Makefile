@@ -135,6 +135,7 @@ test: test-native test-py test-jtreg
 bench: all
 	@mkdir -p bench/results
 	$(PYTHON) bench/micro/run.py --out bench/results/micro.md
+	$(BUILD)/bin/sos-bench --iterations 5000 | tee bench/results/sos.md
 
 # ---- demo --------------------------------------------------------------------
 # Until the distributed heap lands, the demo runs the multithreaded matrix
