@@ -16,6 +16,7 @@
 
 #include "djava/channel.h"
 #include "djava/monitor_client.h"
+#include "sos/ids.h"
 #include "local_monitors.h"
 #include "monitor.pb.h"
 
@@ -53,8 +54,9 @@ class MonitorClient {
     std::string error;
     std::condition_variable cv;
   };
-  // The home shard of an object: must match the sos directory's partition.
-  size_t ShardOf(uint64_t obj) const { return obj % shards_.size(); }
+  // The home shard of an object: the sos directory's own partition, so an
+  // object's monitor and its data live on the same server.
+  size_t ShardOf(uint64_t obj) const { return sos::HomeShard(obj, shards_.size()); }
   int Check(LocalThread t);  // closed or program failed?
   bool SendLocked(size_t shard, monitorpb::MonitorRequest* req);
   int Block(std::unique_lock<std::mutex>* lock, LocalThread t, Pending* p);
