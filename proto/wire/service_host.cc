@@ -131,6 +131,11 @@ void ServiceHost::Serve(int fd, std::string peer) {
   }
 }
 
+size_t ServiceHost::threads() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return threads_.size() + finished_.size();
+}
+
 void ServiceHost::Stop() {
   std::lock_guard<std::mutex> l(mu_);
   if (stopping_) return;

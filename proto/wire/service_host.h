@@ -49,6 +49,10 @@ class ServiceHost {
   // handlers return.
   void Stop();
 
+  // Thread objects held: live connections plus finished ones not yet joined
+  // (joined at the next accept). Stays bounded by the live connections.
+  size_t threads() const;
+
  private:
   void Serve(int fd, std::string peer);
 
@@ -58,7 +62,7 @@ class ServiceHost {
   int listen_fd_ = -1;
   int port_ = 0;
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   bool stopping_ = false;
   std::set<int> live_;  // a duplicate descriptor of every live connection's socket
   std::map<std::thread::id, std::thread> threads_;
