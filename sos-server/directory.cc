@@ -1,20 +1,7 @@
 #include "directory.h"
 
-#include <cinttypes>
-#include <cstdio>
-
 namespace djava {
 namespace sos {
-
-namespace {
-
-std::string Hex(ChunkId id) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
-  return buf;
-}
-
-}  // namespace
 
 Directory::Directory(NodeSink* sink) : sink_(sink) { nodes_.emplace_back(); }
 
@@ -138,7 +125,7 @@ Directory::Entry* Directory::FindOrCreate(Stripe& s, ChunkId id, const Request& 
     }
   }
   if (!exists) {
-    Fail(id, r, sospb::NO_SUCH_CHUNK, "chunk " + Hex(id) + " does not exist: no node " +
+    Fail(id, r, sospb::NO_SUCH_CHUNK, "chunk " + ChunkName(id) + " does not exist: no node " +
                                           std::to_string(creator) + " ever created chunks");
     return nullptr;
   }
@@ -149,11 +136,11 @@ Directory::Entry* Directory::FindOrCreate(Stripe& s, ChunkId id, const Request& 
       sink_->Freed(r.node, r.seq, id);
     } else if (left_cleanly) {
       Fail(id, r, sospb::NO_SUCH_CHUNK,
-           "chunk " + Hex(id) + " does not exist: " + Describe(creator) +
+           "chunk " + ChunkName(id) + " does not exist: " + Describe(creator) +
                " left without publishing it (never allocated, or freed)");
     } else {
       Fail(id, r, sospb::LOST,
-           "chunk " + Hex(id) + " is lost: it was created on " + Describe(creator) + ", which " +
+           "chunk " + ChunkName(id) + " is lost: it was created on " + Describe(creator) + ", which " +
                why + " before any other node fetched it");
     }
     return nullptr;
@@ -219,7 +206,7 @@ bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
           if (!others.empty()) {
             std::string who;
             for (NodeId n : others) who += (who.empty() ? "" : ", ") + Describe(n);
-            Fail(id, r, sospb::IN_USE, "chunk " + Hex(id) + " is still held by " + who);
+            Fail(id, r, sospb::IN_USE, "chunk " + ChunkName(id) + " is still held by " + who);
             return true;
           }
           e->state = State::kFreed;
@@ -242,7 +229,7 @@ bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
           case Kind::kRead:
           case Kind::kWrite:
             Fail(id, r, sospb::BAD_REQUEST,
-                 "chunk " + Hex(id) + " is already held modified by the requesting " +
+                 "chunk " + ChunkName(id) + " is already held modified by the requesting " +
                      Describe(r.node));
             return true;
           case Kind::kFree: {
@@ -264,7 +251,7 @@ bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
         }
         if (r.kind == Kind::kFree) {
           Fail(id, r, sospb::IN_USE,
-               "chunk " + Hex(id) + " is still held modified by " + Describe(e->owner));
+               "chunk " + ChunkName(id) + " is still held modified by " + Describe(e->owner));
           return true;
         }
       }
@@ -333,11 +320,11 @@ void Directory::FailWithState(ChunkId id, Entry* e, const Request& r) {
   if (e->state == State::kLost)
     Fail(id, r, sospb::LOST, LostMessage(id, *e));
   else
-    Fail(id, r, sospb::FREED, "chunk " + Hex(id) + " was freed");
+    Fail(id, r, sospb::FREED, "chunk " + ChunkName(id) + " was freed");
 }
 
 std::string Directory::LostMessage(ChunkId id, const Entry& e) const {
-  return "chunk " + Hex(id) + " is lost: its only current copy was modified on " +
+  return "chunk " + ChunkName(id) + " is lost: its only current copy was modified on " +
          e.lost_reason;
 }
 
@@ -377,7 +364,7 @@ void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
     if (e->image == nullptr && e->version == 0) {
       // Its creator does not have it: never allocated, or freed before anyone
       // else saw it. Everyone waiting on it hears so; the entry goes.
-      const std::string msg = "chunk " + Hex(id) + " does not exist: its creator " +
+      const std::string msg = "chunk " + ChunkName(id) + " does not exist: its creator " +
                               Describe(node) + " has no such chunk (never allocated, or freed)";
       std::deque<Request> waiting = std::move(e->queue);
       waiting.push_front(e->current);

@@ -5,8 +5,10 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <vector>
 
 #include "wire/frame.h"
 
@@ -45,12 +47,56 @@ struct SosService::Session {
   std::map<uint32_t, uint32_t> classes_received;    // node's ref -> ClassTable index
   bool left = false;                                // OkToDie sent
   std::string failure;                              // why the outbox gave up
+  // Invalidates and flushes sent and not yet answered: (chunk, txn) -> when
+  // sent. An answer to a transaction no longer current still clears it.
+  std::map<std::pair<ChunkId, uint64_t>, std::chrono::steady_clock::time_point> unanswered;
+  std::string dropped;  // why the watchdog dropped the node; empty otherwise
 };
 
 SosService::SosService(Options options, Log log)
-    : options_(options), log_(std::move(log)), directory_(this) {}
+    : options_(options), log_(std::move(log)), directory_(this) {
+  watchdog_ = std::thread([this] { WatchAnswers(); });
+}
 
-SosService::~SosService() = default;
+SosService::~SosService() {
+  {
+    std::lock_guard<std::mutex> l(watchdog_mu_);
+    stopping_ = true;
+  }
+  watchdog_cv_.notify_all();
+  watchdog_.join();
+}
+
+void SosService::WatchAnswers() {
+  const auto limit = std::chrono::milliseconds(options_.answer_timeout_ms);
+  // Checked a few times per limit: a silent node goes within 1.25 limits.
+  const auto period = std::max(std::chrono::milliseconds(10), limit / 4);
+  std::unique_lock<std::mutex> wl(watchdog_mu_);
+  while (!watchdog_cv_.wait_for(wl, period, [this] { return stopping_; })) {
+    std::vector<std::shared_ptr<Session>> all;
+    {
+      std::lock_guard<std::mutex> l(sessions_mu_);
+      for (auto& [node, s] : sessions_) all.push_back(s);
+    }
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& s : all) {
+      std::lock_guard<std::mutex> l(s->mu);
+      if (!s->dropped.empty()) continue;
+      for (const auto& [key, sent] : s->unanswered) {
+        if (now - sent < limit) continue;
+        s->dropped = "it left an invalidate or flush of chunk " + ChunkName(key.first) +
+                     " unanswered for " + std::to_string(options_.answer_timeout_ms) + " ms";
+        nodes_silent_++;
+        Say("node " + std::to_string(s->node) + " (" + s->name + "): " + s->dropped +
+            "; dropping it");
+        // Its handlers then see their connections end and remove the node.
+        if (s->main != nullptr) s->main->Shutdown();
+        if (s->bypass != nullptr) s->bypass->Shutdown();
+        break;
+      }
+    }
+  }
+}
 
 void SosService::Say(const std::string& line) const {
   if (log_) log_(line);
@@ -119,13 +165,14 @@ void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::st
   }
   if (why.empty()) {
     Say("node " + std::to_string(s->node) + " (" + s->name + ") joined");
-    RunRequests(s.get(), conn.get());
+    why = RunRequests(s.get(), conn.get());
   }
 
   bool left;
   {
     std::lock_guard<std::mutex> l(s->mu);
     left = s->left;
+    if (why.empty()) why = s->dropped;
     if (why.empty()) why = conn->error();
     s->main = nullptr;
     if (s->bypass != nullptr) s->bypass->Shutdown();
@@ -144,7 +191,7 @@ void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::st
   sessions_.erase(s->node);
 }
 
-void SosService::RunRequests(Session* s, wire::Connection* conn) {
+std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
   sospb::NodeRequest req;
   const std::string who = "node " + std::to_string(s->node) + " (" + s->name + ")";
   while (conn->Receive(&req)) {
@@ -158,10 +205,11 @@ void SosService::RunRequests(Session* s, wire::Connection* conn) {
         break;
       case sospb::NodeRequest::kPrefetch:
         if (req.prefetch().ids_size() > kMaxPrefetch) {
-          Say(who + ": protocol error: prefetch of " +
-              std::to_string(req.prefetch().ids_size()) + " chunks; closing");
+          const std::string why = "protocol error: prefetch of " +
+                                  std::to_string(req.prefetch().ids_size()) + " chunks";
+          Say(who + ": " + why + "; closing");
           refused_++;
-          return;
+          return why;
         }
         for (uint64_t id : req.prefetch().ids()) directory_.Read(s->node, req.seq(), id);
         break;
@@ -175,13 +223,14 @@ void SosService::RunRequests(Session* s, wire::Connection* conn) {
       case sospb::NodeRequest::kHello:
         Say(who + ": protocol error: a second Hello; closing");
         refused_++;
-        return;
+        return "protocol error: a second Hello";
       default:
         Say(who + ": protocol error: empty or unknown request; closing");
         refused_++;
-        return;
+        return "protocol error: empty or unknown request";
     }
   }
+  return std::string();  // the connection ended; its error says why
 }
 
 // ---- bypass connection ---------------------------------------------------------
@@ -215,10 +264,12 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
   while (why.empty() && conn->Receive(&m)) {
     switch (m.body_case()) {
       case sospb::BypassMessage::kInvalidateAck:
+        Answered(s.get(), m.invalidate_ack().id(), m.invalidate_ack().txn());
         directory_.InvalidateAck(s->node, m.invalidate_ack().id(), m.invalidate_ack().txn());
         break;
       case sospb::BypassMessage::kFlushReply: {
         const sospb::FlushReply& r = m.flush_reply();
+        Answered(s.get(), r.id(), r.txn());
         std::unique_ptr<ChunkImage> image;
         if (r.present()) {
           image = std::make_unique<ChunkImage>();
@@ -245,6 +296,11 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
   std::lock_guard<std::mutex> l(s->mu);
   s->bypass = nullptr;
   if (s->main != nullptr) s->main->Shutdown();
+}
+
+void SosService::Answered(Session* s, ChunkId id, uint64_t txn) {
+  std::lock_guard<std::mutex> l(s->mu);
+  s->unanswered.erase({id, txn});
 }
 
 bool SosService::DecodeChunk(Session* s, const sospb::Chunk& c, ChunkImage* image,
@@ -285,6 +341,11 @@ void SosService::Post(NodeId node, sospb::ServerMessage* msg, const ChunkImage* 
       classes_.Lookup(image->class_index, c->mutable_class_def());
   }
   if (msg->has_ok_to_die()) s->left = true;
+  if (msg->has_invalidate())
+    s->unanswered[{msg->invalidate().id(), msg->invalidate().txn()}] =
+        std::chrono::steady_clock::now();
+  if (msg->has_flush())
+    s->unanswered[{msg->flush().id(), msg->flush().txn()}] = std::chrono::steady_clock::now();
   std::string frame;
   wire::AppendFrame(msg->SerializeAsString(), &frame);
   s->outbox->Post(frame);
@@ -356,7 +417,8 @@ std::string SosService::Stats() const {
   }
   return "connections " + std::to_string(connections_.load()) + ", nodes live " +
          std::to_string(live) + ", left " + std::to_string(nodes_left_.load()) + ", died " +
-         std::to_string(nodes_died_.load()) + ", protocol errors " +
+         std::to_string(nodes_died_.load()) + " (" + std::to_string(nodes_silent_.load()) +
+         " dropped for not answering), protocol errors " +
          std::to_string(refused_.load()) + "; requests " + std::to_string(requests_.load()) +
          ", grants " + std::to_string(d.grants) + ", invalidates " +
          std::to_string(d.invalidates) + ", flushes " + std::to_string(d.flushes) +

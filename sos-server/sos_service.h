@@ -16,6 +16,8 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "class_table.h"
 #include "directory.h"
@@ -33,10 +35,16 @@ class SosService : public NodeSink {
     uint32_t max_chunk_size = 15u << 20;        // below the 16 MiB frame limit
     size_t max_queued_per_node = 256u << 20;    // bytes waiting for a slow node
     int bypass_timeout_ms = 10000;              // for the bypass to join after Welcome
+    // For a node to answer an invalidate or flush. A node that stays silent
+    // longer is dropped (its copies count as invalidated, its modified chunks
+    // as lost) so that it cannot stall the writers of the chunks it holds.
+    // Generous: a node answers once the one access in progress on the chunk
+    // ends, but its JVM may be paused (a long GC) meanwhile.
+    int answer_timeout_ms = 30000;
   };
 
   SosService(Options options, Log log);
-  ~SosService() override;
+  ~SosService() override;  // stops the answer watchdog
 
   // Connection handlers for wire::ServiceHost ("sos", "sos-bypass").
   void ServeMain(std::unique_ptr<wire::Connection> conn, const std::string& peer);
@@ -61,8 +69,17 @@ class SosService : public NodeSink {
   // Serialises msg (adding class definitions the node has not seen) and
   // posts it, in one step under the session's lock so numbering and order
   // agree.
+  // An invalidate or flush is recorded as awaiting an answer in the same
+  // step, before the node can possibly answer it.
   void Post(NodeId node, sospb::ServerMessage* msg, const ChunkImage* image);
-  void RunRequests(Session* s, wire::Connection* conn);
+  // Drops every node that has left an invalidate or flush unanswered for
+  // answer_timeout_ms; runs on its own thread until the service ends.
+  void WatchAnswers();
+  // Serves a joined node's requests until its connection ends (returns "")
+  // or it breaks the protocol (returns why, and the caller closes it).
+  std::string RunRequests(Session* s, wire::Connection* conn);
+  // The node answered the invalidate or flush (id, txn).
+  void Answered(Session* s, ChunkId id, uint64_t txn);
   bool DecodeChunk(Session* s, const sospb::Chunk& c, ChunkImage* image, std::string* error);
   void Say(const std::string& line) const;
 
@@ -79,6 +96,12 @@ class SosService : public NodeSink {
   std::atomic<uint64_t> requests_{0};
   std::atomic<uint64_t> nodes_left_{0};
   std::atomic<uint64_t> nodes_died_{0};
+  std::atomic<uint64_t> nodes_silent_{0};
+
+  std::mutex watchdog_mu_;
+  std::condition_variable watchdog_cv_;
+  bool stopping_ = false;
+  std::thread watchdog_;
 };
 
 }  // namespace sos

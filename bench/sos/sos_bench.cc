@@ -10,7 +10,9 @@
 //
 //   sos-bench [--server PATH] [--iterations N] [--size BYTES]
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -79,7 +81,27 @@ bool ReadAll(int fd, char* p, size_t n) {
   return true;
 }
 
-Summary PingPong(size_t request, size_t reply, int iterations) {
+// Reads n bytes the way sos-client waits for a grant: up to 50 sched_yield
+// rounds polling without blocking, then a blocking read.
+bool ReadAllYielding(int fd, char* p, size_t n) {
+  int yields = 0;
+  while (n > 0) {
+    ssize_t r = recv(fd, p, n, yields < 50 ? MSG_DONTWAIT : 0);
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      yields++;
+      sched_yield();
+      continue;
+    }
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// yielding: the reader waits as sos-client's waiting thread does (the echo
+// side blocks, as the server does), so that (b)/(a) compares like with like.
+Summary PingPong(size_t request, size_t reply, int iterations, bool yielding = false) {
   int l = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -107,7 +129,8 @@ Summary PingPong(size_t request, size_t reply, int iterations) {
   for (int i = 0; i < iterations + iterations / 10; i++) {
     auto t0 = Clock::now();
     WriteAll(c, out.data(), request);
-    if (!ReadAll(c, in.data(), reply)) Die("ping-pong: echo process died");
+    if (!(yielding ? ReadAllYielding(c, in.data(), reply) : ReadAll(c, in.data(), reply)))
+      Die("ping-pong: echo process died");
     if (i >= iterations / 10) samples.push_back(Micros(Clock::now() - t0));  // after warm-up
   }
   close(c);
@@ -284,35 +307,52 @@ struct Contended {
   double locks_per_s = 0, moves_per_s = 0;
 };
 
-Contended TwoWritersPerSecond(Cluster& cluster, int n) {
+// Both writers start together (a barrier) and run for `seconds`, so neither
+// can finish its share before the other begins.
+Contended TwoWritersPerSecond(Cluster& cluster, double seconds) {
   djava_sos_client* a = cluster.Connect("writer-a");
   djava_sos_client* b = cluster.Connect("writer-b");
   djava_sos_error e{};
   djava_sos_chunk* ca = djava_sos_alloc(a, 8, nullptr, &e);
+  if (ca == nullptr) Die(e.message);
   djava_sos_chunk* cb = djava_sos_chunk_for(b, djava_sos_id(ca));
-  auto run = [&](djava_sos_chunk* c) {
+  std::atomic<int> ready{0};
+  std::atomic<bool> stop{false};
+  auto run = [&](djava_sos_chunk* c, uint64_t* done) {
     djava_sos_error err{};
-    for (int i = 0; i < n; i++) {
+    ready++;
+    while (ready.load() < 2) {
+    }
+    uint64_t n = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
       Check(djava_sos_lock(c, &err), err);
       ++*static_cast<uint64_t*>(djava_sos_data(c));
       djava_sos_release(c);
+      n++;
     }
+    *done = n;
   };
+  uint64_t na = 0, nb = 0;
+  std::thread ta(run, ca, &na), tb(run, cb, &nb);
+  while (ready.load() < 2) std::this_thread::yield();
   auto t0 = Clock::now();
-  std::thread ta(run, ca), tb(run, cb);
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop = true;
   ta.join();
   tb.join();
   double s = std::chrono::duration<double>(Clock::now() - t0).count();
   Check(djava_sos_load(ca, &e), e);
   uint64_t total = *static_cast<uint64_t*>(djava_sos_data(ca));
   djava_sos_release(ca);
-  if (total != 2u * n) Die("two writers: lost updates (" + std::to_string(total) + ")");
+  if (total != na + nb)
+    Die("two writers: lost updates (" + std::to_string(total) + " of " + std::to_string(na + nb) +
+        ")");
   djava_sos_stats sa{}, sb{};
   djava_sos_get_stats(a, &sa);
   djava_sos_get_stats(b, &sb);
   djava_sos_abandon(a);
   djava_sos_abandon(b);
-  return Contended{2 * n / s, (sa.flushes + sb.flushes) / s};
+  return Contended{(na + nb) / s, (sa.flushes + sb.flushes) / s};
 }
 
 std::string DefaultServer(const char* argv0) {
@@ -341,6 +381,7 @@ int main(int argc, char** argv) {
   // (the frame header plus the protobuf encoding of those messages).
   const size_t request_bytes = 4 + 13, reply_bytes = 4 + 22 + size;
   Summary ping = PingPong(request_bytes, reply_bytes, iterations);
+  Summary ping_yield = PingPong(request_bytes, reply_bytes, iterations, true);
 
   Cluster cluster;
   cluster.Start(server);
@@ -350,7 +391,7 @@ int main(int argc, char** argv) {
   Summary lock4 = LockWithSharers(cluster, iterations, size, 4);
   double cached_ns = CachedLoadReleaseNs(cluster, 10000L * iterations);
   double readers = TwoReadersPerSecond(cluster, iterations, size);
-  Contended writers = TwoWritersPerSecond(cluster, 200 * iterations);
+  Contended writers = TwoWritersPerSecond(cluster, std::min(1.0, iterations * 0.0005));
   cluster.Stop();
 
   std::printf("## sos-bench: %d iterations, %zu-byte chunks, loopback\n\n", iterations, size);
@@ -370,5 +411,16 @@ int main(int argc, char** argv) {
               writers.moves_per_s);
   std::printf("\nuncached load / ping-pong (p50): %.2f (target <= 1.5)\n", uncached.p50 / ping.p50);
   std::printf("cached load+release: %.1f ns (target <= 50)\n", cached_ns);
+  std::printf(
+      "\nping-pong with the reader waiting as sos-client does (50 yields, then block): "
+      "p50 %.1f us, mean %.1f us; uncached load / that (p50): %.2f\n",
+      ping_yield.p50, ping_yield.mean, uncached.p50 / ping_yield.p50);
+  std::printf(
+      "(a) echo: a forked process, blocking reads; request %zu bytes, reply %zu bytes.\n"
+      "(b) each sample: a different chunk, written home by a creator that left, loaded for the\n"
+      "    first time by one reader node (Read -> Grant with the bytes; no flush, no invalidate).\n"
+      "(c) each sample: lock of a chunk at home that 0/1/4 other nodes hold read copies of.\n"
+      "(e) writers: two nodes, one thread each, lock+increment+release on one chunk for %.2f s.\n",
+      request_bytes, reply_bytes, std::min(1.0, iterations * 0.0005));
   return 0;
 }

@@ -7,8 +7,11 @@
 #ifndef DJAVA_SOS_IDS_H_
 #define DJAVA_SOS_IDS_H_
 
+#include <cinttypes>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace djava {
 namespace sos {
@@ -29,6 +32,14 @@ inline ChunkId MakeChunkId(NodeId node, uint64_t sequence) {
 // hash: sequences are dense, shards count is small).
 inline size_t HomeShard(ChunkId id, size_t shards) {
   return static_cast<size_t>((id * 0x9E3779B97F4A7C15ull) >> 32) % shards;
+}
+
+// How logs and error messages name a chunk: 0x, then 16 hex digits, so that
+// the creator (the top six digits) can be read off.
+inline std::string ChunkName(ChunkId id) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
+  return buf;
 }
 
 }  // namespace sos

@@ -108,6 +108,7 @@ Client::~Client() {
 djava_sos_status Client::Close(djava_sos_error* error) {
   sospb::NodeRequest die;
   die.set_seq(next_seq_++);
+  die.mutable_die();  // an empty Die (nothing modified) is still a Die
   for (Shard& s : shards_) {
     std::lock_guard<std::mutex> l(s.mu);
     for (auto& [id, c] : s.chunks) {

@@ -25,6 +25,22 @@ struct ErrorSlot {
 
 extern "C" {
 
+const char* djava_sos_status_name(djava_sos_status status) {
+  switch (status) {
+    case DJAVA_SOS_OK: return "OK";
+    case DJAVA_SOS_LOST: return "LOST";
+    case DJAVA_SOS_NO_SUCH_CHUNK: return "NO_SUCH_CHUNK";
+    case DJAVA_SOS_FREED: return "FREED";
+    case DJAVA_SOS_IN_USE: return "IN_USE";
+    case DJAVA_SOS_TOO_LARGE: return "TOO_LARGE";
+    case DJAVA_SOS_BAD_ARGUMENT: return "BAD_ARGUMENT";
+    case DJAVA_SOS_DISCONNECTED: return "DISCONNECTED";
+    case DJAVA_SOS_INSTALL_FAILED: return "INSTALL_FAILED";
+    case DJAVA_SOS_PROTOCOL: return "PROTOCOL";
+  }
+  return "UNKNOWN";
+}
+
 djava_sos_status djava_sos_connect(const djava_sos_config* config, djava_sos_client** out,
                                    djava_sos_error* error) {
   ErrorSlot slot;

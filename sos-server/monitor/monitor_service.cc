@@ -80,6 +80,11 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
     case monitorpb::MonitorRequest::kHello:
       peers_[node] = req.hello().node_name() + " at " + peers_[node];
       break;
+    case monitorpb::MonitorRequest::kLeave:
+      if (!table_.NodeLeave(node, now, &out))
+        Log("node " + std::to_string(node) + " (" + peers_[node] +
+            ") left holding or waiting for a monitor: its programs are failed");
+      break;
     case monitorpb::MonitorRequest::kPing: {
       monitorpb::MonitorEvent ev;
       ev.mutable_pong()->set_nonce(req.ping().nonce());

@@ -168,6 +168,23 @@ void MonitorTable::Tick(TimeNs now, std::vector<Event>* out) {
   }
 }
 
+bool MonitorTable::NodeLeave(NodeId node, TimeNs now, std::vector<Event>* out) {
+  for (const auto& kv : monitors_) {
+    const Monitor& m = kv.second;
+    bool holds = m.owned && m.owner_node == node;
+    for (const Request& r : m.entry) holds |= r.node == node;
+    for (const Waiter& w : m.waiters) holds |= w.node == node;
+    if (holds) {
+      NodeDown(node, "node " + std::to_string(node) +
+                         " left while it still owned, awaited or waited on a monitor",
+               now, out);
+      return false;
+    }
+  }
+  node_programs_.erase(node);
+  return true;
+}
+
 void MonitorTable::NodeDown(NodeId node, const std::string& why, TimeNs now,
                             std::vector<Event>* out) {
   std::set<ProgramId> programs = node_programs_[node];

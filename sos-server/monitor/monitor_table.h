@@ -99,6 +99,10 @@ class MonitorTable {
 
   // Ends timed waits whose deadline passed.
   void Tick(TimeNs now, std::vector<Event>* out);
+  // The node leaves cleanly (monitor.proto, Leave). If it owns, awaits or
+  // waits on nothing here, it is forgotten without failing its programs and
+  // true is returned; otherwise it is treated as down (NodeDown) now.
+  bool NodeLeave(NodeId node, TimeNs now, std::vector<Event>* out);
   // The node's connection is gone.
   void NodeDown(NodeId node, const std::string& why, TimeNs now, std::vector<Event>* out);
   // The program ended: drop its monitors; its pending requests fail.

@@ -55,6 +55,9 @@ typedef struct {
   char message[256];           /* says which chunk and why */
 } djava_sos_error;
 
+/* The status's enumerator name without the prefix ("LOST"), for messages. */
+const char* djava_sos_status_name(djava_sos_status status);
+
 /* What the JVM needs to rebuild the object elsewhere. */
 typedef struct {
   const char* class_name;      /* JVM binary name; NUL-terminated */

@@ -1,0 +1,48 @@
+"""Smoke run of sos-bench (bench/sos) at a tiny iteration count against a real
+sos-server child: the table's structure and the summary lines, never the
+timings."""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+BENCH = os.path.join(TOP, "build", "bin", "sos-bench")
+SERVER = os.path.join(TOP, "build", "bin", "sos-server")
+
+
+def bench(*args, timeout=120):
+    if not os.access(BENCH, os.X_OK):
+        pytest.fail(f"{BENCH} is not built: `make native` builds it")
+    return subprocess.run([BENCH] + list(args), capture_output=True, text=True, timeout=timeout)
+
+
+def test_sos_bench_prints_the_table_and_the_ratios():
+    p = bench("--iterations", "20", "--server", SERVER)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    header = lines.index("| measurement | mean | p50 | p99 |")
+    assert lines[header + 1] == "|---|---|---|---|"
+    rows = [l for l in lines[header + 2:] if l.startswith("| ")]
+    labels = [r.split("|")[1].strip() for r in rows]
+    assert [l.split()[0] for l in labels] == ["(a)", "(b)", "(c)", "(c)", "(c)", "(d)", "(e)", "(e)", "(e)"]
+    assert "0 sharers" in labels[2] and "1 sharer" in labels[3] and "4 sharers" in labels[4]
+    for row in rows:
+        cells = [c.strip() for c in row.split("|")[2:-1]]
+        assert len(cells) == 3, row
+        assert re.fullmatch(r"[0-9.]+( (us|ns))?", cells[0]), row
+    for row in rows[:5]:  # latencies: mean, p50, p99 all present, p50 <= p99
+        mean, p50, p99 = (float(c.split()[0]) for c in row.split("|")[2:5])
+        assert 0 < p50 <= p99, row
+    assert re.search(r"^uncached load / ping-pong \(p50\): [0-9.]+ \(target <= 1\.5\)$", p.stdout, re.M)
+    assert re.search(r"^cached load\+release: [0-9.]+ ns \(target <= 50\)$", p.stdout, re.M)
+    assert re.search(r"uncached load / that \(p50\): [0-9.]+$", p.stdout, re.M)
+
+
+def test_sos_bench_rejects_unknown_options_and_a_missing_server():
+    p = bench("--bogus", "1")
+    assert p.returncode != 0 and "usage: sos-bench" in p.stderr
+    p = bench("--iterations", "10", "--server", "/nonexistent/sos-server")
+    assert p.returncode != 0 and "sos-server" in p.stderr
