@@ -1,11 +1,10 @@
-// The two things issue 4 needs from the wire library (proto/wire/): serving
-// a message-level service on a listening socket, and a client Channel.
-// wire_adapter.cc implements them over helper A's library; everything else in
+// What the thread-manager and monitor clients need from the wire library
+// (proto/wire/): an authenticated client Channel. Everything else in
 // thread-manager/ and */monitor/ is independent of the transport.
 #ifndef DJAVA_TM_WIRE_ADAPTER_H_
 #define DJAVA_TM_WIRE_ADAPTER_H_
 
-#include <functional>
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -19,6 +18,10 @@ namespace wire_adapter {
 // failure with *error set.
 std::unique_ptr<Channel> Connect(const std::string& host_port, const std::string& secret_file,
                                  const std::string& service, std::string* error);
+
+// Copies `why` into the C ABI's caller-provided error buffer (truncating,
+// always terminated); does nothing when the caller gave none.
+void WriteError(const std::string& why, char* err, size_t err_len);
 
 }  // namespace wire_adapter
 }  // namespace djava

@@ -117,6 +117,19 @@ bool LocalMonitors::HoldsLease(uint64_t obj) const {
   return it != states_.end() && it->second.lease;
 }
 
+bool LocalMonitors::Idle() const {
+  for (const auto& kv : states_)
+    if (kv.second.owned || !kv.second.saved.empty()) return false;
+  return true;
+}
+
+std::vector<uint64_t> LocalMonitors::Leases() const {
+  std::vector<uint64_t> out;
+  for (const auto& kv : states_)
+    if (kv.second.lease) out.push_back(kv.first);
+  return out;
+}
+
 bool LocalMonitors::RecallPending(uint64_t obj) const {
   auto it = states_.find(obj);
   return it != states_.end() && it->second.recall_pending;

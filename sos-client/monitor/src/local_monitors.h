@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 
 namespace djava {
 namespace monitor {
@@ -59,6 +60,10 @@ class LocalMonitors {
   bool Owns(uint64_t obj, LocalThread t) const;
   int Count(uint64_t obj, LocalThread t) const;
   bool HoldsLease(uint64_t obj) const;
+  // No thread of the node owns a monitor or waits on one (leases aside).
+  bool Idle() const;
+  // The objects whose lease the node holds.
+  std::vector<uint64_t> Leases() const;
   bool RecallPending(uint64_t obj) const;
 
  private:

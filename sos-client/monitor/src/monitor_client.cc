@@ -1,5 +1,6 @@
 #include "monitor_client.h"
 
+#include <chrono>
 #include <cstdio>
 
 namespace djava {
@@ -26,7 +27,7 @@ const std::string& MonitorClient::LastError() { return last_error; }
 
 MonitorClient::MonitorClient(std::vector<std::unique_ptr<Channel>> shards,
                              const std::string& node_name)
-    : shards_(std::move(shards)) {
+    : pong_(shards.size(), 0), shards_(std::move(shards)) {
   if (!node_name.empty()) {
     std::lock_guard<std::mutex> l(mu_);
     for (size_t i = 0; i < shards_.size(); i++) {
@@ -45,7 +46,41 @@ MonitorClient::~MonitorClient() {
 }
 
 void MonitorClient::Close() {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!closed_ && pending_.empty() && local_.Idle() && !LeaveLocked(&lock))
+      std::fprintf(stderr, "djava monitor client: the monitor service did not confirm this "
+                           "node's leave: %s\n", closed_ ? io_error_.c_str() : "timed out");
+  }
   for (auto& s : shards_) s->Shutdown();
+}
+
+bool MonitorClient::LeaveLocked(std::unique_lock<std::mutex>* lock) {
+  for (uint64_t obj : local_.Leases()) {
+    if (local_.OnRecall(obj) != LocalMonitors::Send::kReturnLease) continue;
+    monitorpb::MonitorRequest req;
+    req.mutable_return_lease()->set_object(obj);
+    if (!SendLocked(ShardOf(obj), &req)) return false;
+  }
+  // Leave, then a Ping on the same connection: its Pong proves the service
+  // took the Leave before this node's connection closes.
+  const uint64_t nonce = seq_ + 1;
+  for (size_t i = 0; i < shards_.size(); i++) {
+    monitorpb::MonitorRequest leave;
+    leave.mutable_leave();
+    monitorpb::MonitorRequest ping;
+    ping.mutable_ping()->set_nonce(nonce);
+    if (!SendLocked(i, &leave) || !SendLocked(i, &ping)) return false;
+  }
+  auto confirmed = [&] {
+    for (uint64_t p : pong_)
+      if (p < nonce) return false;
+    return true;
+  };
+  // Bounded: a service that stopped answering must not keep the VM from
+  // exiting.
+  pong_cv_.wait_for(*lock, std::chrono::seconds(5), [&] { return confirmed() || closed_; });
+  return confirmed();
 }
 
 int MonitorClient::Check(LocalThread t) {
@@ -199,8 +234,8 @@ int MonitorClient::Ping() {
   uint64_t nonce = seq_ + 1;
   req.mutable_ping()->set_nonce(nonce);
   if (!SendLocked(0, &req)) return SetError(DJAVA_MON_IO, "monitor service connection lost");
-  pong_cv_.wait(lock, [&] { return pong_ >= nonce || closed_; });
-  return pong_ >= nonce ? DJAVA_MON_OK : SetError(DJAVA_MON_IO, io_error_);
+  pong_cv_.wait(lock, [&] { return pong_[0] >= nonce || closed_; });
+  return pong_[0] >= nonce ? DJAVA_MON_OK : SetError(DJAVA_MON_IO, io_error_);
 }
 
 int MonitorClient::Count(uint64_t obj, LocalThread t) {
@@ -288,7 +323,7 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
       break;
     }
     case monitorpb::MonitorEvent::kPong:
-      if (ev.pong().nonce() > pong_) pong_ = ev.pong().nonce();
+      if (ev.pong().nonce() > pong_[shard]) pong_[shard] = ev.pong().nonce();
       pong_cv_.notify_all();
       break;
     case monitorpb::MonitorEvent::kError:

@@ -42,6 +42,10 @@ class MonitorClient {
   int FreeProgram(uint64_t program);
   int Ping();
   int Count(uint64_t obj, LocalThread t);
+  // Leaves cleanly when it can (no thread owns, awaits or waits on a
+  // monitor: leases are returned, Leave is sent and confirmed), so that
+  // other nodes' programs go on; otherwise just disconnects, which the
+  // service takes as this node's death. Then closes the connections.
   void Close();
 
   static const std::string& LastError();
@@ -63,6 +67,8 @@ class MonitorClient {
   void Finish(Pending* p, int status, const std::string& error);
   void ReaderLoop(size_t shard);
   void OnEvent(size_t shard, const monitorpb::MonitorEvent& ev);
+  // Close's clean part: true when every shard confirmed the Leave.
+  bool LeaveLocked(std::unique_lock<std::mutex>* lock);
 
   std::mutex mu_;
   LocalMonitors local_;
@@ -71,7 +77,7 @@ class MonitorClient {
   bool closed_ = false;
   std::string io_error_;
   uint64_t seq_ = 0;
-  uint64_t pong_ = 0;
+  std::vector<uint64_t> pong_;  // per shard: the highest nonce answered
   std::condition_variable pong_cv_;
   std::vector<std::unique_ptr<Channel>> shards_;
   std::vector<std::thread> readers_;

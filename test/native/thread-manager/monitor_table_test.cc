@@ -321,6 +321,48 @@ TEST_F(MonitorTableTest, NodeDeathWhileQueuedFailsProgramToo) {
   EXPECT_EQ(0u, table_.EntryQueueLength(kObj));
 }
 
+TEST_F(MonitorTableTest, CleanLeaveFailsNothing) {
+  // Node 1 used the monitor and is done with it; node 2 holds it now.
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  Take();
+  EXPECT_TRUE(table_.NodeLeave(1, now_, &out_));
+  table_.NodeDown(1, "node 1 disconnected", now_, &out_);  // its connection then closes
+  EXPECT_TRUE(Take().empty());
+  EXPECT_FALSE(table_.ProgramFailed(kProg));
+  EXPECT_TRUE(table_.OwnerIs(kObj, T(2)));
+}
+
+TEST_F(MonitorTableTest, LeaveWhileOwningOrQueuedIsADeath) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  Take();
+  EXPECT_FALSE(table_.NodeLeave(2, now_, &out_));  // still queued for kObj
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kFailed, ev[0].kind);
+  EXPECT_EQ(1u, ev[0].node);
+  EXPECT_NE(std::string::npos, ev[0].error.find("left while")) << ev[0].error;
+  EXPECT_TRUE(table_.ProgramFailed(kProg));
+}
+
+TEST_F(LeaseTest, LeaveAfterReturningLeasesIsClean) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kAcquired, /*lease=*/true);
+  // A lease still held at Leave may cover a thread inside the monitor.
+  MonitorTable copy = table_;
+  EXPECT_FALSE(copy.NodeLeave(1, now_, &out_));
+  EXPECT_TRUE(copy.ProgramFailed(kProg));
+  Take();
+  // Returned first, as the client does: nothing fails.
+  table_.ReturnLease(1, kObj, now_, &out_);
+  EXPECT_TRUE(table_.NodeLeave(1, now_, &out_));
+  table_.NodeDown(1, "node 1 disconnected", now_, &out_);
+  EXPECT_TRUE(Take().empty());
+  EXPECT_FALSE(table_.ProgramFailed(kProg));
+}
+
 TEST_F(LeaseTest, NodeDeathHoldingLeaseReleasesIt) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   Take();

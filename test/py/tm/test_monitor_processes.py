@@ -6,7 +6,7 @@ import signal
 import subprocess
 import time
 
-from conftest import read_line
+from localprocs import read_line
 
 PROGRAM = 4242
 OBJ = 0x5151

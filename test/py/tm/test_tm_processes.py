@@ -4,7 +4,7 @@ tm-probe servers and launchers."""
 import signal
 import time
 
-from conftest import read_line
+from localprocs import read_line
 
 
 def finish(p, timeout=60):

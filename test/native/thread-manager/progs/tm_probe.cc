@@ -120,6 +120,14 @@ int Launch(djava_tm_client* c, uint64_t program, int n, int64_t timeout_ms) {
     }
     if (ev.kind == DJAVA_TM_EV_STATE && ev.thread >= 1 && ev.thread <= uint64_t(n)) {
       if (ev.state == DJAVA_TM_RUNNING) where[ev.thread] = ev.server_name;
+      // A failed thread fails its program: the manager's ProgramFailed, with
+      // the reason, follows it, and ends this loop.
+      if (ev.state == DJAVA_TM_FAILED) {
+        std::printf("thread %llu failed on %s\n", static_cast<unsigned long long>(ev.thread),
+                    where[ev.thread].c_str());
+        std::fflush(stdout);
+        continue;
+      }
       if (ev.state >= DJAVA_TM_ENDED && final_state[ev.thread] == 0) {
         final_state[ev.thread] = ev.state;
         done++;

@@ -1,0 +1,172 @@
+// MonitorHost over loopback TCP: the real MonitorClient (through the C++
+// class and the wire adapter) against the real MonitorService hosted on a
+// wire::ServiceHost, as sos-server runs it. Exact counter across nodes, the
+// timer thread ending timed waits, and a node that never reads not stalling
+// the others.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "monitor.pb.h"
+#include "monitor_client.h"
+#include "monitor_host.h"
+#include "wire/connection.h"
+#include "wire/handshake.h"
+#include "wire/service_host.h"
+#include "wire_adapter.h"
+
+namespace djava {
+namespace monitor {
+namespace {
+
+const std::string kSecret = "monitor-host-test-secret-0123456789";
+
+class MonitorHostTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char path[] = "/tmp/monitor-host-test-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, kSecret.data(), kSecret.size()), static_cast<ssize_t>(kSecret.size()));
+    close(fd);
+    chmod(path, 0600);
+    secret_file_ = path;
+    auto quiet = [](const std::string&) {};
+    monitors_ = std::make_unique<MonitorHost>(quiet);
+    host_ = std::make_unique<wire::ServiceHost>(kSecret, quiet);
+    monitors_->Register(host_.get());
+    std::string error;
+    ASSERT_TRUE(host_->Listen("127.0.0.1:0", &error)) << error;
+    runner_ = std::thread([this] { host_->Run(); });
+  }
+  void TearDown() override {
+    host_->Stop();
+    runner_.join();
+    host_.reset();      // joins the connection threads
+    monitors_.reset();  // then the timer
+    unlink(secret_file_.c_str());
+  }
+
+  std::string Address() const { return "127.0.0.1:" + std::to_string(host_->port()); }
+
+  std::unique_ptr<MonitorClient> Node(const std::string& name) {
+    std::string error;
+    std::vector<std::unique_ptr<Channel>> shards;
+    shards.push_back(wire_adapter::Connect(Address(), secret_file_, "monitor", &error));
+    EXPECT_TRUE(shards[0]) << error;
+    if (!shards[0]) return nullptr;
+    return std::make_unique<MonitorClient>(std::move(shards), name);
+  }
+
+  std::string secret_file_;
+  std::unique_ptr<MonitorHost> monitors_;
+  std::unique_ptr<wire::ServiceHost> host_;
+  std::thread runner_;
+};
+
+TEST_F(MonitorHostTest, CounterUnderOneLockIsExactAcrossNodes) {
+  constexpr uint64_t kObj = 77, kProgram = 5;
+  constexpr int kNodes = 3, kThreads = 2, kIters = 150;
+  std::vector<std::unique_ptr<MonitorClient>> nodes;
+  for (int n = 0; n < kNodes; n++) {
+    nodes.push_back(Node("node" + std::to_string(n)));
+    ASSERT_TRUE(nodes.back());
+  }
+  long counter = 0;  // ordered only by the distributed monitor
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int n = 0; n < kNodes; n++) {
+    for (int t = 0; t < kThreads; t++) {
+      threads.emplace_back([&, n, t] {
+        LocalThread me{kProgram, static_cast<uint64_t>(100 * n + t + 1)};
+        for (int i = 0; i < kIters; i++) {
+          if (nodes[n]->Enter(kObj, me) != DJAVA_MON_OK) {
+            failures++;
+            return;
+          }
+          long v = counter;
+          if (i % 16 == 0) std::this_thread::yield();
+          counter = v + 1;
+          nodes[n]->Exit(kObj, me);
+        }
+      });
+    }
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures, 0) << MonitorClient::LastError();
+  EXPECT_EQ(counter, kNodes * kThreads * kIters);
+  EXPECT_NE(monitors_->Stats().find("3 connected"), std::string::npos) << monitors_->Stats();
+}
+
+TEST_F(MonitorHostTest, TimerEndsATimedWait) {
+  auto node = Node("waiter");
+  ASSERT_TRUE(node);
+  LocalThread me{9, 1};
+  ASSERT_EQ(node->Enter(1, me), DJAVA_MON_OK);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(node->Wait(1, me, 200), DJAVA_MON_TIMED_OUT);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(elapsed, std::chrono::milliseconds(200));
+  EXPECT_LT(elapsed, std::chrono::milliseconds(2000));
+  EXPECT_EQ(node->Count(1, me), 1);
+  EXPECT_EQ(node->Exit(1, me), DJAVA_MON_OK);
+}
+
+TEST_F(MonitorHostTest, NodeThatNeverReadsDoesNotStallOthers) {
+  // A raw "monitor" connection with a tiny receive buffer floods pings and
+  // never reads a pong: the host must queue (or give up on) its pongs, not
+  // block the service on it.
+  std::string error;
+  int raw_fd = wire::ConnectTcp(Address(), &error);
+  ASSERT_GE(raw_fd, 0) << error;
+  int small = 4096;
+  setsockopt(raw_fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  wire::Connection raw(raw_fd);
+  ASSERT_TRUE(wire::ClientHandshake(&raw, kSecret, "monitor", &error)) << error;
+  std::string batch;
+  for (int i = 0; i < 20000; i++) {
+    monitorpb::MonitorRequest req;
+    req.mutable_ping()->set_nonce(i + 1);
+    wire::AppendFrame(req.SerializeAsString(), &batch);
+  }
+  // ~1M pongs (~8 MB): far more than the socket buffers hold. A host that
+  // sent them with a blocking send under its lock would stop reading here.
+  constexpr int kRounds = 50;
+  auto flood = std::async(std::launch::async, [&] {
+    for (int round = 0; round < kRounds; round++) {
+      size_t off = 0;
+      while (off < batch.size()) {
+        ssize_t n = send(raw_fd, batch.data() + off, batch.size() - off, MSG_NOSIGNAL);
+        if (n <= 0) return false;
+        off += static_cast<size_t>(n);
+      }
+    }
+    return true;
+  });
+  ASSERT_EQ(flood.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "the host stopped reading the flooding node";
+  EXPECT_TRUE(flood.get());
+  auto good = Node("good");
+  ASSERT_TRUE(good);
+  for (int i = 0; i < 20; i++) {
+    auto answer = std::async(std::launch::async, [&] { return good->Ping(); });
+    ASSERT_EQ(answer.wait_for(std::chrono::seconds(5)), std::future_status::ready)
+        << "a ping stalled behind the node that does not read";
+    EXPECT_EQ(answer.get(), DJAVA_MON_OK);
+  }
+  raw.Shutdown();
+}
+
+}  // namespace
+}  // namespace monitor
+}  // namespace djava
