@@ -136,6 +136,7 @@ bench: all
 	@mkdir -p bench/results
 	$(PYTHON) bench/micro/run.py --out bench/results/micro.md
 	$(BUILD)/bin/sos-bench --iterations 5000 | tee bench/results/sos.md
+	bench/monitor/run-bench | tee bench/results/monitor.md
 
 # ---- demo --------------------------------------------------------------------
 # Until the distributed heap lands, the demo runs the multithreaded matrix

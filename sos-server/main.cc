@@ -1,7 +1,8 @@
 // sos-server: the home of djava's shared objects (the directory and home
 // copies of chunks) and of the distributed monitor service.
 //
-//   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] --secret-file F
+//   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
+//              --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
 // statistics on SIGUSR1 and at exit, exits 0 on SIGTERM or SIGINT.
@@ -22,10 +23,13 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "sos-server: %s\n"
-               "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] --secret-file FILE\n"
+               "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
+               "                  --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
                "                       unanswered this long (default %d)\n"
+               "  --no-monitor-leases  every monitor enter and exit goes to the server (no\n"
+               "                       node keeps a lock nobody else wants; for measurement)\n"
                "  --secret-file        the cluster secret, a file of mode 0600\n",
                why.c_str(), kDefaultListen, djava::sos::SosService::Options().answer_timeout_ms);
   std::exit(2);
@@ -37,9 +41,14 @@ int main(int argc, char** argv) {
   std::string listen = kDefaultListen;
   std::string secret_file;
   djava::sos::SosService::Options options;
+  djava::monitor::MonitorTable::Options monitor_options;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") Usage("help");
+    if (a == "--no-monitor-leases") {
+      monitor_options.leases = false;
+      continue;
+    }
     if (i + 1 >= argc) Usage("missing value for " + a);
     const std::string v = argv[++i];
     if (a == "--listen") {
@@ -79,7 +88,7 @@ int main(int argc, char** argv) {
                   [&](std::unique_ptr<djava::wire::Connection> c, const std::string& peer) {
                     sos.ServeBypass(std::move(c), peer);
                   });
-  djava::monitor::MonitorHost monitors(log);
+  djava::monitor::MonitorHost monitors(log, monitor_options);
   monitors.Register(&host);
   if (!host.Listen(listen, &error)) {
     std::fprintf(stderr, "sos-server: cannot listen on %s: %s\n", listen.c_str(), error.c_str());
