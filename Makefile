@@ -16,6 +16,8 @@ APT_JVM := build-essential autoconf zip unzip file xz-utils patch ccache dpkg-de
 # What the pinned class library's native libraries link against at run time.
 APT_RUNTIME := libffi8 libcups2 libfontconfig1 liblcms2-2 libjpeg62-turbo libnss3 libasound2 \
                libfreetype6 libharfbuzz0b libpcsclite1 zlib1g
+# What libdjava_node.so (the JVM's cluster client, built by `native`) links against.
+APT_RUNTIME += libprotobuf32 libssl3
 
 DJAVA_VERSION := 0.1.0
 DJAVA_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
@@ -83,8 +85,9 @@ libjvm: $(DJAVA_SRC)/build/zero/spec.gmk $(REF_SRC)/.extracted
 # build/jdk: the pinned class library with our Zero libjvm as the default VM.
 # HotSpot's own server VM stays available as `-server` (same class library), so
 # benchmarks can compare against the template interpreter and the JIT.
-jdk: libjvm $(BASE_STAMP)
-	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-djava.so $(BUILD)/jdk
+# It carries lib/libdjava_node.so, the cluster client -XX:+DistributedJava loads.
+jdk: libjvm native $(BASE_STAMP)
+	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-djava.so $(BUILD)/jdk $(BUILD)/lib/libdjava_node.so
 
 # build/jdk-ref: the same, with a Zero libjvm built without our patches.
 jdk-ref: $(JVM)/libjvm-ref.so $(BASE_STAMP)

@@ -1,10 +1,11 @@
 """Fixtures shared by every process test: the processes a test starts
-(killed at its end) and a fresh cluster secret file. The helpers behind them
-are in localprocs.py."""
+(killed at its end), a fresh cluster secret file, and the cluster daemons
+(sos-server hosting the monitor service, thread-manager) on loopback ports.
+The helpers behind them are in localprocs.py."""
 
 import pytest
 
-from localprocs import Procs, write_secret
+from localprocs import Procs, binary, free_port, wait_port, write_secret
 
 
 @pytest.fixture
@@ -17,3 +18,25 @@ def procs(tmp_path):
 @pytest.fixture
 def secret_file(tmp_path):
     return write_secret(tmp_path / "cluster.secret")
+
+
+@pytest.fixture
+def sos_server(procs, secret_file):
+    """A sos-server (hosting the monitor service); returns "127.0.0.1:port"."""
+    port = free_port()
+    p = procs.start([binary("sos-server"), "--listen", f"127.0.0.1:{port}",
+                     "--secret-file", secret_file])
+    wait_port(port, p)
+    p.address = f"127.0.0.1:{port}"
+    return p.address
+
+
+@pytest.fixture
+def thread_manager(procs, secret_file, sos_server):
+    """A thread-manager told about the sos-server; returns "127.0.0.1:port"."""
+    port = free_port()
+    p = procs.start([binary("thread-manager"), "--listen", f"127.0.0.1:{port}",
+                     "--sos", sos_server, "--secret-file", secret_file, "--liveness-ms", "1500"])
+    wait_port(port, p)
+    procs.thread_manager = p  # its log: procs.stderr_of(procs.thread_manager)
+    return f"127.0.0.1:{port}"

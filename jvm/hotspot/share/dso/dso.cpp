@@ -5,6 +5,7 @@
 #include "precompiled.hpp"
 #include "dso/dso.hpp"
 #include "dso/dsoGlobals.hpp"
+#include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoSelfTest.hpp"
 
@@ -17,4 +18,11 @@ void Dso::vm_initialized(JavaThread* current) {
   if (DjavaSelfTest) {
     DsoSelfTest::run(current);
   }
+  if (DistributedJava) {
+    DsoNode::join(current);
+  }
+}
+
+void Dso::before_exit(JavaThread* current) {
+  DsoNode::leave(current);
 }

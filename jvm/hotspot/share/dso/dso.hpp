@@ -14,6 +14,8 @@ class Dso : AllStatic {
  public:
   // The VM has started (end of Threads::create_vm).
   static void vm_initialized(JavaThread* current);
+  // The VM is about to exit (before_exit in java.cpp): leave the cluster.
+  static void before_exit(JavaThread* current);
 };
 
 #endif // SHARE_DSO_DSO_HPP

@@ -16,6 +16,22 @@
                   range,                                                      \
                   constraint)                                                 \
                                                                               \
+  product(bool, DistributedJava, false,                                       \
+          "Run this JVM as a node of a djava cluster: join the cluster "      \
+          "named by DjavaCluster and share the program's heap and threads "   \
+          "with the cluster's thread servers")                                \
+                                                                              \
+  product(ccstr, DjavaCluster, NULL,                                          \
+          "host:port of the djava cluster's thread manager")                  \
+                                                                              \
+  product(ccstr, DjavaSecretFile, NULL,                                       \
+          "The cluster secret (a file of mode 0600). Default: the "           \
+          "environment's DJAVA_SECRET_FILE, else ~/.djava/cluster/secret")    \
+                                                                              \
+  product(ccstr, DjavaNodeLibrary, NULL, DIAGNOSTIC,                          \
+          "The node library to load (default: lib/libdjava_node.so in "       \
+          "java.home)")                                                       \
+                                                                              \
   product(bool, DjavaSelfTest, false, DIAGNOSTIC,                             \
           "Run the distributed heap's self-test when the VM has started: "    \
           "shared-object tags and the replica table through young and full "  \

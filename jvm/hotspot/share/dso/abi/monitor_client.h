@@ -1,0 +1,1 @@
+../../../../../sos-client/monitor/include/djava/monitor_client.h

@@ -1,0 +1,1 @@
+../../../../../sos-client/include/djava/sos_client.h

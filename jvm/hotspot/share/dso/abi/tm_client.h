@@ -1,0 +1,1 @@
+../../../../../thread-manager/include/djava/tm_client.h

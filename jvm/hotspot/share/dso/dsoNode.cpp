@@ -1,0 +1,186 @@
+/*
+ * djava: joining and leaving the cluster (see dsoNode.hpp).
+ */
+
+#include "precompiled.hpp"
+#include "dso/dsoGlobals.hpp"
+#include "dso/dsoNode.hpp"
+#include "logging/log.hpp"
+#include "runtime/arguments.hpp"
+#include "runtime/interfaceSupport.inline.hpp"
+#include "runtime/java.hpp"
+#include "runtime/os.hpp"
+#include "utilities/ostream.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+DsoNodeLibrary DsoNode::_lib;
+djava_tm_client* DsoNode::_tm = NULL;
+djava_sos_client* DsoNode::_sos = NULL;
+djava_monitor_client* DsoNode::_monitors = NULL;
+uint64_t DsoNode::_program = 0;
+
+static const size_t error_length = 1024;
+
+// Ends the VM during start-up with "djava: WHAT: WHY".
+static void fail_join(const char* what, const char* why) {
+  char message[error_length];
+  jio_snprintf(message, sizeof(message), "djava: %s", what);
+  vm_exit_during_initialization(message, why);
+}
+
+void DsoNode::load_library() {
+  char path[JVM_MAXPATHLEN];
+  if (DjavaNodeLibrary != NULL) {
+    jio_snprintf(path, sizeof(path), "%s", DjavaNodeLibrary);
+  } else {
+    jio_snprintf(path, sizeof(path), "%s/lib/libdjava_node.so", Arguments::get_java_home());
+  }
+  char error[error_length];
+  void* handle = os::dll_load(path, error, sizeof(error));
+  if (handle == NULL) {
+    fail_join("cannot load the node library", error);
+  }
+#define DSO_NODE_RESOLVE(name)                                                 \
+  _lib.name = reinterpret_cast<decltype(&::name)>(os::dll_lookup(handle, #name)); \
+  if (_lib.name == NULL) {                                           \
+    jio_snprintf(error, sizeof(error), "%s has no function %s (built from other sources?)", \
+                 path, #name);                                                \
+    fail_join("cannot load the node library", error);                         \
+  }
+  DSO_NODE_FUNCTIONS(DSO_NODE_RESOLVE)
+#undef DSO_NODE_RESOLVE
+  uint32_t version = _lib.djava_node_abi_version();
+  if (version != DsoNode::abi_version) {
+    jio_snprintf(error, sizeof(error), "%s has interface version %u, this VM needs %u",
+                 path, version, DsoNode::abi_version);
+    fail_join("cannot load the node library", error);
+  }
+  log_debug(dso)("loaded %s", path);
+}
+
+// Program ids are chosen by the launcher and must not collide with any
+// other program the thread manager serves: 64 random bits.
+static uint64_t random_program_id() {
+  uint64_t id = 0;
+  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ssize_t n = ::read(fd, &id, sizeof(id));
+    ::close(fd);
+    if (n != (ssize_t)sizeof(id)) id = 0;
+  }
+  return id;  // 0: no randomness to be had
+}
+
+static const char* secret_file(char* buffer, size_t length) {
+  if (DjavaSecretFile != NULL) return DjavaSecretFile;
+  const char* from_env = ::getenv("DJAVA_SECRET_FILE");
+  if (from_env != NULL && from_env[0] != '\0') return from_env;
+  const char* home = ::getenv("HOME");
+  jio_snprintf(buffer, length, "%s/.djava/cluster/secret", home != NULL ? home : "");
+  return buffer;
+}
+
+// Connects to the thread manager, registers the program and connects to the
+// sos-servers it names. False with `what` and `why` set on failure.
+bool DsoNode::connect(const char* secret, const char* node_name, char* what, char* why,
+                      size_t length) {
+  _tm = _lib.djava_tm_connect(DjavaCluster, secret, why, length);
+  if (_tm == NULL) {
+    jio_snprintf(what, length, "cannot join the cluster at %s", DjavaCluster);
+    return false;
+  }
+  _program = random_program_id();
+  if (_program == 0) {
+    jio_snprintf(what, length, "cannot choose a program id");
+    jio_snprintf(why, length, "reading /dev/urandom failed");
+    return false;
+  }
+  const char* classpath = Arguments::get_appclasspath();
+  char sos_servers[4096] = "";
+  if (_lib.djava_tm_register_program(_tm, _program, node_name,
+                                     classpath != NULL ? classpath : "") != 0 ||
+      _lib.djava_tm_sos_servers(_tm, sos_servers, sizeof(sos_servers)) != 0) {
+    jio_snprintf(what, length, "the thread manager at %s refused this program", DjavaCluster);
+    jio_snprintf(why, length, "%s", _lib.djava_tm_last_error());
+    return false;
+  }
+  if (sos_servers[0] == '\0') {
+    jio_snprintf(what, length, "the thread manager at %s", DjavaCluster);
+    jio_snprintf(why, length, "named no sos-server");
+    return false;
+  }
+  // The cache talks to the first shard for now; the directory's home
+  // function already spreads ids over several (docs/SOS.md).
+  char first_sos[256];
+  const char* comma = strchr(sos_servers, ',');
+  size_t first_length = comma != NULL ? (size_t)(comma - sos_servers) : strlen(sos_servers);
+  jio_snprintf(first_sos, MIN2(sizeof(first_sos), first_length + 1), "%s", sos_servers);
+  djava_sos_config config = { first_sos, secret, node_name, NULL };
+  djava_sos_error sos_error;
+  if (_lib.djava_sos_connect(&config, &_sos, &sos_error) != DJAVA_SOS_OK) {
+    jio_snprintf(what, length, "cannot reach the sos-server at %s", first_sos);
+    jio_snprintf(why, length, "%s", sos_error.message);
+    return false;
+  }
+  _monitors = _lib.djava_monitor_connect(sos_servers, secret, why, length);
+  if (_monitors == NULL) {
+    jio_snprintf(what, length, "cannot reach the monitor service at %s", sos_servers);
+    return false;
+  }
+  log_info(dso)("joined the cluster at %s as node %s (sos node %u), program %" PRIu64
+                ", sos-servers %s", DjavaCluster, node_name, _lib.djava_sos_node(_sos),
+                _program, sos_servers);
+  return true;
+}
+
+void DsoNode::join(JavaThread* current) {
+  if (DjavaCluster == NULL || DjavaCluster[0] == '\0') {
+    fail_join("-XX:+DistributedJava needs the cluster's address",
+              "give -XX:DjavaCluster=host:port (the thread manager); build/bin/djava "
+              "does so from DJAVA_CLUSTER");
+  }
+  load_library();
+
+  char secret_buffer[JVM_MAXPATHLEN];
+  const char* secret = secret_file(secret_buffer, sizeof(secret_buffer));
+  char host[256] = "?";
+  os::get_host_name(host, sizeof(host));
+  char node_name[300];
+  jio_snprintf(node_name, sizeof(node_name), "%s:%d", host, os::current_process_id());
+  char what[error_length] = "";
+  char why[error_length] = "";
+  bool joined;
+  {
+    // Network round trips: safepoints and GC proceed meanwhile.
+    ThreadToNativeFromVM in_native(current);
+    joined = connect(secret, node_name, what, why, sizeof(what));
+  }
+  if (!joined) {
+    fail_join(what, why);
+  }
+}
+
+void DsoNode::leave(JavaThread* current) {
+  if (!is_member()) return;
+  ThreadToNativeFromVM in_native(current);
+  if (_lib.djava_tm_program_end(_tm, _program, "the launching JVM exited") != 0) {
+    log_warning(dso)("reporting the program's end: %s", _lib.djava_tm_last_error());
+  }
+  if (_monitors != NULL) {
+    _lib.djava_monitor_close(_monitors);
+    _monitors = NULL;
+  }
+  if (_sos != NULL) {
+    djava_sos_error sos_error;
+    if (_lib.djava_sos_close(_sos, &sos_error) != DJAVA_SOS_OK) {
+      log_warning(dso)("leaving the sos-server: %s: %s",
+                       _lib.djava_sos_status_name(sos_error.status), sos_error.message);
+    }
+    _sos = NULL;
+  }
+  _lib.djava_tm_close(_tm);
+  _tm = NULL;
+  log_info(dso)("left the cluster at %s", DjavaCluster);
+}

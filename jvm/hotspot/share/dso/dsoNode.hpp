@@ -1,0 +1,76 @@
+/*
+ * djava: this JVM as a node of a cluster. With -XX:+DistributedJava the VM
+ * loads libdjava_node.so (the shared-object cache, the monitor client and
+ * the thread-manager client, built by CMake with exceptions and protobuf
+ * inside, C ABIs outside), joins the cluster named by -XX:DjavaCluster,
+ * registers the program it launches, and leaves at exit.
+ */
+
+#ifndef SHARE_DSO_DSONODE_HPP
+#define SHARE_DSO_DSONODE_HPP
+
+#include "memory/allStatic.hpp"
+#include "utilities/globalDefinitions.hpp"
+
+#include "dso/abi/monitor_client.h"
+#include "dso/abi/sos_client.h"
+#include "dso/abi/tm_client.h"
+
+class JavaThread;
+
+// Every libdjava_node.so function the VM calls, resolved once at join.
+// X(name) for each: the member is `name` with the prefix djava_ removed.
+#define DSO_NODE_FUNCTIONS(X)                                                  \
+  X(djava_node_abi_version)                                                   \
+  X(djava_tm_connect)                                                         \
+  X(djava_tm_close)                                                           \
+  X(djava_tm_register_program)                                                \
+  X(djava_tm_sos_servers)                                                     \
+  X(djava_tm_program_end)                                                     \
+  X(djava_tm_last_error)                                                      \
+  X(djava_sos_connect)                                                        \
+  X(djava_sos_close)                                                          \
+  X(djava_sos_node)                                                           \
+  X(djava_sos_status_name)                                                    \
+  X(djava_monitor_connect)                                                    \
+  X(djava_monitor_close)
+
+extern "C" uint32_t djava_node_abi_version();
+
+struct DsoNodeLibrary {
+#define DSO_NODE_MEMBER(name) decltype(&::name) name;
+  DSO_NODE_FUNCTIONS(DSO_NODE_MEMBER)
+#undef DSO_NODE_MEMBER
+};
+
+class DsoNode : AllStatic {
+ public:
+  // The interface version this VM was built against (node_library.cc).
+  static const uint32_t abi_version = 1;
+
+  // With -XX:+DistributedJava: load the library and join the cluster. A
+  // failure ends the VM during initialization with a message saying what
+  // could not be reached and why.
+  static void join(JavaThread* current);
+  // Ends this program's part in the cluster (before_exit): the program is
+  // reported ended, modified shared objects are written back, connections
+  // close. Safe to call when never joined.
+  static void leave(JavaThread* current);
+
+  static bool is_member() { return _tm != NULL; }
+  static uint64_t program() { return _program; }
+  static const DsoNodeLibrary& lib() { return _lib; }
+
+ private:
+  static void load_library();
+  static bool connect(const char* secret, const char* node_name, char* what, char* why,
+                      size_t length);
+
+  static DsoNodeLibrary _lib;
+  static djava_tm_client* _tm;
+  static djava_sos_client* _sos;
+  static djava_monitor_client* _monitors;
+  static uint64_t _program;
+};
+
+#endif // SHARE_DSO_DSONODE_HPP
