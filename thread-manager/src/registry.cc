@@ -135,13 +135,32 @@ std::string ThreadRegistry::Watch(ConnId conn, ProgramId program, uint64_t threa
 
 void ThreadRegistry::ConnGone(ConnId conn) {
   for (auto& t : threads_) t.second.watchers.erase(conn);
+  // Nobody is left to answer: a launcher's late reply is then ignored.
+  for (auto it = fetches_.begin(); it != fetches_.end();) {
+    if (it->second.requester == conn) {
+      it = fetches_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void ThreadRegistry::ProgramEnded(ProgramId program, const std::string& why,
                                   std::vector<Action>* out) {
-  (void)why;
   auto p = programs_.find(program);
   if (p == programs_.end()) return;
+  // Nobody will answer the program's outstanding resource requests now.
+  for (auto it = fetches_.begin(); it != fetches_.end();) {
+    if (it->second.program == program) {
+      AnswerError(it->second.requester, it->second.request,
+                  "resource '" + it->second.name + "' of program " + std::to_string(program) +
+                      ": the program ended (" + why + ") before its launcher answered",
+                  out);
+      it = fetches_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   // Queued threads never start; running ones are torn down by their servers.
   queue_.erase(std::remove_if(queue_.begin(), queue_.end(),
                               [&](const ThreadKey& k) { return k.program == program; }),
@@ -170,6 +189,117 @@ void ThreadRegistry::ProgramEnded(ProgramId program, const std::string& why,
   f.thread.program = program;
   out->push_back(f);
   Dispatch(out);  // freed capacity serves other programs' queued threads
+}
+
+static std::string Capped(const std::string& text, size_t max) {
+  return text.size() <= max ? text : text.substr(0, max) + "...";
+}
+
+void ThreadRegistry::AnswerError(ConnId requester, uint64_t request, const std::string& error,
+                                 std::vector<Action>* out) {
+  Action a{Action::kResourceData};
+  a.conn = requester;
+  a.request = request;
+  a.found = false;
+  a.detail = error.empty() ? std::string("error") : error;
+  out->push_back(a);
+}
+
+void ThreadRegistry::FetchResource(ConnId requester, uint64_t request, ProgramId program,
+                                   const std::string& name, std::vector<Action>* out) {
+  const std::string what = "resource '" + Capped(name, kMaxResourceName) + "' of program " +
+                           std::to_string(program);
+  if (name.empty()) return AnswerError(requester, request, "empty resource name", out);
+  if (name.size() > kMaxResourceName)
+    return AnswerError(requester, request,
+                       what + ": name longer than " + std::to_string(kMaxResourceName) +
+                           " bytes",
+                       out);
+  auto p = programs_.find(program);
+  if (p == programs_.end())
+    return AnswerError(requester, request,
+                       what + ": no such program (never registered, or ended)", out);
+  Fetch& f = fetches_[++last_fetch_];
+  f.requester = requester;
+  f.request = request;
+  f.program = program;
+  f.launcher = p->second.launcher;
+  f.name = name;
+  Action a{Action::kResourceRequest};
+  a.conn = f.launcher;
+  a.thread.program = program;
+  a.request = last_fetch_;
+  a.detail = name;
+  out->push_back(a);
+}
+
+std::string ThreadRegistry::ResourceReply(ConnId from, uint64_t request, bool found,
+                                          std::string data, const std::string& error,
+                                          std::vector<Action>* out) {
+  auto it = fetches_.find(request);
+  if (it == fetches_.end()) {
+    if (request == 0 || request > last_fetch_) return "resource reply to a request never made";
+    return "";  // its requester went away meanwhile
+  }
+  if (it->second.launcher != from)
+    return "resource reply from a connection that is not the program's launcher";
+  Fetch f = std::move(it->second);
+  fetches_.erase(it);
+  Action a{Action::kResourceData};
+  a.conn = f.requester;
+  a.request = f.request;
+  const std::string what =
+      "resource '" + f.name + "' of program " + std::to_string(f.program);
+  if (found && data.size() > options_.max_resource_bytes) {
+    a.detail = what + " is " + std::to_string(data.size()) + " bytes, more than the " +
+               std::to_string(options_.max_resource_bytes) + " a reply may carry";
+  } else if (found) {
+    a.found = true;
+    a.bytes = std::move(data);
+  } else if (!error.empty()) {
+    a.detail = what + ": " + Capped(error, kMaxErrorText);
+  }  // else: not found, no error text
+  out->push_back(std::move(a));
+  return "";
+}
+
+std::string ThreadRegistry::Console(ProgramId program, uint64_t thread, uint32_t stream,
+                                    std::string data, std::vector<Action>* out) {
+  auto p = programs_.find(program);
+  if (p == programs_.end())
+    return "console output for unknown or ended program " + std::to_string(program) +
+           " dropped";
+  if (stream != 1 && stream != 2)
+    return "console output with stream " + std::to_string(stream) +
+           " (1 = out, 2 = err) dropped";
+  Action a{Action::kConsole};
+  a.conn = p->second.launcher;
+  a.thread = ThreadKey{program, thread};
+  a.stream = stream;
+  a.bytes = std::move(data);
+  out->push_back(std::move(a));
+  return "";
+}
+
+std::string ThreadRegistry::Exit(ProgramId program, int32_t status, const std::string& detail,
+                                 std::vector<Action>* out) {
+  auto p = programs_.find(program);
+  if (p == programs_.end())
+    return "exit(" + std::to_string(status) + ") for unknown or ended program " +
+           std::to_string(program) + " ignored";
+  if (p->second.exiting)
+    return "exit(" + std::to_string(status) + ") of program " + std::to_string(program) +
+           " ignored: it is already exiting with status " +
+           std::to_string(p->second.exit_status);
+  p->second.exiting = true;
+  p->second.exit_status = status;
+  Action a{Action::kExit};
+  a.conn = p->second.launcher;
+  a.thread.program = program;
+  a.status = status;
+  a.detail = Capped(detail, kMaxErrorText);
+  out->push_back(a);
+  return "";
 }
 
 ServerId ThreadRegistry::PickServer() const {

@@ -10,10 +10,15 @@
 //  - a thread is placed on the server with the fewest running threads that
 //    has spare capacity, FIFO among equals (least recently given a thread);
 //    with no capacity anywhere it waits in one global FIFO queue;
-//  - every state change goes to the program's launcher and to watchers.
+//  - every state change goes to the program's launcher and to watchers;
+//  - the launcher serves the program's class files and resources, and
+//    receives its console output and System.exit, from any node (relays:
+//    the registry routes, remembers outstanding resource requests and
+//    answers every one of them, and lets only a program's first exit pass).
 #ifndef DJAVA_TM_REGISTRY_H_
 #define DJAVA_TM_REGISTRY_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -52,6 +57,12 @@ struct Action {
     kProgramFailed,  // to `conn` (the launcher): program `thread.program` failed
     kDropProgram,    // to `server`: forget program `thread.program`
     kFreeProgram,    // to the sos-server(s): free the program's chunks and monitors
+    kResourceRequest,  // to `conn` (the launcher): resource `detail` of `thread.program`,
+                       // answer with `request`
+    kResourceData,     // to `conn` (a requester): answer to its `request`; `found` and
+                       // `bytes`, or not found with `detail` = error ("" = no such resource)
+    kConsole,          // to `conn` (the launcher): `bytes` written by `thread` on `stream`
+    kExit,             // to `conn` (the launcher): System.exit(`status`), `detail` = where
   };
   explicit Action(Kind k) : kind(k) {}
   Kind kind;
@@ -60,13 +71,25 @@ struct Action {
   ThreadKey thread;
   ThreadState state = ThreadState::kQueued;
   std::string detail;     // server name, exception, or failure reason
+  uint64_t request = 0;   // kResourceRequest / kResourceData
+  bool found = false;     // kResourceData
+  std::string bytes;      // kResourceData, kConsole
+  uint32_t stream = 0;    // kConsole: 1 = out, 2 = err
+  int32_t status = 0;     // kExit
 };
 
 class ThreadRegistry {
  public:
   struct Options {
     TimeMs liveness_timeout_ms = 3000;  // a server silent this long is dead
+    // Largest resource a ResourceData may carry: the wire's 16 MiB frame
+    // limit less 64 KiB for the message's other fields (names and error
+    // texts are capped far below that). = DJAVA_TM_MAX_RESOURCE_BYTES.
+    size_t max_resource_bytes = (16u << 20) - (64u << 10);
   };
+  // Longest resource name accepted, and longest error text forwarded.
+  static constexpr size_t kMaxResourceName = 4096;
+  static constexpr size_t kMaxErrorText = 4096;
   ThreadRegistry() : ThreadRegistry(Options()) {}
   explicit ThreadRegistry(Options options) : options_(options) {}
 
@@ -92,7 +115,33 @@ class ThreadRegistry {
   void ConnGone(ConnId conn);
   // The program is over, however it ended: drop its queued threads, tell
   // every server that ran its threads to drop it, free its sos state.
+  // Also answers the program's outstanding resource requests with an error.
   void ProgramEnded(ProgramId program, const std::string& why, std::vector<Action>* out);
+
+  // ---- relays to the launcher ---------------------------------------------
+  // `requester` wants resource `name` of `program`, `request` being its own
+  // id. Forwards it to the launcher (kResourceRequest, with a request id of
+  // the registry's own) or, if that is impossible (unknown or ended program,
+  // bad name), answers at once with an error kResourceData. Every request is
+  // answered exactly once, unless its requester goes away (ConnGone).
+  void FetchResource(ConnId requester, uint64_t request, ProgramId program,
+                     const std::string& name, std::vector<Action>* out);
+  // The launcher's answer to the registry's `request`. A resource larger
+  // than max_resource_bytes becomes an error answer naming it. An answer to
+  // a request that is no longer outstanding (its requester left) is
+  // ignored; "" unless `from` is not the launcher it was sent to or the id
+  // was never issued.
+  std::string ResourceReply(ConnId from, uint64_t request, bool found, std::string data,
+                            const std::string& error, std::vector<Action>* out);
+  // Console output for the program's launcher (kConsole). Returns why it
+  // was dropped instead (unknown program, bad stream), for the log.
+  std::string Console(ProgramId program, uint64_t thread, uint32_t stream, std::string data,
+                      std::vector<Action>* out);
+  // System.exit(status) somewhere in the program: the first one goes to the
+  // launcher (kExit); returns why it was not forwarded (unknown program, or
+  // a later exit, which is ignored as in Java), for the log.
+  std::string Exit(ProgramId program, int32_t status, const std::string& detail,
+                   std::vector<Action>* out);
 
   // ---- introspection -------------------------------------------------------
   bool HasServer(ServerId id) const { return servers_.count(id) != 0; }
@@ -108,6 +157,8 @@ class ThreadRegistry {
   std::string ServerName(ServerId id) const;
   // Earliest liveness deadline, or -1 with no servers (for the daemon's timer).
   TimeMs NextDeadline() const;
+  // Resource requests forwarded to a launcher and not yet answered.
+  size_t PendingFetches() const { return fetches_.size(); }
 
  private:
   struct Server {
@@ -123,6 +174,15 @@ class ThreadRegistry {
     std::string classpath;
     std::set<ServerId> servers_used;
     bool failed = false;
+    bool exiting = false;  // an exit was forwarded: later ones are ignored
+    int32_t exit_status = 0;
+  };
+  struct Fetch {
+    ConnId requester = 0;
+    uint64_t request = 0;  // the requester's id
+    ProgramId program = 0;
+    ConnId launcher = 0;
+    std::string name;
   };
   struct Thread {
     ThreadState state = ThreadState::kQueued;
@@ -137,6 +197,8 @@ class ThreadRegistry {
   void SetState(const ThreadKey& key, Thread* t, ThreadState s, const std::string& detail,
                 std::vector<Action>* out);
   void Fail(ProgramId program, const std::string& reason, std::vector<Action>* out);
+  static void AnswerError(ConnId requester, uint64_t request, const std::string& error,
+                          std::vector<Action>* out);
 
   Options options_;
   std::map<ServerId, Server> servers_;
@@ -144,6 +206,8 @@ class ThreadRegistry {
   std::map<ThreadKey, Thread> threads_;
   std::deque<ThreadKey> queue_;
   uint64_t assign_counter_ = 0;
+  std::map<uint64_t, Fetch> fetches_;  // outstanding, by the registry's request id
+  uint64_t last_fetch_ = 0;            // the last request id issued
 };
 
 }  // namespace tm

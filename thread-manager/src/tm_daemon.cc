@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "djava/tm_client.h"
 #include "monitor.pb.h"
 #include "tm_service.h"
 #include "wire/connection.h"
@@ -43,8 +44,14 @@ TimeMs NowMs() {
 }
 
 // Messages that may wait for one client before it is given up on: far more
-// than a client that still reads ever lets pile up.
-constexpr size_t kMaxQueuedPerConn = 16u << 20;
+// than a client that still reads ever lets pile up, and room for several
+// resource answers of the largest size at once.
+constexpr size_t kMaxQueuedPerConn = 4 * size_t{wire::kDefaultMaxFrameSize};
+
+// A resource answer of the largest size, with its other fields, fits in one
+// frame of the clients' default maximum.
+static_assert(DJAVA_TM_MAX_RESOURCE_BYTES + (64u << 10) <= wire::kDefaultMaxFrameSize,
+              "resource answers must fit in a frame");
 
 // The ordered, never-blocking way out to one client. Post() only queues (it
 // runs under the service lock); the sender's thread does the blocking send.
@@ -288,6 +295,7 @@ class TmHost : private TmService::Transport {
            " in all, " + std::to_string(closed_by_service_) + " closed by the manager), " +
            std::to_string(messages_) + " messages in, " + std::to_string(sent_) +
            " out, " + std::to_string(r.QueueLength()) + " threads queued, " +
+           std::to_string(r.PendingFetches()) + " resource requests outstanding, " +
            std::to_string(programs_freed_) + " programs freed";
   }
 
@@ -303,6 +311,7 @@ class TmHost : private TmService::Transport {
                                  std::vector<std::unique_ptr<SosLink>>* links) {
     TmService::Options o;
     o.registry.liveness_timeout_ms = cfg.liveness_ms;
+    o.registry.max_resource_bytes = DJAVA_TM_MAX_RESOURCE_BYTES;
     o.sos_servers = cfg.sos_servers;
     o.heartbeat_interval_ms = static_cast<uint32_t>(cfg.heartbeat_ms);
     o.log = Log;

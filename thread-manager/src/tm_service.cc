@@ -88,10 +88,41 @@ void TmService::OnMessage(ConnId conn, const TmClientMessage& msg, TimeMs now) {
     case TmClientMessage::kHeartbeat:
       if (c->second.is_server) Reply(conn, registry_.Heartbeat(conn, now));
       break;
+    case TmClientMessage::kFetchResource: {
+      const auto& f = msg.fetch_resource();
+      registry_.FetchResource(conn, f.request(), f.program(), f.name(), &out);
+      break;
+    }
+    case TmClientMessage::kResourceReply: {
+      const auto& r = msg.resource_reply();
+      Reply(conn, registry_.ResourceReply(conn, r.request(), r.found(), r.data(), r.error(),
+                                          &out));
+      break;
+    }
+    case TmClientMessage::kConsole: {
+      // Dropped output is not the sender's fault (its program may just have
+      // ended): logged once per program, never answered or fatal.
+      const auto& o = msg.console();
+      std::string why = registry_.Console(o.program(), o.thread(), o.stream(), o.data(), &out);
+      if (!why.empty() && c->second.console_drop_logged.insert(o.program()).second)
+        Log("connection " + std::to_string(conn) + " (" + c->second.peer + "): " + why +
+            " (further drops for this program are not logged)");
+      break;
+    }
+    case TmClientMessage::kProgramExit: {
+      const auto& e = msg.program_exit();
+      std::string why = registry_.Exit(e.program(), e.status(), e.detail(), &out);
+      Log(why.empty() ? "program " + std::to_string(e.program()) + ": exit(" +
+                            std::to_string(e.status()) + ") from " + c->second.peer + " (" +
+                            e.detail() + "), told its launcher"
+                      : "connection " + std::to_string(conn) + " (" + c->second.peer +
+                            "): " + why);
+      break;
+    }
     default:
       return transport_->Close(conn, "empty or unknown thread-manager message");
   }
-  Apply(out);
+  Apply(&out);
 }
 
 void TmService::OnDisconnect(ConnId conn, TimeMs now) {
@@ -111,13 +142,13 @@ void TmService::OnDisconnect(ConnId conn, TimeMs now) {
   }
   registry_.ConnGone(conn);
   conns_.erase(c);
-  Apply(out);
+  Apply(&out);
 }
 
 void TmService::OnTick(TimeMs now) {
   std::vector<Action> out;
   registry_.Tick(now, &out);
-  Apply(out);
+  Apply(&out);
   // Servers declared dead are closed so that they cannot linger half-alive.
   for (auto it = conns_.begin(); it != conns_.end();) {
     if (it->second.is_server && !registry_.HasServer(it->first)) {
@@ -131,8 +162,8 @@ void TmService::OnTick(TimeMs now) {
   }
 }
 
-void TmService::Apply(const std::vector<Action>& actions) {
-  for (const Action& a : actions) {
+void TmService::Apply(std::vector<Action>* actions) {
+  for (Action& a : *actions) {
     TmServerMessage m;
     switch (a.kind) {
       case Action::kAssign: {
@@ -171,6 +202,41 @@ void TmService::Apply(const std::vector<Action>& actions) {
       case Action::kFreeProgram:
         if (options_.free_program) options_.free_program(a.thread.program);
         break;
+      case Action::kResourceRequest: {
+        auto* r = m.mutable_resource_request();
+        r->set_program(a.thread.program);
+        r->set_request(a.request);
+        r->set_name(a.detail);
+        if (conns_.count(a.conn)) transport_->Send(a.conn, m);
+        break;
+      }
+      case Action::kResourceData: {
+        auto* d = m.mutable_resource_data();
+        d->set_request(a.request);
+        d->set_found(a.found);
+        d->set_data(std::move(a.bytes));
+        d->set_error(a.detail);
+        if (!a.found && !a.detail.empty()) Log(a.detail);
+        if (conns_.count(a.conn)) transport_->Send(a.conn, m);
+        break;
+      }
+      case Action::kConsole: {
+        auto* o = m.mutable_console();
+        o->set_program(a.thread.program);
+        o->set_thread(a.thread.thread);
+        o->set_stream(a.stream);
+        o->set_data(std::move(a.bytes));
+        if (conns_.count(a.conn)) transport_->Send(a.conn, m);
+        break;
+      }
+      case Action::kExit: {
+        auto* e = m.mutable_program_exit();
+        e->set_program(a.thread.program);
+        e->set_status(a.status);
+        e->set_detail(a.detail);
+        if (conns_.count(a.conn)) transport_->Send(a.conn, m);
+        break;
+      }
     }
   }
 }

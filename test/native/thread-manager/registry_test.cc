@@ -258,6 +258,195 @@ TEST_F(RegistryTest, ServerServesManyProgramsOverItsLife) {
   EXPECT_EQ(0, reg_.Running(1));
 }
 
+// ---- relays: resources, console, exit ---------------------------------------
+
+// The one action of `acts` (fails the test if there is not exactly one).
+static Action Only(const std::vector<Action>& acts, Action::Kind k) {
+  int n = 0;
+  Action r{k};
+  for (const Action& a : acts)
+    if (a.kind == k) {
+      r = a;
+      n++;
+    }
+  EXPECT_EQ(1, n) << "actions of kind " << k;
+  return r;
+}
+
+TEST_F(RegistryTest, FetchGoesToLauncherAndAnswerBackToRequester) {
+  reg_.RegisterProgram(100, 7, "a", "cp");
+  reg_.FetchResource(20, 5, 100, "pkg/Foo.class", &out_);
+  Action req = Only(Take(), Action::kResourceRequest);
+  EXPECT_EQ(7u, req.conn);
+  EXPECT_EQ(100u, req.thread.program);
+  EXPECT_EQ("pkg/Foo.class", req.detail);
+  EXPECT_EQ(1u, reg_.PendingFetches());
+  std::string bytes("\xca\xfe\xba\xbe\0\x01", 6);
+  ASSERT_EQ("", reg_.ResourceReply(7, req.request, true, bytes, "", &out_));
+  Action data = Only(Take(), Action::kResourceData);
+  EXPECT_EQ(20u, data.conn);
+  EXPECT_EQ(5u, data.request);  // the requester's own id
+  EXPECT_TRUE(data.found);
+  EXPECT_EQ(bytes, data.bytes);
+  EXPECT_EQ(0u, reg_.PendingFetches());
+  // Answered once: a repeated answer is ignored.
+  EXPECT_EQ("", reg_.ResourceReply(7, req.request, true, bytes, "", &out_));
+  EXPECT_TRUE(Take().empty());
+}
+
+TEST_F(RegistryTest, RequesterIdsMayCollideAcrossRequesters) {
+  reg_.RegisterProgram(100, 7, "a", "cp");
+  reg_.FetchResource(20, 1, 100, "A.class", &out_);
+  reg_.FetchResource(21, 1, 100, "B.class", &out_);
+  auto acts = Take();
+  ASSERT_EQ(2u, acts.size());
+  EXPECT_NE(acts[0].request, acts[1].request);
+  // Answer in the other order: each goes to its own requester.
+  reg_.ResourceReply(7, acts[1].request, true, "b", "", &out_);
+  reg_.ResourceReply(7, acts[0].request, true, "a", "", &out_);
+  auto back = Take();
+  ASSERT_EQ(2u, back.size());
+  EXPECT_EQ(21u, back[0].conn);
+  EXPECT_EQ("b", back[0].bytes);
+  EXPECT_EQ(20u, back[1].conn);
+  EXPECT_EQ("a", back[1].bytes);
+}
+
+TEST_F(RegistryTest, NotFoundAndUnreadableAreDistinguished) {
+  reg_.RegisterProgram(100, 7, "a", "cp");
+  reg_.FetchResource(20, 1, 100, "Missing.class", &out_);
+  reg_.FetchResource(20, 2, 100, "Broken.class", &out_);
+  auto reqs = Take();
+  reg_.ResourceReply(7, reqs[0].request, false, "", "", &out_);
+  reg_.ResourceReply(7, reqs[1].request, false, "", "zip file is corrupt", &out_);
+  auto acts = Take();
+  ASSERT_EQ(2u, acts.size());
+  EXPECT_FALSE(acts[0].found);
+  EXPECT_EQ("", acts[0].detail);  // plain "not found"
+  EXPECT_FALSE(acts[1].found);
+  EXPECT_NE(std::string::npos, acts[1].detail.find("Broken.class")) << acts[1].detail;
+  EXPECT_NE(std::string::npos, acts[1].detail.find("zip file is corrupt")) << acts[1].detail;
+}
+
+TEST_F(RegistryTest, FetchForUnknownOrEndedProgramIsAnsweredWithError) {
+  reg_.FetchResource(20, 3, 555, "pkg/Foo.class", &out_);
+  Action a = Only(Take(), Action::kResourceData);
+  EXPECT_EQ(20u, a.conn);
+  EXPECT_EQ(3u, a.request);
+  EXPECT_FALSE(a.found);
+  EXPECT_NE(std::string::npos, a.detail.find("pkg/Foo.class")) << a.detail;
+  EXPECT_NE(std::string::npos, a.detail.find("no such program")) << a.detail;
+  reg_.RegisterProgram(100, 7, "a", "cp");
+  reg_.ProgramEnded(100, "done", &out_);
+  out_.clear();
+  reg_.FetchResource(20, 4, 100, "pkg/Foo.class", &out_);
+  a = Only(Take(), Action::kResourceData);
+  EXPECT_FALSE(a.found);
+  EXPECT_FALSE(a.detail.empty());
+  // Bad names never reach the launcher.
+  reg_.RegisterProgram(101, 7, "a", "cp");
+  reg_.FetchResource(20, 5, 101, "", &out_);
+  reg_.FetchResource(20, 6, 101, std::string(ThreadRegistry::kMaxResourceName + 1, 'x'), &out_);
+  auto acts = Take();
+  ASSERT_EQ(2u, acts.size());
+  for (const Action& e : acts) {
+    EXPECT_EQ(Action::kResourceData, e.kind);
+    EXPECT_FALSE(e.detail.empty());
+  }
+  EXPECT_EQ(0u, reg_.PendingFetches());
+}
+
+TEST_F(RegistryTest, LauncherGoneAnswersOutstandingFetchesWithError) {
+  reg_.RegisterProgram(100, 7, "a", "cp");
+  reg_.RegisterProgram(200, 8, "b", "cp");
+  reg_.FetchResource(20, 1, 100, "pkg/A.class", &out_);
+  reg_.FetchResource(21, 2, 100, "pkg/B.class", &out_);
+  reg_.FetchResource(20, 3, 200, "pkg/C.class", &out_);  // another program: unaffected
+  Take();
+  reg_.ProgramEnded(100, "launcher disconnected", &out_);
+  std::map<ConnId, Action> answers;
+  for (const Action& a : Take())
+    if (a.kind == Action::kResourceData) answers.emplace(a.conn, a);
+  ASSERT_EQ(2u, answers.size());
+  EXPECT_EQ(1u, answers.at(20).request);
+  EXPECT_EQ(2u, answers.at(21).request);
+  for (auto& e : answers) {
+    EXPECT_FALSE(e.second.found);
+    EXPECT_NE(std::string::npos, e.second.detail.find("launcher disconnected"))
+        << e.second.detail;
+  }
+  EXPECT_NE(std::string::npos, answers.at(21).detail.find("pkg/B.class"));
+  EXPECT_EQ(1u, reg_.PendingFetches());
+}
+
+TEST_F(RegistryTest, OversizedReplyBecomesErrorNamingTheResource) {
+  ThreadRegistry::Options o;
+  o.max_resource_bytes = 100;
+  ThreadRegistry reg(o);
+  reg.RegisterProgram(100, 7, "a", "cp");
+  reg.FetchResource(20, 1, 100, "big/Huge.class", &out_);
+  reg.FetchResource(20, 2, 100, "big/Fits.class", &out_);
+  auto reqs = Take();
+  ASSERT_EQ("", reg.ResourceReply(7, reqs[0].request, true, std::string(101, 'x'), "", &out_));
+  ASSERT_EQ("", reg.ResourceReply(7, reqs[1].request, true, std::string(100, 'x'), "", &out_));
+  auto acts = Take();
+  ASSERT_EQ(2u, acts.size());
+  EXPECT_FALSE(acts[0].found);
+  EXPECT_TRUE(acts[0].bytes.empty());
+  EXPECT_NE(std::string::npos, acts[0].detail.find("big/Huge.class")) << acts[0].detail;
+  EXPECT_NE(std::string::npos, acts[0].detail.find("101 bytes")) << acts[0].detail;
+  EXPECT_TRUE(acts[1].found);
+  EXPECT_EQ(100u, acts[1].bytes.size());
+  // The default is the wire frame limit less room for the other fields.
+  EXPECT_EQ((16u << 20) - (64u << 10), ThreadRegistry::Options().max_resource_bytes);
+}
+
+TEST_F(RegistryTest, OnlyTheLauncherAnswersAndRequesterGoneDropsFetch) {
+  reg_.RegisterProgram(100, 7, "a", "cp");
+  reg_.FetchResource(20, 1, 100, "A.class", &out_);
+  Action req = Only(Take(), Action::kResourceRequest);
+  EXPECT_NE("", reg_.ResourceReply(20, req.request, true, "x", "", &out_));  // not the launcher
+  EXPECT_NE("", reg_.ResourceReply(7, 9999, true, "x", "", &out_));          // never issued
+  EXPECT_TRUE(Take().empty());
+  EXPECT_EQ(1u, reg_.PendingFetches());
+  reg_.ConnGone(20);  // the requester left: nobody to answer
+  EXPECT_EQ(0u, reg_.PendingFetches());
+  EXPECT_EQ("", reg_.ResourceReply(7, req.request, true, "x", "", &out_));  // late: ignored
+  EXPECT_TRUE(Take().empty());
+}
+
+TEST_F(RegistryTest, ConsoleGoesToLauncherUnknownProgramDropped) {
+  reg_.RegisterProgram(100, 7, "a", "cp");
+  ASSERT_EQ("", reg_.Console(100, 42, 2, "oops\n", &out_));
+  Action a = Only(Take(), Action::kConsole);
+  EXPECT_EQ(7u, a.conn);
+  EXPECT_EQ(100u, a.thread.program);
+  EXPECT_EQ(42u, a.thread.thread);
+  EXPECT_EQ(2u, a.stream);
+  EXPECT_EQ("oops\n", a.bytes);
+  EXPECT_NE("", reg_.Console(555, 1, 1, "lost", &out_));
+  EXPECT_NE("", reg_.Console(100, 1, 3, "bad stream", &out_));
+  EXPECT_TRUE(Take().empty());
+}
+
+TEST_F(RegistryTest, OnlyTheFirstExitCounts) {
+  reg_.RegisterProgram(100, 7, "a", "cp");
+  ASSERT_EQ("", reg_.Exit(100, 3, "thread 5 on server s1", &out_));
+  Action a = Only(Take(), Action::kExit);
+  EXPECT_EQ(7u, a.conn);
+  EXPECT_EQ(100u, a.thread.program);
+  EXPECT_EQ(3, a.status);
+  EXPECT_EQ("thread 5 on server s1", a.detail);
+  std::string why = reg_.Exit(100, 4, "thread 6", &out_);
+  EXPECT_NE(std::string::npos, why.find("already exiting with status 3")) << why;
+  EXPECT_TRUE(Take().empty());
+  EXPECT_NE("", reg_.Exit(555, 1, "x", &out_));  // unknown program
+  EXPECT_TRUE(Take().empty());
+  // The program still ends the usual way (its launcher's ProgramEnd).
+  reg_.ProgramEnded(100, "System.exit(3)", &out_);
+  EXPECT_EQ(1, Count(Take(), Action::kFreeProgram));
+}
+
 }  // namespace
 }  // namespace tm
 }  // namespace djava

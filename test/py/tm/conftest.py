@@ -1,32 +1,10 @@
-"""Fixtures for the thread-manager and monitor-service process tests: real
-daemons (sos-server hosting the monitor service, thread-manager) on loopback
-ports, and the probe client programs built by CMake (monitor-probe,
-tm-probe). Every process is killed at teardown; every wait is bounded."""
+"""Fixtures for the thread-manager and monitor-service process tests: the
+probe client programs built by CMake (monitor-probe, tm-probe). The daemons
+(sos_server, thread_manager) are test/py/conftest.py's."""
 
 import pytest
 
-from localprocs import binary as tm_binary, free_port, wait_port
-
-
-@pytest.fixture
-def sos_server(procs, secret_file):
-    """A sos-server (hosting the monitor service); returns "127.0.0.1:port"."""
-    binary = tm_binary("sos-server")
-    port = free_port()
-    p = procs.start([binary, "--listen", f"127.0.0.1:{port}", "--secret-file", secret_file])
-    wait_port(port, p)
-    return f"127.0.0.1:{port}"
-
-
-@pytest.fixture
-def thread_manager(procs, secret_file, sos_server):
-    """A thread-manager told about the sos-server; returns "127.0.0.1:port"."""
-    binary = tm_binary("thread-manager")
-    port = free_port()
-    p = procs.start([binary, "--listen", f"127.0.0.1:{port}", "--sos", sos_server,
-                     "--secret-file", secret_file, "--liveness-ms", "1500"])
-    wait_port(port, p)
-    return f"127.0.0.1:{port}"
+from localprocs import binary as tm_binary
 
 
 @pytest.fixture

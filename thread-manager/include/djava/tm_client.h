@@ -4,11 +4,14 @@
  *
  * Launcher:      connect, register_program, submit (Thread.start),
  *                watch / wait_thread (join, isAlive), next_event (state
- *                changes, PROGRAM_FAILED), program_end (or just close).
+ *                changes, PROGRAM_FAILED, RESOURCE_REQUEST -> answer_resource,
+ *                CONSOLE, EXIT -> end the program), program_end (or just close).
  * Thread server: connect, register_server (heartbeats are then sent by a
  *                background thread), next_event (ASSIGN = dt_get_thread,
  *                DROP_PROGRAM), thread_ended.
- * Any node:      submit / watch for any registered program.
+ * Any node:      submit / watch for any registered program; fetch_resource
+ *                (class files), console (System.out/err), program_exit
+ *                (System.exit) for the program's launcher.
  */
 #ifndef DJAVA_TM_CLIENT_H_
 #define DJAVA_TM_CLIENT_H_
@@ -28,8 +31,40 @@ enum djava_tm_event_kind {
   DJAVA_TM_EV_PROGRAM_FAILED = 3,  /* the program cannot continue; detail says why */
   DJAVA_TM_EV_DROP_PROGRAM = 4,    /* to a server: forget the program */
   DJAVA_TM_EV_ERROR = 5,           /* the manager rejected a request; detail says why */
-  DJAVA_TM_EV_DISCONNECTED = 6     /* the manager is gone; detail says why */
+  DJAVA_TM_EV_DISCONNECTED = 6,    /* the manager is gone; detail says why */
+  /* To the launcher: a node wants resource `data` (the name; also in detail,
+   * truncated) of `program`. Answer with djava_tm_answer_resource(request_id). */
+  DJAVA_TM_EV_RESOURCE_REQUEST = 7,
+  /* To the launcher: `data` was written by `thread` of `program` on `stream`
+   * (DJAVA_TM_STREAM_OUT / _ERR); in order per sending node. */
+  DJAVA_TM_EV_CONSOLE = 8,
+  /* To the launcher: System.exit(`status`) was called somewhere in `program`
+   * (detail: where). The first one only. The launcher ends the program. */
+  DJAVA_TM_EV_EXIT = 9
 };
+
+enum djava_tm_stream { DJAVA_TM_STREAM_OUT = 1, DJAVA_TM_STREAM_ERR = 2 };
+
+/* Results of djava_tm_fetch_resource. */
+enum djava_tm_fetch_result {
+  DJAVA_TM_FETCH_FOUND = 0,      /* *out holds the resource */
+  DJAVA_TM_FETCH_NOT_FOUND = 1,  /* the launcher has no such resource */
+  DJAVA_TM_FETCH_ERROR = -1,     /* unknown or ended program, launcher gone, too large,
+                                    unreadable, connection lost: djava_tm_last_error */
+  DJAVA_TM_FETCH_TIMEOUT = -2    /* no answer within the timeout */
+};
+
+/* The largest resource that travels in one answer: the wire's 16 MiB frame
+ * limit less 64 KiB for the rest of the message. */
+#define DJAVA_TM_MAX_RESOURCE_BYTES ((size_t)((16u << 20) - (64u << 10)))
+
+/* Bytes allocated by the library (malloc). `data` is followed by one NUL
+ * byte not counted in `len`, so that names and text are C strings too.
+ * The receiver owns them and frees them with djava_tm_buffer_free. */
+typedef struct djava_tm_buffer {
+  uint8_t* data;
+  size_t len;
+} djava_tm_buffer;
 
 enum djava_tm_thread_state {
   DJAVA_TM_QUEUED = 1,
@@ -50,12 +85,18 @@ typedef struct djava_tm_event {
   char detail[1024];          /* exception, failure reason, error (truncated) */
   char classpath[4096];       /* DJAVA_TM_EV_ASSIGN */
   char launch_node[256];      /* DJAVA_TM_EV_ASSIGN */
+  /* (fields below were added with the resource, console and exit relays) */
+  uint64_t request_id;        /* DJAVA_TM_EV_RESOURCE_REQUEST */
+  int stream;                 /* DJAVA_TM_EV_CONSOLE */
+  int status;                 /* DJAVA_TM_EV_EXIT: the exit status */
+  /* RESOURCE_REQUEST: the resource name; CONSOLE: the bytes; else empty
+   * ({NULL, 0}). Owned by the caller of djava_tm_next_event, who frees it
+   * with djava_tm_buffer_free (always safe to call). */
+  djava_tm_buffer data;
 } djava_tm_event;
 
 /* Connects to the thread manager at "host:port" and authenticates with the
  * cluster secret in `secret_file`. NULL on failure, with why in err. */
-/* NOT YET DEFINED: waits for thread-manager/src/wire_adapter.cc on proto/wire; until then
- * only the in-process channels of the tests reach the service. */
 djava_tm_client* djava_tm_connect(const char* host_port, const char* secret_file, char* err,
                                   size_t err_len);
 /* Closes the connection (for a launcher: its programs end). */
@@ -84,6 +125,38 @@ int djava_tm_thread_state(djava_tm_client* c, uint64_t program, uint64_t thread)
  * program failed. Returns the final state, 0 on timeout, -1 if disconnected. */
 int djava_tm_wait_thread(djava_tm_client* c, uint64_t program, uint64_t thread,
                          int64_t timeout_ms);
+/* ---- relays (any node <-> the program's launcher) ---- */
+
+/* Fetches resource `name` (e.g. "pkg/Foo.class") of `program` from its
+ * launcher. Blocks until the answer, at most timeout_ms (< 0: no limit; the
+ * manager answers every request, with an error if the launcher goes away).
+ * Thread-safe: any number may be outstanding. Returns a
+ * djava_tm_fetch_result; on DJAVA_TM_FETCH_FOUND *out holds the bytes (the
+ * caller frees them with djava_tm_buffer_free), otherwise *out is {NULL, 0}
+ * and djava_tm_last_error says why. */
+int djava_tm_fetch_resource(djava_tm_client* c, uint64_t program, const char* name,
+                            int64_t timeout_ms, djava_tm_buffer* out);
+/* Launcher: answers DJAVA_TM_EV_RESOURCE_REQUEST `request_id`. found != 0:
+ * `bytes`/`len` is the resource (copied; len may be 0). found == 0 with
+ * error NULL or "": no such resource; with an error text: it could not be
+ * read. A resource larger than DJAVA_TM_MAX_RESOURCE_BYTES is answered as an
+ * error naming it, and the call returns -1 saying so. */
+int djava_tm_answer_resource(djava_tm_client* c, uint64_t request_id, int found,
+                             const void* bytes, size_t len, const char* error);
+/* Sends console output (stream DJAVA_TM_STREAM_OUT or _ERR) of `thread` to
+ * the launcher of `program`. Does not wait for any answer (it blocks only
+ * while the connection's send buffer is full); the launcher gets the bytes
+ * of one client in the order sent, large writes split in pieces. Output
+ * for an unknown program is dropped by the manager (and logged there). */
+int djava_tm_console(djava_tm_client* c, uint64_t program, uint64_t thread, int stream,
+                     const void* bytes, size_t len);
+/* System.exit(status) on this node: the launcher of `program` gets
+ * DJAVA_TM_EV_EXIT (the first exit of a program only) and ends it. */
+int djava_tm_program_exit(djava_tm_client* c, uint64_t program, int32_t status,
+                          const char* detail);
+/* Frees b->data (allocated by this library) and empties *b. NULL-safe. */
+void djava_tm_buffer_free(djava_tm_buffer* b);
+
 /* Tests only: stop/resume the server's heartbeats (simulate a hung node). */
 void djava_tm_pause_heartbeats(djava_tm_client* c, int paused);
 

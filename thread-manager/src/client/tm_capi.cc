@@ -1,6 +1,7 @@
 // C ABI of the thread-manager client (include/djava/tm_client.h). Nothing
 // may escape: every entry point catches everything. djava_tm_connect lives in
 // tm_connect.cc (it needs the wire library).
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -98,6 +99,56 @@ int djava_tm_thread_state(djava_tm_client* c, uint64_t program, uint64_t thread)
 int djava_tm_wait_thread(djava_tm_client* c, uint64_t program, uint64_t thread,
                          int64_t timeout_ms) {
   return Guard(c, [&](TmClient* t) { return t->WaitThread(program, thread, timeout_ms); });
+}
+
+int djava_tm_fetch_resource(djava_tm_client* c, uint64_t program, const char* name,
+                            int64_t timeout_ms, djava_tm_buffer* out) {
+  if (out == nullptr) return Result("null output buffer");
+  out->data = nullptr;
+  out->len = 0;
+  if (name == nullptr) return Result("null resource name");
+  return Guard(c, [&](TmClient* t) {
+    std::string data, error;
+    int r = t->FetchResource(program, name, timeout_ms, &data, &error);
+    if (r != DJAVA_TM_FETCH_FOUND) {
+      tm_last_error = error;
+      return r;
+    }
+    auto* p = static_cast<uint8_t*>(std::malloc(data.size() + 1));
+    if (p == nullptr) return Result("out of memory for " + std::to_string(data.size()) + " bytes");
+    std::memcpy(p, data.data(), data.size());
+    p[data.size()] = 0;
+    out->data = p;
+    out->len = data.size();
+    return static_cast<int>(DJAVA_TM_FETCH_FOUND);
+  });
+}
+
+int djava_tm_answer_resource(djava_tm_client* c, uint64_t request_id, int found,
+                             const void* bytes, size_t len, const char* error) {
+  if (found && len > 0 && bytes == nullptr) return Result("null resource bytes");
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->AnswerResource(request_id, found != 0, bytes, len, error ? error : ""));
+  });
+}
+
+int djava_tm_console(djava_tm_client* c, uint64_t program, uint64_t thread, int stream,
+                     const void* bytes, size_t len) {
+  return Guard(c, [&](TmClient* t) { return Result(t->Console(program, thread, stream, bytes, len)); });
+}
+
+int djava_tm_program_exit(djava_tm_client* c, uint64_t program, int32_t status,
+                          const char* detail) {
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->ProgramExit(program, status, detail ? detail : ""));
+  });
+}
+
+void djava_tm_buffer_free(djava_tm_buffer* b) {
+  if (b == nullptr) return;
+  std::free(b->data);
+  b->data = nullptr;
+  b->len = 0;
 }
 
 void djava_tm_pause_heartbeats(djava_tm_client* c, int paused) {

@@ -1,6 +1,8 @@
 #include "tm_client.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 namespace djava {
@@ -13,6 +15,22 @@ void Copy(char* dst, size_t n, const std::string& s) {
   std::memcpy(dst, s.data(), k);
   dst[k] = '\0';
 }
+
+// A library-owned copy of `s` for the caller (djava_tm_buffer_free), with a
+// NUL after it. {NULL, 0} if memory is short.
+djava_tm_buffer MakeBuffer(const std::string& s) {
+  djava_tm_buffer b{nullptr, 0};
+  auto* p = static_cast<uint8_t*>(std::malloc(s.size() + 1));
+  if (p == nullptr) return b;
+  std::memcpy(p, s.data(), s.size());
+  p[s.size()] = 0;
+  b.data = p;
+  b.len = s.size();
+  return b;
+}
+
+// Error texts travel in the answer next to the data: keep them small.
+constexpr size_t kMaxErrorText = 4096;
 
 bool Terminal(int state) {
   return state == DJAVA_TM_ENDED || state == DJAVA_TM_ENDED_BY_EXCEPTION ||
@@ -29,6 +47,7 @@ TmClient::~TmClient() {
   Close();
   reader_.join();
   if (heartbeat_.joinable()) heartbeat_.join();
+  for (auto& ev : events_) std::free(ev.data.data);
 }
 
 void TmClient::Close() {
@@ -40,10 +59,24 @@ void TmClient::Close() {
   channel_->Shutdown();
 }
 
-std::string TmClient::SendLocked(const tmpb::TmClientMessage& m) {
-  if (closed_) return io_error_;
+std::string TmClient::SendRaw(const tmpb::TmClientMessage& m) {
   if (!channel_->Send(m)) return "thread manager connection lost: " + channel_->Error();
   return "";
+}
+
+std::string TmClient::SendLocked(const tmpb::TmClientMessage& m) {
+  if (closed_) return io_error_;
+  std::lock_guard<std::mutex> s(send_mu_);
+  return SendRaw(m);
+}
+
+std::string TmClient::SendUnlocked(const tmpb::TmClientMessage& m) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_) return io_error_;
+  }
+  std::lock_guard<std::mutex> s(send_mu_);
+  return SendRaw(m);
 }
 
 std::string TmClient::Register(const tmpb::TmClientMessage& m) {
@@ -123,6 +156,125 @@ std::string TmClient::ProgramEnd(uint64_t program, const std::string& reason) {
   return SendLocked(m);
 }
 
+int TmClient::FetchResource(uint64_t program, const std::string& name, int64_t timeout_ms,
+                            std::string* data, std::string* error) {
+  const std::string what = "resource '" + name + "' of program " + std::to_string(program);
+  Fetch f;
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_ || stop_) {
+      *error = closed_ ? io_error_ : "thread manager client closed";
+      return DJAVA_TM_FETCH_ERROR;
+    }
+    id = ++last_fetch_;
+    fetches_[id] = &f;
+  }
+  tmpb::TmClientMessage m;
+  auto* r = m.mutable_fetch_resource();
+  r->set_program(program);
+  r->set_request(id);
+  r->set_name(name);
+  std::string err = SendUnlocked(m);
+  std::unique_lock<std::mutex> l(mu_);
+  if (!err.empty()) {
+    fetches_.erase(id);
+    *error = what + ": " + err;
+    return DJAVA_TM_FETCH_ERROR;
+  }
+  auto done = [&] { return f.done || closed_ || stop_; };
+  bool in_time = timeout_ms < 0 ? (cv_.wait(l, done), true)
+                                : cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), done);
+  fetches_.erase(id);  // a late answer is then ignored
+  if (f.done) {
+    if (f.found) {
+      *data = std::move(f.data);
+      return DJAVA_TM_FETCH_FOUND;
+    }
+    if (f.error.empty()) {
+      *error = what + ": not found";
+      return DJAVA_TM_FETCH_NOT_FOUND;
+    }
+    *error = f.error;
+    return DJAVA_TM_FETCH_ERROR;
+  }
+  if (!in_time) {
+    *error = what + ": no answer within " + std::to_string(timeout_ms) + " ms";
+    return DJAVA_TM_FETCH_TIMEOUT;
+  }
+  *error = what + ": " + (closed_ ? io_error_ : std::string("thread manager client closed"));
+  return DJAVA_TM_FETCH_ERROR;
+}
+
+std::string TmClient::AnswerResource(uint64_t request, bool found, const void* data, size_t len,
+                                     const std::string& error) {
+  std::string what = "request " + std::to_string(request);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = requests_.find(request);
+    if (it != requests_.end()) {
+      what = "resource '" + it->second + "'";
+      requests_.erase(it);
+    }
+  }
+  tmpb::TmClientMessage m;
+  auto* r = m.mutable_resource_reply();
+  r->set_request(request);
+  std::string result;
+  if (found && len > DJAVA_TM_MAX_RESOURCE_BYTES) {
+    // It would not fit in a frame (the manager would drop this connection):
+    // the requester gets an error naming the resource instead.
+    result = what + " is " + std::to_string(len) + " bytes, more than the " +
+             std::to_string(DJAVA_TM_MAX_RESOURCE_BYTES) + " an answer may carry";
+    r->set_found(false);
+    r->set_error(result);
+  } else if (found) {
+    r->set_found(true);
+    if (len > 0) r->set_data(data, len);
+  } else {
+    r->set_found(false);
+    r->set_error(error.size() <= kMaxErrorText ? error : error.substr(0, kMaxErrorText));
+  }
+  std::string err = SendUnlocked(m);
+  return err.empty() ? result : err;
+}
+
+std::string TmClient::Console(uint64_t program, uint64_t thread, int stream, const void* data,
+                              size_t len) {
+  if (stream != DJAVA_TM_STREAM_OUT && stream != DJAVA_TM_STREAM_ERR)
+    return "console stream must be 1 (out) or 2 (err), not " + std::to_string(stream);
+  if (len == 0) return "";
+  if (data == nullptr) return "null console bytes";
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_) return io_error_;
+  }
+  // One lock for all pieces: concurrent writers' pieces never interleave.
+  std::lock_guard<std::mutex> s(send_mu_);
+  const char* p = static_cast<const char*>(data);
+  tmpb::TmClientMessage m;
+  auto* o = m.mutable_console();
+  o->set_program(program);
+  o->set_thread(thread);
+  o->set_stream(static_cast<uint32_t>(stream));
+  for (size_t off = 0; off < len; off += kConsoleChunk) {
+    o->set_data(p + off, std::min(kConsoleChunk, len - off));
+    std::string err = SendRaw(m);
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+std::string TmClient::ProgramExit(uint64_t program, int32_t status, const std::string& detail) {
+  tmpb::TmClientMessage m;
+  auto* e = m.mutable_program_exit();
+  e->set_program(program);
+  e->set_status(status);
+  e->set_detail(detail);
+  std::lock_guard<std::mutex> l(mu_);
+  return SendLocked(m);
+}
+
 int TmClient::NextEvent(djava_tm_event* ev, int64_t timeout_ms) {
   std::unique_lock<std::mutex> l(mu_);
   auto ready = [&] { return !events_.empty() || closed_ || stop_; };
@@ -173,7 +325,10 @@ void TmClient::HeartbeatLoop() {
     if (heartbeat_paused_) continue;
     tmpb::TmClientMessage m;
     m.mutable_heartbeat();
-    SendLocked(m);
+    // Not under mu_: a long send (a resource answer) must not stall the reader.
+    l.unlock();
+    SendUnlocked(m);
+    l.lock();
   }
 }
 
@@ -221,6 +376,45 @@ void TmClient::ReaderLoop() {
       case tmpb::TmServerMessage::kDropProgram:
         ev.kind = DJAVA_TM_EV_DROP_PROGRAM;
         ev.program = m.drop_program().program();
+        break;
+      case tmpb::TmServerMessage::kResourceRequest: {
+        const auto& r = m.resource_request();
+        ev.kind = DJAVA_TM_EV_RESOURCE_REQUEST;
+        ev.program = r.program();
+        ev.request_id = r.request();
+        ev.data = MakeBuffer(r.name());
+        Copy(ev.detail, sizeof ev.detail, r.name());
+        requests_[r.request()] = r.name();
+        break;
+      }
+      case tmpb::TmServerMessage::kResourceData: {
+        // No event: the answer goes to the thread blocked in FetchResource
+        // (none if it timed out meanwhile).
+        auto* d = m.mutable_resource_data();
+        auto it = fetches_.find(d->request());
+        if (it != fetches_.end()) {
+          Fetch* f = it->second;
+          f->found = d->found();
+          f->data = std::move(*d->mutable_data());
+          f->error = d->error();
+          f->done = true;
+          cv_.notify_all();
+        }
+        m.Clear();
+        continue;
+      }
+      case tmpb::TmServerMessage::kConsole:
+        ev.kind = DJAVA_TM_EV_CONSOLE;
+        ev.program = m.console().program();
+        ev.thread = m.console().thread();
+        ev.stream = static_cast<int>(m.console().stream());
+        ev.data = MakeBuffer(m.console().data());
+        break;
+      case tmpb::TmServerMessage::kProgramExit:
+        ev.kind = DJAVA_TM_EV_EXIT;
+        ev.program = m.program_exit().program();
+        ev.status = m.program_exit().status();
+        Copy(ev.detail, sizeof ev.detail, m.program_exit().detail());
         break;
       case tmpb::TmServerMessage::kError:
         ev.kind = DJAVA_TM_EV_ERROR;

@@ -1,7 +1,12 @@
 // TmClient: a node's connection to the thread manager. One reader thread
 // turns the manager's messages into events (a queue for the caller, plus a
-// table of known thread states for join/isAlive); a server's client also
-// runs a heartbeat thread. The C ABI (include/djava/tm_client.h) wraps it.
+// table of known thread states for join/isAlive) and hands resource answers
+// to the threads blocked in FetchResource; a server's client also runs a
+// heartbeat thread. The C ABI (include/djava/tm_client.h) wraps it.
+//
+// Locks: mu_ guards the state; send_mu_ serialises Channel::Send (taken
+// after mu_ when both are held). Large sends (resource answers, console
+// output) hold only send_mu_, so the reader is never stalled behind them.
 #ifndef DJAVA_TM_CLIENT_TM_CLIENT_H_
 #define DJAVA_TM_CLIENT_TM_CLIENT_H_
 
@@ -36,7 +41,23 @@ class TmClient {
   std::string ThreadEnded(uint64_t program, uint64_t thread, bool by_exception,
                           const std::string& detail);
   std::string ProgramEnd(uint64_t program, const std::string& reason);
-  // 1 event, 0 timeout, -1 disconnected and drained.
+  // Requester: blocks for the launcher's answer; a djava_tm_fetch_result.
+  // FOUND: *data holds the resource; otherwise *error says why.
+  int FetchResource(uint64_t program, const std::string& name, int64_t timeout_ms,
+                    std::string* data, std::string* error);
+  // Launcher: the answer to a RESOURCE_REQUEST event. A resource larger than
+  // DJAVA_TM_MAX_RESOURCE_BYTES is answered as an error, returned here too.
+  std::string AnswerResource(uint64_t request, bool found, const void* data, size_t len,
+                             const std::string& error);
+  // Console output for the program's launcher (stream 1 or 2), in pieces of
+  // at most kConsoleChunk bytes, in order.
+  std::string Console(uint64_t program, uint64_t thread, int stream, const void* data,
+                      size_t len);
+  std::string ProgramExit(uint64_t program, int32_t status, const std::string& detail);
+  static constexpr size_t kConsoleChunk = 1u << 20;
+
+  // 1 event, 0 timeout, -1 disconnected and drained. The caller owns
+  // ev->data (djava_tm_buffer_free).
   int NextEvent(djava_tm_event* ev, int64_t timeout_ms);
   int ThreadState(uint64_t program, uint64_t thread);
   int WaitThread(uint64_t program, uint64_t thread, int64_t timeout_ms);
@@ -44,12 +65,21 @@ class TmClient {
   void Close();
 
  private:
-  std::string SendLocked(const tmpb::TmClientMessage& m);
+  struct Fetch {
+    bool done = false;
+    bool found = false;
+    std::string data;
+    std::string error;
+  };
+  std::string SendLocked(const tmpb::TmClientMessage& m);  // mu_ held
+  std::string SendUnlocked(const tmpb::TmClientMessage& m);  // mu_ not held
+  std::string SendRaw(const tmpb::TmClientMessage& m);       // send_mu_ held
   std::string Register(const tmpb::TmClientMessage& m);
   void ReaderLoop();
   void HeartbeatLoop();
 
   std::mutex mu_;
+  std::mutex send_mu_;
   std::condition_variable cv_;
   std::unique_ptr<Channel> channel_;
   std::deque<djava_tm_event> events_;
@@ -61,6 +91,9 @@ class TmClient {
   std::vector<std::string> sos_servers_;
   uint32_t heartbeat_ms_ = 500;
   uint64_t server_id_ = 0;
+  std::map<uint64_t, Fetch*> fetches_;          // outstanding FetchResource calls
+  uint64_t last_fetch_ = 0;
+  std::map<uint64_t, std::string> requests_;    // launcher: unanswered request -> name
   bool closed_ = false;
   std::string io_error_;
   bool heartbeat_paused_ = false;
