@@ -109,14 +109,11 @@ djava_sos_status Client::Close(djava_sos_error* error) {
   sospb::NodeRequest die;
   die.set_seq(next_seq_++);
   die.mutable_die();  // an empty Die (nothing modified) is still a Die
-  for (Shard& s : shards_) {
-    std::lock_guard<std::mutex> l(s.mu);
-    for (auto& [id, c] : s.chunks) {
-      std::lock_guard<std::mutex> cl(c->mu);
-      const bool modified = (c->word.load() & kStateMask) == kStateM ||
-                            (c->stash && c->stash->access == sospb::EXCLUSIVE);
-      if (modified && !c->freed) die.mutable_die()->add_owned(id);
-    }
+  for (djava_sos_chunk* c : AllChunks()) {
+    std::lock_guard<std::mutex> cl(c->mu);
+    const bool modified = (c->word.load() & kStateMask) == kStateM ||
+                          (c->stash && c->stash->access == sospb::EXCLUSIVE);
+    if (modified && !c->freed) die.mutable_die()->add_owned(c->id);
   }
   djava_sos_status status = DJAVA_SOS_OK;
   if (!SendRequest(&die)) {
@@ -145,6 +142,18 @@ void Client::Callback(void (*fn)(void*)) {
 }
 
 // ---- the chunk table ---------------------------------------------------------------
+
+// A snapshot: a chunk's mutex is never taken under a shard's, because a
+// JVM's produce callback (under the chunk's mutex) may allocate chunks.
+// Handles live as long as the client, so the pointers stay valid.
+std::vector<djava_sos_chunk*> Client::AllChunks() {
+  std::vector<djava_sos_chunk*> all;
+  for (Shard& s : shards_) {
+    std::lock_guard<std::mutex> l(s.mu);
+    for (auto& [id, c] : s.chunks) all.push_back(c);
+  }
+  return all;
+}
 
 djava_sos_chunk* Client::Find(uint64_t id) {
   Shard& s = shards_[HomeShard(id, kShards)];
@@ -364,6 +373,19 @@ bool Client::Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_
   return true;
 }
 
+size_t Client::Produce(djava_sos_chunk* c, std::string* data) {
+  // The last known size is the first guess; a grown encoding asks again.
+  data->resize(c->size);
+  size_t size = callbacks_.produce(callbacks_.context, c, c->id, data->empty() ? nullptr : &(*data)[0],
+                                   data->size());
+  while (size > data->size()) {
+    data->resize(size);
+    size = callbacks_.produce(callbacks_.context, c, c->id, &(*data)[0], data->size());
+  }
+  data->resize(size);
+  return size;
+}
+
 void Client::SlowRelease(djava_sos_chunk* c) {
   std::lock_guard<std::mutex> l(c->mu);
   MaybeRevoke(c);
@@ -403,12 +425,12 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
         classes_.Describe(c->class_local, ch);
         ch->set_array_length(c->meta.array_length);
         ch->set_identity_hash(c->meta.identity_hash);
-        data->resize(c->size);
-        if (have_callbacks_)
-          callbacks_.produce(callbacks_.context, c, c->id, data->empty() ? nullptr : &(*data)[0],
-                             c->size);
-        else if (c->size > 0)
-          std::memcpy(&(*data)[0], c->bytes.get(), c->size);
+        if (have_callbacks_) {
+          c->size = Produce(c, data);
+        } else {
+          data->resize(c->size);
+          if (c->size > 0) std::memcpy(&(*data)[0], c->bytes.get(), c->size);
+        }
       } else {
         classes_.Describe(c->stash->class_local, ch);
         ch->set_array_length(c->stash->array_length);
@@ -558,16 +580,13 @@ void Client::Disconnected(const std::string& why) {
   }
   // Cached copies can no longer be kept coherent: every access fails from
   // now on rather than read bytes the server may have revoked.
-  for (Shard& s : shards_) {
-    std::lock_guard<std::mutex> l(s.mu);
-    for (auto& [id, c] : s.chunks) {
-      std::lock_guard<std::mutex> cl(c->mu);
-      c->word.fetch_or(kBlocked);
-      c->generation++;
-      c->answer_status = DJAVA_SOS_DISCONNECTED;
-      c->answer_message = why;
-      c->cv.notify_all();
-    }
+  for (djava_sos_chunk* c : AllChunks()) {
+    std::lock_guard<std::mutex> cl(c->mu);
+    c->word.fetch_or(kBlocked);
+    c->generation++;
+    c->answer_status = DJAVA_SOS_DISCONNECTED;
+    c->answer_message = why;
+    c->cv.notify_all();
   }
 }
 

@@ -132,6 +132,9 @@ class Client {
   // With c->mu held.
   void MaybeRevoke(djava_sos_chunk* c);
   void PerformRevoke(djava_sos_chunk* c);
+  std::vector<djava_sos_chunk*> AllChunks();
+  // The chunk's current bytes from the JVM's produce callback; their size.
+  size_t Produce(djava_sos_chunk* c, std::string* data);
   bool Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_sos_error* error);
   bool SendRequest(sospb::NodeRequest* req);
   void SetState(djava_sos_chunk* c, uint64_t state, bool blocked);

@@ -75,10 +75,15 @@ typedef struct {
    * DJAVA_SOS_INSTALL_FAILED and `error`'s text. */
   int (*install)(void* context, djava_sos_chunk* chunk, uint64_t id, const djava_sos_meta* meta,
                  const void* bytes, size_t size, char* error, size_t error_capacity);
-  /* For a flush: copy the chunk's current `size` bytes into buffer. Runs
-   * when no access to the chunk is in progress, on the client's service
-   * thread or on the thread whose release ended the last access. */
-  void (*produce)(void* context, djava_sos_chunk* chunk, uint64_t id, void* buffer, size_t size);
+  /* For a flush: copy the chunk's current bytes into buffer and return
+   * their size. A chunk's size may change while this node holds it in M (a
+   * JVM's encoding of an object can grow); when the size is above
+   * `capacity`, write nothing and return the size: the client calls again
+   * with a buffer that large. Runs when no access to the chunk is in
+   * progress, on the client's service thread or on the thread whose release
+   * ended the last access. */
+  size_t (*produce)(void* context, djava_sos_chunk* chunk, uint64_t id, void* buffer,
+                    size_t capacity);
   /* The client's own threads call these when they start and end, so a JVM
    * can attach them before they call produce(). May be null. */
   void (*thread_started)(void* context, const char* name);

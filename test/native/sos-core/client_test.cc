@@ -207,11 +207,15 @@ TEST(SosClient, CallbacksKeepTheBytesInTheJvmsObjects) {
     j->installs++;
     return 0;
   };
-  cb.produce = [](void* ctx, djava_sos_chunk*, uint64_t id, void* buffer, size_t size) {
+  cb.produce = [](void* ctx, djava_sos_chunk*, uint64_t id, void* buffer,
+                  size_t capacity) -> size_t {
     auto* j = static_cast<JvmSide*>(ctx);
     std::lock_guard<std::mutex> l(j->mu);
-    std::memcpy(buffer, j->objects[id].data(), size);
+    const std::string& object = j->objects[id];
+    if (object.size() > capacity) return object.size();
+    std::memcpy(buffer, object.data(), object.size());
     j->produces++;
+    return object.size();
   };
   cb.thread_started = [](void* ctx, const char*) { static_cast<JvmSide*>(ctx)->started++; };
   djava_sos_callbacks cba = cb, cbb = cb;
@@ -231,6 +235,16 @@ TEST(SosClient, CallbacksKeepTheBytesInTheJvmsObjects) {
   EXPECT_EQ(jvm_a.produces, 1);
   EXPECT_EQ(jvm_b.installs, 1);
   EXPECT_EQ(jvm_a.started, 1);
+
+  // The JVM's encoding grows while a holds it in M: the flush carries the
+  // new size, and b installs exactly those bytes.
+  ASSERT_EQ(djava_sos_lock(ca, &e), DJAVA_SOS_OK) << e.message;
+  jvm_a.objects[djava_sos_id(ca)] = "a longer encoding of the object";
+  djava_sos_release(ca);
+  ASSERT_EQ(djava_sos_load(cbk, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(cbk);
+  EXPECT_EQ(jvm_b.objects[djava_sos_id(ca)], "a longer encoding of the object");
+  EXPECT_EQ(djava_sos_size(cbk), 31u);
 
   djava_sos_meta refused = Meta("Refused");
   djava_sos_chunk* cr = djava_sos_alloc(a, 4, &refused, nullptr);

@@ -124,15 +124,16 @@ int Install(void*, djava_sos_chunk* handle, uint64_t id, const djava_sos_meta*, 
   return 0;
 }
 
-void Produce(void*, djava_sos_chunk* handle, uint64_t id, void* buffer, size_t size) {
+size_t Produce(void*, djava_sos_chunk* handle, uint64_t id, void* buffer, size_t capacity) {
   Chunk* c = reinterpret_cast<Chunk*>(djava_sos_user(handle));
-  if (c == nullptr || c->id != id || c->own.size() != size) {
+  if (c == nullptr || c->id != id || c->own.size() != capacity) {
     std::fprintf(stderr, "sos-stress: produce for chunk 0x%016" PRIx64 " of %zu bytes: %s\n", id,
-                 size, c == nullptr ? "unknown chunk" : "size differs from the installed bytes");
+                 capacity, c == nullptr ? "unknown chunk" : "size differs from the installed bytes");
     std::abort();
   }
-  std::memcpy(buffer, c->own.data(), size);
+  std::memcpy(buffer, c->own.data(), capacity);
   c->produces++;
+  return capacity;
 }
 
 class Stress {
