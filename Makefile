@@ -27,6 +27,7 @@ JVM := $(BUILD)/jvm
 REF_SRC := $(JVM)/ref
 DJAVA_SRC := $(JVM)/djava
 BASE_IMAGE := $(JVM)/base-image
+RUNTIME_JAR := $(JVM)/djava-runtime.jar
 OVERLAY := --overlay jvm/hotspot:src/hotspot
 include jvm/pins
 TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
@@ -85,9 +86,17 @@ libjvm: $(DJAVA_SRC)/build/zero/spec.gmk $(REF_SRC)/.extracted
 # build/jdk: the pinned class library with our Zero libjvm as the default VM.
 # HotSpot's own server VM stays available as `-server` (same class library), so
 # benchmarks can compare against the template interpreter and the JIT.
-# It carries lib/libdjava_node.so, the cluster client -XX:+DistributedJava loads.
-jdk: libjvm native $(BASE_STAMP)
-	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-djava.so $(BUILD)/jdk $(BUILD)/lib/libdjava_node.so
+# It carries lib/libdjava_node.so, the cluster client -XX:+DistributedJava
+# loads, and lib/djava-runtime.jar, the Java side of a node (jvm/classes).
+jdk: libjvm native $(RUNTIME_JAR) $(BASE_STAMP)
+	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-djava.so $(BUILD)/jdk $(BUILD)/lib/libdjava_node.so \
+	    $(RUNTIME_JAR)
+
+RUNTIME_SOURCES := $(shell find jvm/classes -name '*.java')
+$(RUNTIME_JAR): $(RUNTIME_SOURCES) $(BASE_STAMP)
+	rm -rf $(JVM)/runtime-classes
+	$(BASE_IMAGE)/bin/javac -Xlint:all -Werror -d $(JVM)/runtime-classes $(RUNTIME_SOURCES)
+	$(BASE_IMAGE)/bin/jar --create --file $@ -C $(JVM)/runtime-classes .
 
 # build/jdk-ref: the same, with a Zero libjvm built without our patches.
 jdk-ref: $(JVM)/libjvm-ref.so $(BASE_STAMP)

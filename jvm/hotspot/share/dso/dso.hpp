@@ -12,6 +12,9 @@ class JavaThread;
 
 class Dso : AllStatic {
  public:
+  // While arguments are finalized: a cluster node's boot class path gets
+  // lib/djava-runtime.jar (djava.runtime.*).
+  static void extend_boot_class_path();
   // The VM has started (end of Threads::create_vm).
   static void vm_initialized(JavaThread* current);
   // The VM is about to exit (before_exit in java.cpp): leave the cluster.

@@ -4,27 +4,52 @@
 
 #include "precompiled.hpp"
 #include "classfile/vmSymbols.hpp"
+#include "dso/dsoHeap.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "memory/resourceArea.hpp"
 #include "oops/klass.hpp"
 #include "oops/oop.inline.hpp"
+#include "runtime/handles.inline.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "utilities/exceptions.hpp"
 
+// A replica with no chunk: this VM is not a cluster node (the self-test's
+// replicas), so its bytes cannot be kept coherent.
 static void refuse(JavaThread* current, oop obj, const char* what) {
   ResourceMark rm(current);
   uint index = DsoMark::index(obj->mark());
   Exceptions::fthrow(current, __FILE__, __LINE__, vmSymbols::java_lang_InternalError(),
                      "djava: cannot %s shared object " UINT64_FORMAT_X " (%s) on this node: "
-                     "this build has no shared-object cache yet",
-                     what, DsoReplicaTable::entry(index)->_global_id, obj->klass()->external_name());
+                     "it has no shared-object cache here", what,
+                     DsoReplicaTable::entry(index)->_global_id, obj->klass()->external_name());
+}
+
+static bool has_chunk(oop obj) {
+  return DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_chunk != NULL;
 }
 
 JRT_ENTRY(void, DsoInterpreter::access_shared(JavaThread* current, oopDesc* obj, jboolean is_write))
-  refuse(current, obj, is_write ? "write" : "read");
+  if (!has_chunk(obj)) {
+    refuse(current, obj, is_write ? "write" : "read");
+    return;
+  }
+  Handle h(current, obj);
+  DsoHeap::begin_access(current, h, is_write, CHECK);
+  if (!is_write) {
+    // A read needs the bytes current when it starts; the replica's bytes
+    // change only under a later access, so the access ends here. A write
+    // ends after its store (DSO_END_WRITE): a flush must not miss it.
+    DsoHeap::end_access(h());
+  }
+  // The replica may have moved meanwhile: the interpreter takes it back.
+  current->set_vm_result(h());
 JRT_END
+
+void DsoInterpreter::end_write(oopDesc* obj) {
+  DsoHeap::end_access(obj);
+}
 
 JRT_ENTRY(void, DsoInterpreter::enter_shared(JavaThread* current, oopDesc* obj))
   refuse(current, obj, "lock");

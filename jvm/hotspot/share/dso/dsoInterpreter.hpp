@@ -6,9 +6,15 @@
  * local object the check is one load of the mark word and a sign test; a
  * replica of a shared object calls into the VM.
  *
- * Until the shared-object cache is wired in, the VM refuses every access to a
- * replica with an InternalError naming the object: a replica's bytes are
- * never presented as current without coherence.
+ * The slow path gains the access through the node's shared-object cache
+ * (dsoHeap.hpp): a read needs S or M, a write M. A write's access lasts until
+ * its store is done (DSO_END_WRITE after the store), so that a flush or an
+ * invalidate never tears or loses it. A replica without a chunk (a VM that
+ * is not a cluster node) is refused with an InternalError naming it: its
+ * bytes are never presented as current without coherence.
+ *
+ * GC may run during the slow path (a miss waits for the network): the
+ * macros take the object back from vm_result, as it may have moved.
  */
 
 #ifndef SHARE_DSO_DSOINTERPRETER_HPP
@@ -23,7 +29,10 @@ class JavaThread;
 class DsoInterpreter : AllStatic {
  public:
   // Gains the access the bytecode needs (read: S or M; write: M), or throws.
+  // Leaves the (possibly moved) object in vm_result.
   static void access_shared(JavaThread* current, oopDesc* obj, jboolean is_write);
+  // Ends a write's access, after its store.
+  static void end_write(oopDesc* obj);
   // monitorenter on a replica goes to the distributed monitor service.
   static void enter_shared(JavaThread* current, oopDesc* obj);
 };
@@ -34,6 +43,13 @@ class DsoInterpreter : AllStatic {
   if (DsoMark::is_shared((obj)->mark())) {                                      \
     CALL_VM(DsoInterpreter::access_shared(THREAD, (obj), (is_write)),           \
             handle_exception);                                                  \
+    obj = (decltype(obj))THREAD->vm_result();                                   \
+    THREAD->set_vm_result(NULL);                                                \
+  }
+
+#define DSO_END_WRITE(obj)                                                      \
+  if (DsoMark::is_shared((obj)->mark())) {                                      \
+    DsoInterpreter::end_write(obj);                                             \
   }
 
 #define DSO_CHECK_MONITOR(obj)                                                  \

@@ -4,6 +4,7 @@
 
 #include "precompiled.hpp"
 #include "dso/dsoGlobals.hpp"
+#include "dso/dsoHeap.hpp"
 #include "dso/dsoNode.hpp"
 #include "logging/log.hpp"
 #include "runtime/arguments.hpp"
@@ -117,13 +118,14 @@ bool DsoNode::connect(const char* secret, const char* node_name, char* what, cha
   const char* comma = strchr(sos_servers, ',');
   size_t first_length = comma != NULL ? (size_t)(comma - sos_servers) : strlen(sos_servers);
   jio_snprintf(first_sos, MIN2(sizeof(first_sos), first_length + 1), "%s", sos_servers);
-  djava_sos_config config = { first_sos, secret, node_name, NULL };
+  djava_sos_config config = { first_sos, secret, node_name, DsoHeap::callbacks() };
   djava_sos_error sos_error;
   if (_lib.djava_sos_connect(&config, &_sos, &sos_error) != DJAVA_SOS_OK) {
     jio_snprintf(what, length, "cannot reach the sos-server at %s", first_sos);
     jio_snprintf(why, length, "%s", sos_error.message);
     return false;
   }
+  DsoHeap::set_client(_sos);
   _monitors = _lib.djava_monitor_connect(sos_servers, secret, why, length);
   if (_monitors == NULL) {
     jio_snprintf(what, length, "cannot reach the monitor service at %s", sos_servers);
@@ -173,6 +175,7 @@ void DsoNode::leave(JavaThread* current) {
     _monitors = NULL;
   }
   if (_sos != NULL) {
+    DsoHeap::set_client(NULL);
     djava_sos_error sos_error;
     if (_lib.djava_sos_close(_sos, &sos_error) != DJAVA_SOS_OK) {
       log_warning(dso)("leaving the sos-server: %s: %s",

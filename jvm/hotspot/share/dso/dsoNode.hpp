@@ -32,6 +32,15 @@ class JavaThread;
   X(djava_sos_close)                                                          \
   X(djava_sos_node)                                                           \
   X(djava_sos_status_name)                                                    \
+  X(djava_sos_alloc)                                                          \
+  X(djava_sos_chunk_for)                                                      \
+  X(djava_sos_id)                                                             \
+  X(djava_sos_set_user)                                                       \
+  X(djava_sos_user)                                                           \
+  X(djava_sos_load)                                                           \
+  X(djava_sos_lock)                                                           \
+  X(djava_sos_release)                                                        \
+  X(djava_sos_get_stats)                                                      \
   X(djava_monitor_connect)                                                    \
   X(djava_monitor_close)
 
@@ -59,6 +68,7 @@ class DsoNode : AllStatic {
 
   static bool is_member() { return _tm != NULL; }
   static uint64_t program() { return _program; }
+  static djava_sos_client* sos() { return _sos; }
   static const DsoNodeLibrary& lib() { return _lib; }
 
  private:

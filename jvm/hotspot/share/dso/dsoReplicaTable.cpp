@@ -76,7 +76,9 @@ void DsoReplicaTable::free_index(uint index) {
   assert_lock_strong(_lock);
   DsoReplica* e = &_entries[index];
   e->_replica = WeakHandle();
+  e->_pin = OopHandle();
   e->_global_id = 0;
+  e->_chunk = NULL;
   e->_next_free = _free_head;
   _free_head = index;
 }
@@ -104,6 +106,10 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
   if (Atomic::load(&_has_dead)) {
     reclaim_dead_locked();
   }
+  uint* present = _id_to_index != NULL ? _id_to_index->get(global_id) : NULL;
+  if (present != NULL) {
+    return *present;  // materialized meanwhile by another thread
+  }
   uint index = allocate_index();
   if (index == 0) {
     return 0;
@@ -123,7 +129,9 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
   }
   DsoReplica* e = &_entries[index];
   e->_replica = WeakHandle(_storage, h);
+  e->_pin = OopHandle();
   e->_global_id = global_id;
+  e->_chunk = NULL;
   e->_next_free = 0;
   _id_to_index->put(global_id, index);
   _live++;

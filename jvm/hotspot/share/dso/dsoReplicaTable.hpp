@@ -14,6 +14,7 @@
 #define SHARE_DSO_DSOREPLICATABLE_HPP
 
 #include "memory/allStatic.hpp"
+#include "oops/oopHandle.hpp"
 #include "oops/oopsHierarchy.hpp"
 #include "oops/weakHandle.hpp"
 #include "utilities/globalDefinitions.hpp"
@@ -23,10 +24,14 @@ class Mutex;
 class OopStorage;
 class Thread;
 
+struct djava_sos_chunk;
+
 struct DsoReplica {
-  WeakHandle _replica;     // empty when the entry is free
-  uint64_t   _global_id;
-  uint       _next_free;   // free-list link, when free
+  WeakHandle       _replica;    // empty when the entry is free
+  OopHandle        _pin;        // holds the replica strongly while set (dsoHeap.cpp)
+  uint64_t         _global_id;
+  djava_sos_chunk* _chunk;      // the cache's handle of the chunk (dsoHeap.cpp)
+  uint             _next_free;  // free-list link, when free
 };
 
 class DsoReplicaTable : AllStatic {
@@ -40,7 +45,9 @@ class DsoReplicaTable : AllStatic {
   static uint publish(Thread* current, oop obj, uint64_t global_id);
 
   // The same for a replica being materialized from elsewhere: fresh, never
-  // hashed; identity_hash is the object's cluster-wide identity hash.
+  // hashed; identity_hash is the object's cluster-wide identity hash. If
+  // global_id has a replica already (another thread materialized it first),
+  // returns that one's index and leaves obj alone.
   static uint materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash);
 
   static DsoReplica* entry(uint index) {

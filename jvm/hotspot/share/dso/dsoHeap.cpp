@@ -1,0 +1,356 @@
+/*
+ * djava: the node's side of the shared heap (see the header).
+ */
+
+#include "precompiled.hpp"
+#include "classfile/javaClasses.inline.hpp"
+#include "classfile/symbolTable.hpp"
+#include "classfile/systemDictionary.hpp"
+#include "classfile/vmClasses.hpp"
+#include "classfile/vmSymbols.hpp"
+#include "dso/dsoHeap.hpp"
+#include "dso/dsoMarshal.hpp"
+#include "dso/dsoMark.hpp"
+#include "dso/dsoNode.hpp"
+#include "dso/dsoReplicaTable.hpp"
+#include "jni.h"
+#include "logging/log.hpp"
+#include "memory/resourceArea.hpp"
+#include "memory/universe.hpp"
+#include "oops/instanceKlass.hpp"
+#include "oops/objArrayKlass.hpp"
+#include "oops/oop.inline.hpp"
+#include "oops/oopHandle.inline.hpp"
+#include "oops/typeArrayKlass.hpp"
+#include "runtime/handles.inline.hpp"
+#include "runtime/interfaceSupport.inline.hpp"
+#include "runtime/synchronizer.hpp"
+#include "runtime/thread.inline.hpp"
+#include "utilities/exceptions.hpp"
+
+extern struct JavaVM_ main_vm;
+
+djava_sos_client* DsoHeap::_client = NULL;
+
+// ---- what may be shared -------------------------------------------------------
+
+const char* DsoHeap::unshareable_reason(oop obj) {
+  Klass* k = obj->klass();
+  if (k->is_objArray_klass() || k->is_typeArray_klass()) {
+    return NULL;
+  }
+  if (InstanceKlass::cast(k)->is_hidden()) {
+    return "its class is hidden (a lambda or a proxy), which another node cannot load by name";
+  }
+  // Objects whose meaning is this VM's own state: native resources, class
+  // loading and linkage, GC-visible references, threads.
+  struct { Klass* klass; const char* why; } native_state[] = {
+    { vmClasses::Thread_klass(),          "a thread's state belongs to the node it runs on" },
+    { vmClasses::ClassLoader_klass(),     "class loaders are per node" },
+    { vmClasses::Reference_klass(),       "references are cleared by each node's GC" },
+    { vmClasses::Module_klass(),          "modules are per node" },
+    { vmClasses::Throwable_klass(),       "a throwable's backtrace is node-local" },
+    { vmClasses::MemberName_klass(),      "it points into this node's class metadata" },
+    { vmClasses::MethodHandle_klass(),    "it points into this node's class metadata" },
+    { vmClasses::MethodType_klass(),      "it points into this node's class metadata" },
+    { vmClasses::CallSite_klass(),        "it points into this node's class metadata" },
+    { vmClasses::ProtectionDomain_klass(), "security contexts are per node" },
+  };
+  for (size_t i = 0; i < ARRAY_SIZE(native_state); i++) {
+    if (k->is_subclass_of(native_state[i].klass)) {
+      return native_state[i].why;
+    }
+  }
+  if (k->name()->equals("java/io/FileDescriptor")) {
+    return "it holds a file descriptor of this node";
+  }
+  return NULL;
+}
+
+static bool travels_by_value(oop obj) {
+  return java_lang_String::is_instance(obj) || java_lang_Class::is_instance(obj);
+}
+
+// ---- publication -----------------------------------------------------------------
+
+// Makes obj shared with a new id from this node's range and a chunk in state
+// M; returns its replica index, or 0 if obj is locked (HotSpot's own lock
+// would hide the tag). No safepoint.
+static uint publish_one(Thread* current, oop obj) {
+  ResourceMark rm(current);
+  intptr_t hash = ObjectSynchronizer::FastHashCode(current, obj);
+  Klass* k = obj->klass();
+  djava_sos_meta meta;
+  meta.class_name = k->name()->as_C_string();
+  meta.program = DsoNode::program();
+  meta.element_type = k->is_typeArray_klass() ? TypeArrayKlass::cast(k)->element_type()
+                      : k->is_objArray_klass() ? T_OBJECT : 0;
+  meta.array_length = obj->is_array() ? (uint32_t)((arrayOop)obj)->length() : 0;
+  meta.identity_hash = (uint32_t)hash;
+  djava_sos_error error;
+  djava_sos_chunk* chunk = DsoNode::lib().djava_sos_alloc(DsoNode::sos(), DsoMarshal::fixed_size(obj),
+                                                          &meta, &error);
+  if (chunk == NULL) {
+    log_warning(dso)("publishing a %s: %s", k->external_name(), error.message);
+    return 0;
+  }
+  uint64_t id = DsoNode::lib().djava_sos_id(chunk);
+  uint index = DsoReplicaTable::publish(current, obj, id);
+  if (index == 0) {
+    return 0;
+  }
+  DsoReplica* e = DsoReplicaTable::entry(index);
+  e->_chunk = chunk;
+  // Held strongly: this node has the only copy until another asks for it.
+  e->_pin = OopHandle(Universe::vm_global(), obj);
+  DsoNode::lib().djava_sos_set_user(chunk, index);
+  log_trace(dso)("published " UINT64_FORMAT_X " (%s)", id, k->external_name());
+  return index;
+}
+
+uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
+  if (obj.is_null() || travels_by_value(obj())) {
+    return 0;
+  }
+  if (DsoMark::is_shared(obj->mark())) {
+    return id_of(obj());
+  }
+  const char* why = unshareable_reason(obj());
+  if (why != NULL) {
+    ResourceMark rm(current);
+    THROW_MSG_0(vmSymbols::java_lang_IllegalArgumentException(),
+                err_msg("djava: a %s cannot be shared: %s", obj->klass()->external_name(), why));
+  }
+  uint index = publish_one(current, obj());
+  if (index == 0) {
+    ResourceMark rm(current);
+    THROW_MSG_0(vmSymbols::java_lang_IllegalStateException(),
+                err_msg("djava: a %s cannot be shared while it is locked (synchronized) on "
+                        "this node", obj->klass()->external_name()));
+  }
+  return DsoReplicaTable::entry(index)->_global_id;
+}
+
+uint DsoHeap::publish_referenced(oop obj) {
+  const char* why = unshareable_reason(obj);
+  if (why != NULL) {
+    ResourceMark rm;
+    fatal("djava: a shared object references a %s, which cannot be shared: %s",
+          obj->klass()->external_name(), why);
+  }
+  uint index = publish_one(Thread::current(), obj);
+  if (index == 0) {
+    ResourceMark rm;
+    fatal("djava: a shared object references a %s locked on this node; it cannot be shared "
+          "while locked", obj->klass()->external_name());
+  }
+  return index;
+}
+
+uint64_t DsoHeap::id_of(oop replica) {
+  return DsoReplicaTable::entry(DsoMark::index(replica->mark()))->_global_id;
+}
+
+// ---- replicas of objects from elsewhere ----------------------------------------------
+
+Klass* DsoHeap::resolve_class(JavaThread* current, const char* class_name, TRAPS) {
+  TempNewSymbol name = SymbolTable::new_symbol(class_name);
+  Handle loader(current, SystemDictionary::java_system_loader());
+  return SystemDictionary::resolve_or_fail(name, loader, Handle(), true, THREAD);
+}
+
+oop DsoHeap::replica_of(JavaThread* current, uint64_t id, const char* class_name,
+                        uint identity_hash, uint array_length, TRAPS) {
+  uint index = DsoReplicaTable::index_of(id);
+  if (index != 0) {
+    return DsoReplicaTable::replica(index);
+  }
+  Klass* k = resolve_class(current, class_name, CHECK_NULL);
+  oop fresh;
+  if (k->is_instance_klass()) {
+    InstanceKlass* ik = InstanceKlass::cast(k);
+    // An instance exists, so its class was initialized where it was made.
+    ik->initialize(CHECK_NULL);
+    fresh = ik->allocate_instance(CHECK_NULL);
+  } else if (k->is_typeArray_klass()) {
+    fresh = TypeArrayKlass::cast(k)->allocate(array_length, CHECK_NULL);
+  } else {
+    fresh = ObjArrayKlass::cast(k)->allocate(array_length, CHECK_NULL);
+  }
+  if (identity_hash == markWord::no_hash || identity_hash > markWord::hash_mask) {
+    THROW_MSG_NULL(vmSymbols::java_lang_InternalError(),
+                   err_msg("djava: shared object " UINT64_FORMAT_X " has no valid identity hash", id));
+  }
+  index = DsoReplicaTable::materialize(current, fresh, id, identity_hash);
+  if (index == 0) {
+    THROW_MSG_NULL(vmSymbols::java_lang_OutOfMemoryError(),
+                   "djava: this node's replica table is full");
+  }
+  oop replica = DsoReplicaTable::replica(index);
+  if (replica == fresh) {
+    DsoReplica* e = DsoReplicaTable::entry(index);
+    e->_chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
+    e->_pin = OopHandle(Universe::vm_global(), fresh);
+    DsoNode::lib().djava_sos_set_user(e->_chunk, index);
+  }
+  return replica;
+}
+
+oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
+  uint index = DsoReplicaTable::index_of(id);
+  if (index != 0) {
+    return DsoReplicaTable::replica(index);
+  }
+  djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
+  if (chunk == NULL) {
+    THROW_MSG_NULL(vmSymbols::java_lang_IllegalArgumentException(), "djava: 0 is no object's id");
+  }
+  djava_sos_error error;
+  djava_sos_status status;
+  {
+    ThreadToNativeFromVM in_native(current);
+    status = DsoNode::lib().djava_sos_load(chunk, &error);
+    if (status == DJAVA_SOS_OK) {
+      DsoNode::lib().djava_sos_release(chunk);
+    }
+  }
+  if (HAS_PENDING_EXCEPTION) {
+    return NULL;
+  }
+  index = DsoReplicaTable::index_of(id);
+  if (status != DJAVA_SOS_OK || index == 0) {
+    THROW_MSG_NULL(vmSymbols::java_lang_IllegalArgumentException(),
+                   err_msg("djava: no shared object " UINT64_FORMAT_X ": %s: %s", id,
+                           DsoNode::lib().djava_sos_status_name(status), error.message));
+  }
+  return DsoReplicaTable::replica(index);
+}
+
+// ---- accesses --------------------------------------------------------------------
+
+void DsoHeap::begin_access(JavaThread* current, Handle obj, bool write, TRAPS) {
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+  djava_sos_chunk* chunk = e->_chunk;
+  if (chunk == NULL) {
+    ResourceMark rm(current);
+    THROW_MSG(vmSymbols::java_lang_InternalError(),
+              err_msg("djava: shared object " UINT64_FORMAT_X " (%s) has no chunk on this node",
+                      e->_global_id, obj->klass()->external_name()));
+  }
+  djava_sos_error error;
+  djava_sos_status status;
+  {
+    // A miss waits for the network: GC and other threads go on meanwhile.
+    // The install callback decodes the fetched bytes on this thread.
+    ThreadToNativeFromVM in_native(current);
+    status = write ? DsoNode::lib().djava_sos_lock(chunk, &error)
+                   : DsoNode::lib().djava_sos_load(chunk, &error);
+  }
+  if (status == DJAVA_SOS_OK || HAS_PENDING_EXCEPTION) {
+    return;  // an exception from decoding (class not found, ...) stands
+  }
+  ResourceMark rm(current);
+  THROW_MSG(vmSymbols::java_lang_InternalError(),
+            err_msg("djava: cannot %s a %s: %s: %s", write ? "write" : "read",
+                    obj->klass()->external_name(), DsoNode::lib().djava_sos_status_name(status),
+                    error.message));
+}
+
+void DsoHeap::end_access(oop obj) {
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+  DsoNode::lib().djava_sos_release(e->_chunk);
+}
+
+// ---- the cache's callbacks ----------------------------------------------------------
+
+// After a fetch, on the accessing Java thread (in native, inside
+// djava_sos_load/lock): decode the bytes into the replica.
+static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const djava_sos_meta* meta,
+                   const void* bytes, size_t size, char* error, size_t error_capacity) {
+  JavaThread* current = JavaThread::current();
+  ThreadInVMfromNative in_vm(current);
+  HandleMark hm(current);
+  uint index = (uint)DsoNode::lib().djava_sos_user(chunk);
+  Handle replica;
+  if (index != 0) {
+    replica = Handle(current, DsoReplicaTable::replica(index));
+  } else if (meta->class_name != NULL) {
+    // Attached by id alone (DsoHeap::attach): the meta says what to make.
+    oop made = DsoHeap::replica_of(current, id, meta->class_name, meta->identity_hash,
+                                   meta->array_length, current);
+    if (current->has_pending_exception()) {
+      ResourceMark rm(current);
+      oop message = java_lang_Throwable::message(current->pending_exception());
+      jio_snprintf(error, error_capacity, "%s",
+                   message != NULL ? java_lang_String::as_utf8_string(message) : "no replica");
+      return 1;
+    }
+    replica = Handle(current, made);
+  }
+  if (replica.is_null()) {
+    jio_snprintf(error, error_capacity, "chunk " UINT64_FORMAT_X " has no replica on this node", id);
+    return 1;
+  }
+  {
+    ResourceMark rm(current);
+    if (meta->class_name == NULL || !replica->klass()->name()->equals(meta->class_name)) {
+      jio_snprintf(error, error_capacity, "chunk " UINT64_FORMAT_X " holds a %s, its replica is a %s",
+                   id, meta->class_name != NULL ? meta->class_name : "(no class)",
+                   replica->klass()->name()->as_C_string());
+      return 1;
+    }
+  }
+  DsoMarshal::decode(current, replica, (const u1*)bytes, size, current);
+  if (current->has_pending_exception()) {
+    // The exception stays pending for begin_access to throw.
+    ResourceMark rm(current);
+    oop message = java_lang_Throwable::message(current->pending_exception());
+    jio_snprintf(error, error_capacity, "%s",
+                 message != NULL ? java_lang_String::as_utf8_string(message) : "decoding failed");
+    return 1;
+  }
+  return 0;
+}
+
+// The cache's own threads may produce bytes for a flush: they must be
+// JavaThreads to read the heap safely.
+static JavaThread* attached_thread() {
+  Thread* t = Thread::current_or_null();
+  if (t == NULL) {
+    JNIEnv* env;
+    JavaVMAttachArgs args = { JNI_VERSION_1_2, (char*)"djava sos-client", NULL };
+    if (main_vm.AttachCurrentThreadAsDaemon((void**)&env, &args) != JNI_OK) {
+      fatal("djava: the shared-object cache's thread cannot attach to the VM");
+    }
+    t = Thread::current();
+  }
+  assert(t->is_Java_thread(), "the cache calls back on Java threads or its own");
+  return t->as_Java_thread();
+}
+
+static size_t produce(void* context, djava_sos_chunk* chunk, uint64_t id, void* buffer,
+                      size_t capacity) {
+  JavaThread* current = attached_thread();
+  uint index = (uint)DsoNode::lib().djava_sos_user(chunk);
+  if (current->thread_state() == _thread_in_native) {
+    ThreadInVMfromNative in_vm(current);
+    return DsoMarshal::encode(DsoReplicaTable::replica(index), (u1*)buffer, capacity);
+  }
+  // A Java thread whose release ended the last access: in Java or VM state,
+  // where no safepoint can move the replica under us.
+  return DsoMarshal::encode(DsoReplicaTable::replica(index), (u1*)buffer, capacity);
+}
+
+static void cache_thread_ending(void* context) {
+  if (Thread::current_or_null() != NULL) {
+    main_vm.DetachCurrentThread();
+  }
+}
+
+static const djava_sos_callbacks the_callbacks = {
+  NULL, install, produce, NULL, cache_thread_ending
+};
+
+const djava_sos_callbacks* DsoHeap::callbacks() {
+  return &the_callbacks;
+}

@@ -1,0 +1,70 @@
+/*
+ * djava: the node's side of the shared heap, between the interpreter, the
+ * replica table and the shared-object cache (libdjava_node.so).
+ *
+ * Publication is lazy: an object becomes shared when it escapes (the root
+ * of a publication, or a reference met while encoding a shared object's
+ * bytes for another node: dsoMarshal.cpp); it then gets an id from this
+ * node's range and a chunk in state M here, with no message. Strings and
+ * classes travel by value and by name and are never published.
+ *
+ * A replica made for a reference from elsewhere starts empty, in state I:
+ * its first access fetches its bytes (the cache's install callback decodes
+ * them into it). The cache's produce callback encodes a replica's bytes for
+ * a flush. Replicas are held strongly for now (see docs/HEAP.md: a replica
+ * in S may not be collected until the cache can drop its copy).
+ */
+
+#ifndef SHARE_DSO_DSOHEAP_HPP
+#define SHARE_DSO_DSOHEAP_HPP
+
+#include "memory/allStatic.hpp"
+#include "oops/oopsHierarchy.hpp"
+#include "runtime/handles.hpp"
+#include "utilities/exceptions.hpp"
+
+#include "dso/abi/sos_client.h"
+
+class JavaThread;
+class Klass;
+
+class DsoHeap : AllStatic {
+ public:
+  // The callbacks the node's cache is connected with.
+  static const djava_sos_callbacks* callbacks();
+  static void set_client(djava_sos_client* client) { _client = client; }
+  static bool is_enabled() { return _client != NULL; }
+
+  // Makes obj shared (a no-op if it is, or if it travels by value); returns
+  // its id, or 0 for a by-value object. Throws IllegalArgumentException for
+  // an object that cannot be shared (native state, locked).
+  static uint64_t publish(JavaThread* current, Handle obj, TRAPS);
+  // The same for a local object met while encoding; returns its replica
+  // index. Must not safepoint; fatal if obj cannot be shared, since the
+  // store that made it reachable should have refused it.
+  static uint publish_referenced(oop obj);
+
+  // The replica of shared object id, made empty if this node has none.
+  // class_name in internal form.
+  static oop replica_of(JavaThread* current, uint64_t id, const char* class_name,
+                        uint identity_hash, uint array_length, TRAPS);
+  // The replica of shared object id, fetched with its bytes if this node
+  // has none: an id learned with nothing else (a shipped thread, a root).
+  static oop attach(JavaThread* current, uint64_t id, TRAPS);
+  static Klass* resolve_class(JavaThread* current, const char* class_name, TRAPS);
+
+  // Begins a read or write access to replica obj (a miss blocks this
+  // thread, safepoint-safe, while the cache fetches); throws on failure
+  // (lost chunk, disconnected cluster, ...). end_access ends it.
+  static void begin_access(JavaThread* current, Handle obj, bool write, TRAPS);
+  static void end_access(oop obj);
+
+  static uint64_t id_of(oop replica);
+  // Why obj cannot be shared, or NULL if it can.
+  static const char* unshareable_reason(oop obj);
+
+ private:
+  static djava_sos_client* _client;
+};
+
+#endif // SHARE_DSO_DSOHEAP_HPP

@@ -1,0 +1,353 @@
+/*
+ * djava: encoding and decoding a shared object's bytes (see the header).
+ */
+
+#include "precompiled.hpp"
+#include "classfile/javaClasses.inline.hpp"
+#include "classfile/stringTable.hpp"
+#include "classfile/symbolTable.hpp"
+#include "classfile/vmSymbols.hpp"
+#include "dso/dsoHeap.hpp"
+#include "dso/dsoMarshal.hpp"
+#include "dso/dsoMark.hpp"
+#include "dso/dsoReplicaTable.hpp"
+#include "memory/resourceArea.hpp"
+#include "memory/universe.hpp"
+#include "oops/arrayOop.hpp"
+#include "oops/instanceKlass.inline.hpp"
+#include "oops/instanceOop.hpp"
+#include "oops/objArrayOop.inline.hpp"
+#include "oops/oop.inline.hpp"
+#include "oops/typeArrayOop.inline.hpp"
+#include "runtime/handles.inline.hpp"
+#include "utilities/copy.hpp"
+#include "utilities/growableArray.hpp"
+
+namespace {
+
+struct RefEntry {
+  uint64_t a;
+  uint32_t b;
+  uint32_t kind_index;
+  uint32_t length;
+  uint32_t reserved;
+};
+STATIC_ASSERT(sizeof(RefEntry) == DsoMarshal::ref_entry_size);
+
+const int kind_shift = 28;
+const uint32_t index_mask = (1u << kind_shift) - 1;
+
+uint32_t kind_of(const RefEntry& e) { return e.kind_index >> kind_shift; }
+uint32_t index_of(const RefEntry& e) { return e.kind_index & index_mask; }
+
+// The names and string values an encoding refers to, each once.
+class BlobWriter {
+ public:
+  uint32_t add(const char* text, size_t length) {
+    for (int i = 0; i < _texts.length(); i++) {
+      if (_lengths.at(i) == length && memcmp(_texts.at(i), text, length) == 0) return (uint32_t)i;
+    }
+    _texts.append(text);
+    _lengths.append(length);
+    return (uint32_t)(_texts.length() - 1);
+  }
+  size_t size() const {
+    size_t n = sizeof(uint32_t);
+    for (int i = 0; i < _lengths.length(); i++) n += sizeof(uint32_t) + _lengths.at(i);
+    return n;
+  }
+  void write(u1* out) const {
+    uint32_t count = (uint32_t)_texts.length();
+    memcpy(out, &count, sizeof(count));
+    out += sizeof(count);
+    for (int i = 0; i < _texts.length(); i++) {
+      uint32_t length = (uint32_t)_lengths.at(i);
+      memcpy(out, &length, sizeof(length));
+      memcpy(out + sizeof(length), _texts.at(i), length);
+      out += sizeof(length) + length;
+    }
+  }
+ private:
+  GrowableArray<const char*> _texts;
+  GrowableArray<size_t> _lengths;
+};
+
+// Views the blob of a received encoding; texts are NUL-terminated copies
+// in the resource area.
+class BlobReader {
+ public:
+  bool parse(const u1* p, size_t size) {
+    uint32_t count;
+    if (size < sizeof(count)) return false;
+    memcpy(&count, p, sizeof(count));
+    size_t at = sizeof(count);
+    for (uint32_t i = 0; i < count; i++) {
+      uint32_t length;
+      if (size - at < sizeof(length)) return false;
+      memcpy(&length, p + at, sizeof(length));
+      at += sizeof(length);
+      if (size - at < length) return false;
+      char* text = NEW_RESOURCE_ARRAY(char, length + 1);
+      memcpy(text, p + at, length);
+      text[length] = '\0';
+      _texts.append(text);
+      at += length;
+    }
+    return at == size;
+  }
+  const char* text(uint32_t index) const {
+    return (int)index < _texts.length() ? _texts.at(index) : NULL;
+  }
+ private:
+  GrowableArray<const char*> _texts;
+};
+
+const char* class_name_of(oop mirror_or_null, Klass* k) {
+  if (mirror_or_null != NULL && java_lang_Class::is_primitive(mirror_or_null)) {
+    return type2name(java_lang_Class::primitive_type(mirror_or_null));
+  }
+  return k->name()->as_C_string();
+}
+
+bool is_interned(oop string) {
+  int length = 0;
+  jchar* chars = java_lang_String::as_unicode_string_or_null(string, length);
+  return chars != NULL && StringTable::lookup(chars, length) == string;
+}
+
+// The entry for a reference value v held by a shared object. A local
+// object it meets becomes shared here: its own references are encoded when
+// its bytes leave this node in turn.
+RefEntry entry_for(oop v, BlobWriter* blob) {
+  RefEntry e = { 0, 0, 0, 0, 0 };
+  if (v == NULL) {
+    return e;
+  }
+  if (java_lang_String::is_instance(v)) {
+    int length = 0;
+    const char* utf8 = java_lang_String::as_utf8_string(v, length);
+    e.b = is_interned(v) ? 1 : 0;
+    e.kind_index = (DsoMarshal::ref_string << kind_shift) | blob->add(utf8, (size_t)length);
+    return e;
+  }
+  if (java_lang_Class::is_instance(v)) {
+    Klass* k = java_lang_Class::is_primitive(v) ? NULL : java_lang_Class::as_Klass(v);
+    const char* name = class_name_of(v, k);
+    e.kind_index = (DsoMarshal::ref_class << kind_shift) | blob->add(name, strlen(name));
+    return e;
+  }
+  uint index = DsoMark::is_shared(v->mark()) ? DsoMark::index(v->mark())
+                                             : DsoHeap::publish_referenced(v);
+  const char* name = v->klass()->name()->as_C_string();
+  e.a = DsoReplicaTable::entry(index)->_global_id;
+  e.b = (uint32_t)v->mark().hash();
+  e.kind_index = (DsoMarshal::ref_shared << kind_shift) | blob->add(name, strlen(name));
+  e.length = v->is_array() ? (uint32_t)((arrayOop)v)->length() : 0;
+  return e;
+}
+
+size_t instance_block_size(InstanceKlass* ik) {
+  return (size_t)ik->size_helper() * HeapWordSize - instanceOopDesc::base_offset_in_bytes();
+}
+
+int reference_slots(InstanceKlass* ik) {
+  int n = 0;
+  OopMapBlock* map = ik->start_of_nonstatic_oop_maps();
+  for (OopMapBlock* end = map + ik->nonstatic_oop_map_count(); map < end; map++) {
+    n += (int)map->count();
+  }
+  return n;
+}
+
+void decode_error(const char* what, oop replica, size_t size, TRAPS) {
+  ResourceMark rm(THREAD);
+  uint index = DsoMark::index(replica->mark());
+  Exceptions::fthrow(THREAD_AND_LOCATION, vmSymbols::java_lang_InternalError(),
+                     "djava: shared object " UINT64_FORMAT_X " (%s): %s (%zu bytes)",
+                     DsoReplicaTable::entry(index)->_global_id,
+                     replica->klass()->external_name(), what, size);
+}
+
+// The object an entry names on this node: a replica (empty if new), a
+// string or a class mirror.
+oop resolve_entry(JavaThread* current, const RefEntry& e, const BlobReader& blob, TRAPS) {
+  uint32_t kind = kind_of(e);
+  if (kind == DsoMarshal::ref_null) {
+    return NULL;
+  }
+  const char* text = blob.text(index_of(e));
+  if (text == NULL) {
+    THROW_MSG_NULL(vmSymbols::java_lang_InternalError(), "djava: a reference names no text");
+  }
+  switch (kind) {
+    case DsoMarshal::ref_string:
+      if (e.b != 0) {
+        return StringTable::intern(text, THREAD);
+      }
+      return java_lang_String::create_oop_from_str(text, THREAD);
+    case DsoMarshal::ref_class: {
+      BasicType t = name2type(text);
+      if (is_java_primitive(t) || t == T_VOID) {
+        return Universe::java_mirror(t);
+      }
+      Klass* k = DsoHeap::resolve_class(current, text, CHECK_NULL);
+      return k->java_mirror();
+    }
+    case DsoMarshal::ref_shared:
+      return DsoHeap::replica_of(current, e.a, text, e.b, e.length, THREAD);
+    default:
+      THROW_MSG_NULL(vmSymbols::java_lang_InternalError(), "djava: unknown reference kind");
+  }
+}
+
+// Reads n entries and the blob after them; resolves every entry into refs.
+bool resolve_all(JavaThread* current, const u1* p, size_t size, int n,
+                 GrowableArray<Handle>* refs, TRAPS) {
+  size_t entries = (size_t)n * DsoMarshal::ref_entry_size;
+  if (size < entries) return false;
+  BlobReader blob;
+  if (!blob.parse(p + entries, size - entries)) return false;
+  for (int i = 0; i < n; i++) {
+    RefEntry e;
+    memcpy(&e, p + (size_t)i * DsoMarshal::ref_entry_size, sizeof(e));
+    oop v = resolve_entry(current, e, blob, CHECK_false);
+    refs->append(Handle(current, v));
+  }
+  return true;
+}
+
+}  // namespace
+
+size_t DsoMarshal::fixed_size(oop obj) {
+  Klass* k = obj->klass();
+  if (k->is_typeArray_klass()) {
+    int length = ((arrayOop)obj)->length();
+    return (size_t)length << TypeArrayKlass::cast(k)->log2_element_size();
+  }
+  if (k->is_objArray_klass()) {
+    return (size_t)((arrayOop)obj)->length() * ref_entry_size;
+  }
+  InstanceKlass* ik = InstanceKlass::cast(k);
+  return instance_block_size(ik) + (size_t)reference_slots(ik) * ref_entry_size;
+}
+
+size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity) {
+  Klass* k = obj->klass();
+  if (k->is_typeArray_klass()) {
+    size_t size = fixed_size(obj);
+    if (size <= capacity) {
+      BasicType t = TypeArrayKlass::cast(k)->element_type();
+      Copy::conjoint_memory_atomic(((typeArrayOop)obj)->base(t), buffer, size);
+    }
+    return size;
+  }
+  ResourceMark rm;
+  BlobWriter blob;
+  GrowableArray<RefEntry> entries;
+  size_t block = 0;
+  if (k->is_objArray_klass()) {
+    objArrayOop array = (objArrayOop)obj;
+    for (int i = 0; i < array->length(); i++) {
+      entries.append(entry_for(array->obj_at(i), &blob));
+    }
+  } else {
+    InstanceKlass* ik = InstanceKlass::cast(k);
+    block = instance_block_size(ik);
+    OopMapBlock* map = ik->start_of_nonstatic_oop_maps();
+    for (OopMapBlock* end = map + ik->nonstatic_oop_map_count(); map < end; map++) {
+      for (uint i = 0; i < map->count(); i++) {
+        entries.append(entry_for(obj->obj_field(map->offset() + (int)(i * heapOopSize)), &blob));
+      }
+    }
+  }
+  size_t size = block + (size_t)entries.length() * ref_entry_size + blob.size();
+  if (size > capacity) {
+    return size;
+  }
+  u1* out = buffer;
+  if (block > 0) {
+    int base = instanceOopDesc::base_offset_in_bytes();
+    Copy::conjoint_memory_atomic(cast_from_oop<address>(obj) + base, out, block);
+    // Reference slots hold node-local addresses: zero them on the wire.
+    InstanceKlass* ik = InstanceKlass::cast(k);
+    OopMapBlock* map = ik->start_of_nonstatic_oop_maps();
+    for (OopMapBlock* end = map + ik->nonstatic_oop_map_count(); map < end; map++) {
+      memset(out + (map->offset() - base), 0, (size_t)map->offset_span());
+    }
+    out += block;
+  }
+  for (int i = 0; i < entries.length(); i++) {
+    memcpy(out, entries.adr_at(i), ref_entry_size);
+    out += ref_entry_size;
+  }
+  blob.write(out);
+  return size;
+}
+
+void DsoMarshal::decode(JavaThread* current, Handle replica, const u1* bytes, size_t size, TRAPS) {
+  Klass* k = replica->klass();
+  if (k->is_typeArray_klass()) {
+    if (size != fixed_size(replica())) {
+      decode_error("the array's length and the bytes disagree", replica(), size, THREAD);
+      return;
+    }
+    BasicType t = TypeArrayKlass::cast(k)->element_type();
+    Copy::conjoint_memory_atomic(bytes, ((typeArrayOop)replica())->base(t), size);
+    return;
+  }
+  ResourceMark rm(current);
+  HandleMark hm(current);
+  GrowableArray<Handle> refs;
+  if (k->is_objArray_klass()) {
+    int length = ((arrayOop)replica())->length();
+    bool well_formed = resolve_all(current, bytes, size, length, &refs, THREAD);
+    if (HAS_PENDING_EXCEPTION) {
+      return;
+    }
+    if (!well_formed) {
+      decode_error("malformed reference entries", replica(), size, THREAD);
+      return;
+    }
+    objArrayOop array = (objArrayOop)replica();
+    for (int i = 0; i < length; i++) {
+      array->obj_at_put(i, refs.at(i)());
+    }
+    return;
+  }
+  InstanceKlass* ik = InstanceKlass::cast(k);
+  size_t block = instance_block_size(ik);
+  int slots = reference_slots(ik);
+  bool well_formed = size >= block &&
+                     resolve_all(current, bytes + block, size - block, slots, &refs, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    return;
+  }
+  if (!well_formed) {
+    decode_error("this node lays the class out differently, or the bytes are malformed",
+                 replica(), size, THREAD);
+    return;
+  }
+  // From here no safepoint: the copy and the reference stores are one step
+  // as far as GC is concerned. The primitive bytes between reference slots
+  // are copied around them, so that a racing reader on this node never sees
+  // a reference slot zeroed.
+  oop obj = replica();
+  int base = instanceOopDesc::base_offset_in_bytes();
+  address dest = cast_from_oop<address>(obj);
+  int at = base;
+  int next_ref = 0;
+  OopMapBlock* map = ik->start_of_nonstatic_oop_maps();
+  for (OopMapBlock* end = map + ik->nonstatic_oop_map_count(); map < end; map++) {
+    if (map->offset() > at) {
+      Copy::conjoint_memory_atomic(bytes + (at - base), dest + at, (size_t)(map->offset() - at));
+    }
+    for (uint i = 0; i < map->count(); i++) {
+      obj->obj_field_put(map->offset() + (int)(i * heapOopSize), refs.at(next_ref++)());
+    }
+    at = map->end_offset();
+  }
+  int end = base + (int)block;
+  if (end > at) {
+    Copy::conjoint_memory_atomic(bytes + (at - base), dest + at, (size_t)(end - at));
+  }
+}

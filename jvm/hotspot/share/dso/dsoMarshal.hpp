@@ -1,0 +1,61 @@
+/*
+ * djava: a shared object's bytes on the wire (a chunk's payload), made from
+ * and put into its replica with HotSpot's own field layout.
+ *
+ *   instance      the field block (from the first field to the end of the
+ *                 instance) as laid out, reference slots zero; then one
+ *                 reference entry per reference slot, in oop-map order; then
+ *                 the blob
+ *   object array  one reference entry per element; then the blob
+ *   type array    the elements as laid out
+ *
+ *   reference entry (24 bytes): u64 a, u32 b, u32 kind << 28 | index,
+ *                               u32 length, u32 reserved (zero)
+ *     null          kind 0
+ *     shared object kind 1: a = id, b = identity hash, index = class name,
+ *                           length = the array length for an array
+ *     string        kind 2: index = its value (modified UTF-8); b = 1 if interned
+ *     class         kind 3: index = class name (internal form, or a primitive's name)
+ *   blob: u32 count, then count times (u32 length, bytes): the names and
+ *         string values the entries index
+ *
+ * Strings and classes travel by value and by name (their identity is
+ * node-local); every other referenced object is shared, so a reference is
+ * its id plus what a node needs to make an empty replica of it without
+ * asking anyone: its class and identity hash. Both nodes must lay the class
+ * out alike (same VM flags); a size that does not match is refused.
+ */
+
+#ifndef SHARE_DSO_DSOMARSHAL_HPP
+#define SHARE_DSO_DSOMARSHAL_HPP
+
+#include "memory/allStatic.hpp"
+#include "oops/oopsHierarchy.hpp"
+#include "runtime/handles.hpp"
+#include "utilities/exceptions.hpp"
+#include "utilities/globalDefinitions.hpp"
+
+class JavaThread;
+
+class DsoMarshal : AllStatic {
+ public:
+  enum RefKind { ref_null = 0, ref_shared = 1, ref_string = 2, ref_class = 3 };
+  static const size_t ref_entry_size = 24;
+
+  // Encodes obj into buffer when it fits in capacity; returns the encoded
+  // size either way. Every object obj references must be shared or travel
+  // by value (the publication invariant, dsoHeap.hpp). No safepoint.
+  static size_t encode(oop obj, u1* buffer, size_t capacity);
+
+  // Puts bytes into the replica. Resolves referenced classes (may load
+  // them) and makes empty replicas of referenced shared objects, so it may
+  // allocate. On malformed or mismatched bytes, throws InternalError naming
+  // the object.
+  static void decode(JavaThread* current, Handle replica, const u1* bytes, size_t size, TRAPS);
+
+  // The encoded size of an instance's fixed part (field block and entries),
+  // or of an array's, before the blob.
+  static size_t fixed_size(oop obj);
+};
+
+#endif // SHARE_DSO_DSOMARSHAL_HPP
