@@ -36,12 +36,19 @@ class HeapNode:
                               f"-XX:DjavaSecretFile={secret}", *options, "-cp", classes,
                               "HeapProbe"], stdin=subprocess.PIPE)
 
-    def ask(self, command, timeout=60):
+    def send(self, command):
         self.p.stdin.write(command + "\n")
         self.p.stdin.flush()
+        self.last = command
+
+    def answer(self, timeout=60):
         line = read_line(self.p, timeout)
-        assert line, f"the node died on {command!r}: {self.procs.stderr_of(self.p)}"
+        assert line, f"the node died on {self.last!r}: {self.procs.stderr_of(self.p)}"
         return line
+
+    def ask(self, command, timeout=60):
+        self.send(command)
+        return self.answer(timeout)
 
     def close(self):
         self.p.stdin.close()
@@ -166,4 +173,55 @@ def test_attaching_an_unknown_id_is_a_clear_error(nodes):
     a = nodes()
     answer = a.ask(f"attach {(77 << 40) + 5}")
     assert answer.startswith("error java.lang.IllegalArgumentException: djava: no shared object"), answer
+    a.close()
+
+
+def test_synchronized_counter_from_threads_of_two_nodes_is_exact(nodes):
+    a, b = nodes(), nodes()
+    root = publish(a)
+    b.ask(f"attach {root}")
+    start = int(fields(a.ask("show"))["i"])
+    a.send("locked-incr 3 400")
+    b.send("locked-incr 3 400")
+    a.answer(timeout=240)
+    b.answer(timeout=240)
+    assert a.ask("incr 0") == f"i {start + 2 * 3 * 400}"
+    assert b.ask("incr 0") == f"i {start + 2 * 3 * 400}"
+    a.close()
+    b.close()
+
+
+def test_wait_and_notify_across_nodes(nodes):
+    a, b = nodes(), nodes()
+    root = publish(a)
+    b.ask(f"attach {root}")
+    start = int(fields(a.ask("show"))["i"])
+    a.send(f"await {start + 3}")  # a waits on the shared monitor
+    for k in range(1, 4):
+        assert b.ask("bump") == f"i {start + k}"
+    assert a.answer(timeout=30) == f"i {start + 3}"
+    a.close()
+    b.close()
+
+
+def test_timed_wait_on_a_shared_monitor_returns_on_time(nodes):
+    a = nodes()
+    publish(a)
+    answer = a.ask("timed-wait 300")
+    waited = int(answer.split()[1])
+    assert 290 <= waited <= 5000, answer
+
+
+def test_interrupting_a_thread_waiting_on_a_shared_monitor(nodes):
+    a = nodes()
+    publish(a)
+    assert a.ask("interrupt-wait") == "waiter interrupted holds=true flag=false"
+    a.close()
+
+
+def test_holds_lock_and_unowned_wait_on_a_shared_object(nodes):
+    a = nodes()
+    publish(a)
+    assert a.ask("holds") == "holds false true"
+    assert a.ask("unowned-wait") == "refused current thread is not owner"
     a.close()

@@ -50,7 +50,3 @@ JRT_END
 void DsoInterpreter::end_write(oopDesc* obj) {
   DsoHeap::end_access(obj);
 }
-
-JRT_ENTRY(void, DsoInterpreter::enter_shared(JavaThread* current, oopDesc* obj))
-  refuse(current, obj, "lock");
-JRT_END

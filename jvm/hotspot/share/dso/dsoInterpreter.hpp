@@ -2,7 +2,8 @@
  * djava: what Zero's bytecode interpreter does with shared objects.
  *
  * bytecodeInterpreter.cpp (patches/0004) puts DSO_CHECK_ACCESS before every
- * field and array access and DSO_CHECK_MONITOR before monitorenter. For a
+ * field and array access; monitors of replicas go to the runtime
+ * (patches/0009, dsoMonitors.hpp). For a
  * local object the check is one load of the mark word and a sign test; a
  * replica of a shared object calls into the VM.
  *
@@ -33,8 +34,6 @@ class DsoInterpreter : AllStatic {
   static void access_shared(JavaThread* current, oopDesc* obj, jboolean is_write);
   // Ends a write's access, after its store.
   static void end_write(oopDesc* obj);
-  // monitorenter on a replica goes to the distributed monitor service.
-  static void enter_shared(JavaThread* current, oopDesc* obj);
 };
 
 // Used inside BytecodeInterpreter::run, where CALL_VM, THREAD and
@@ -50,11 +49,6 @@ class DsoInterpreter : AllStatic {
 #define DSO_END_WRITE(obj)                                                      \
   if (DsoMark::is_shared((obj)->mark())) {                                      \
     DsoInterpreter::end_write(obj);                                             \
-  }
-
-#define DSO_CHECK_MONITOR(obj)                                                  \
-  if (DsoMark::is_shared((obj)->mark())) {                                      \
-    CALL_VM(DsoInterpreter::enter_shared(THREAD, (obj)), handle_exception);     \
   }
 
 #endif // SHARE_DSO_DSOINTERPRETER_HPP

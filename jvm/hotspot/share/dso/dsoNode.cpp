@@ -5,6 +5,7 @@
 #include "precompiled.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
 #include "logging/log.hpp"
 #include "runtime/arguments.hpp"
@@ -21,6 +22,7 @@ djava_tm_client* DsoNode::_tm = NULL;
 djava_sos_client* DsoNode::_sos = NULL;
 djava_monitor_client* DsoNode::_monitors = NULL;
 uint64_t DsoNode::_program = 0;
+uint32_t DsoNode::_node_number = 0;
 
 static const size_t error_length = 1024;
 
@@ -125,12 +127,14 @@ bool DsoNode::connect(const char* secret, const char* node_name, char* what, cha
     jio_snprintf(why, length, "%s", sos_error.message);
     return false;
   }
+  _node_number = _lib.djava_sos_node(_sos);
   DsoHeap::set_client(_sos);
   _monitors = _lib.djava_monitor_connect(sos_servers, secret, why, length);
   if (_monitors == NULL) {
     jio_snprintf(what, length, "cannot reach the monitor service at %s", sos_servers);
     return false;
   }
+  DsoMonitors::set_client(_monitors);
   log_info(dso)("joined the cluster at %s as node %s (sos node %u), program %" PRIu64
                 ", sos-servers %s", DjavaCluster, node_name, _lib.djava_sos_node(_sos),
                 _program, sos_servers);
@@ -171,6 +175,7 @@ void DsoNode::leave(JavaThread* current) {
     log_warning(dso)("reporting the program's end: %s", _lib.djava_tm_last_error());
   }
   if (_monitors != NULL) {
+    DsoMonitors::set_client(NULL);
     _lib.djava_monitor_close(_monitors);
     _monitors = NULL;
   }

@@ -42,7 +42,13 @@ class JavaThread;
   X(djava_sos_release)                                                        \
   X(djava_sos_get_stats)                                                      \
   X(djava_monitor_connect)                                                    \
-  X(djava_monitor_close)
+  X(djava_monitor_close)                                                      \
+  X(djava_monitor_enter)                                                      \
+  X(djava_monitor_exit)                                                       \
+  X(djava_monitor_wait)                                                       \
+  X(djava_monitor_notify)                                                     \
+  X(djava_monitor_count)                                                      \
+  X(djava_monitor_last_error)
 
 extern "C" uint32_t djava_node_abi_version();
 
@@ -69,6 +75,8 @@ class DsoNode : AllStatic {
   static bool is_member() { return _tm != NULL; }
   static uint64_t program() { return _program; }
   static djava_sos_client* sos() { return _sos; }
+  // This node's number in the cluster (the top bits of the ids it makes).
+  static uint32_t node_number() { return _node_number; }
   static const DsoNodeLibrary& lib() { return _lib; }
 
  private:
@@ -81,6 +89,7 @@ class DsoNode : AllStatic {
   static djava_sos_client* _sos;
   static djava_monitor_client* _monitors;
   static uint64_t _program;
+  static uint32_t _node_number;
 };
 
 #endif // SHARE_DSO_DSONODE_HPP

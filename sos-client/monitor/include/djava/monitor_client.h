@@ -38,8 +38,6 @@ enum djava_monitor_status {
 /* Connects to the monitor service of every sos-server shard ("host:port",
  * comma-separated, in shard order) and authenticates with the cluster secret
  * read from `secret_file`. On failure returns NULL and writes why to err. */
-/* NOT YET DEFINED: waits for thread-manager/src/wire_adapter.cc on proto/wire; until then
- * only the in-process channels of the tests reach the service. */
 djava_monitor_client* djava_monitor_connect(const char* shards, const char* secret_file,
                                             char* err, size_t err_len);
 /* Closes the connections; calls still blocked return DJAVA_MON_IO. */

@@ -7,6 +7,15 @@
 //   incr N             root.i += 1, N times; "i V"
 //   gc                 churns the young generation and collects; "gc"
 //   share-thread       tries to share a Thread; the exception's message
+//   locked-incr T N    T threads each do N times synchronized (root) { i++ };
+//                      "i V" once all are done
+//   await K            synchronized (root) { while (root.i < K) root.wait(); }
+//   bump               synchronized (root) { root.i++; root.notifyAll(); }
+//   timed-wait MS      synchronized (root) { root.wait(MS); }: "waited E" (ms)
+//   interrupt-wait     a thread waits on root, this one interrupts it: what
+//                      the waiter saw
+//   holds              Thread.holdsLock(root) outside and inside synchronized
+//   unowned-wait       root.wait() without the monitor
 // A failing command answers "error " and the exception.
 import djava.runtime.Node;
 import java.io.BufferedReader;
@@ -103,6 +112,88 @@ public class HeapProbe {
                     return "shared a thread";
                 } catch (IllegalArgumentException e) {
                     return "refused " + e.getMessage();
+                }
+            case "locked-incr": {
+                int threads = Integer.parseInt(w[1]);
+                int n = Integer.parseInt(w[2]);
+                Box box = root;
+                Thread[] ts = new Thread[threads];
+                for (int t = 0; t < threads; t++) {
+                    ts[t] = new Thread(() -> {
+                        for (int x = 0; x < n; x++) {
+                            synchronized (box) {
+                                box.i++;
+                            }
+                        }
+                    });
+                    ts[t].start();
+                }
+                for (Thread t : ts) {
+                    try { t.join(); } catch (InterruptedException e) { throw new RuntimeException(e); }
+                }
+                synchronized (box) {
+                    return "i " + box.i;
+                }
+            }
+            case "await": {
+                int k = Integer.parseInt(w[1]);
+                synchronized (root) {
+                    while (root.i < k) {
+                        try { root.wait(); } catch (InterruptedException e) { return "interrupted"; }
+                    }
+                    return "i " + root.i;
+                }
+            }
+            case "bump":
+                synchronized (root) {
+                    root.i++;
+                    root.notifyAll();
+                    return "i " + root.i;
+                }
+            case "timed-wait": {
+                long ms = Long.parseLong(w[1]);
+                synchronized (root) {
+                    long t0 = System.nanoTime();
+                    try { root.wait(ms); } catch (InterruptedException e) { return "interrupted"; }
+                    return "waited " + (System.nanoTime() - t0) / 1_000_000;
+                }
+            }
+            case "interrupt-wait": {
+                Box box = root;
+                String[] seen = new String[1];
+                Thread waiter = new Thread(() -> {
+                    synchronized (box) {
+                        try {
+                            box.wait();
+                            seen[0] = "notified";
+                        } catch (InterruptedException e) {
+                            seen[0] = "interrupted holds=" + Thread.holdsLock(box)
+                                + " flag=" + Thread.currentThread().isInterrupted();
+                        }
+                    }
+                });
+                waiter.start();
+                try {
+                    Thread.sleep(300);
+                    waiter.interrupt();
+                    waiter.join(10_000);
+                } catch (InterruptedException e) { throw new RuntimeException(e); }
+                return "waiter " + seen[0];
+            }
+            case "holds": {
+                boolean outside = Thread.holdsLock(root);
+                synchronized (root) {
+                    return "holds " + outside + " " + Thread.holdsLock(root);
+                }
+            }
+            case "unowned-wait":
+                try {
+                    root.wait();
+                    return "waited without the monitor";
+                } catch (IllegalMonitorStateException e) {
+                    return "refused " + e.getMessage();
+                } catch (InterruptedException e) {
+                    return "interrupted";
                 }
             default:
                 return "unknown command " + w[0];

@@ -1,0 +1,140 @@
+/*
+ * djava: Java monitors on shared objects (see the header).
+ */
+
+#include "precompiled.hpp"
+#include "classfile/javaClasses.hpp"
+#include "classfile/vmSymbols.hpp"
+#include "dso/dsoHeap.hpp"
+#include "dso/dsoMonitors.hpp"
+#include "dso/dsoNode.hpp"
+#include "logging/log.hpp"
+#include "memory/resourceArea.hpp"
+#include "oops/oop.inline.hpp"
+#include "runtime/handles.inline.hpp"
+#include "runtime/interfaceSupport.inline.hpp"
+#include "runtime/os.hpp"
+#include "runtime/thread.inline.hpp"
+#include "utilities/exceptions.hpp"
+
+djava_monitor_client* DsoMonitors::_client = NULL;
+
+// How long a wait on a shared monitor blocks before it looks at its thread's
+// interrupt status again. The wait then re-enters and waits again, which
+// Java allows (a spurious wake-up); nobody can notify meanwhile, because
+// this thread holds the monitor, so no notification is lost.
+static const jlong interrupt_check_ms = 50;
+
+uint64_t DsoMonitors::thread_key(JavaThread* thread) {
+  oop thread_obj = thread->threadObj();
+  if (thread_obj != NULL && DsoMark::is_shared(thread_obj->mark())) {
+    return DsoHeap::id_of(thread_obj);  // the same key on every node it reaches
+  }
+  // A thread of this node only: its node and its Java thread id, in a range
+  // no object id uses (the top bit).
+  uint64_t tid = thread_obj != NULL ? (uint64_t)java_lang_Thread::thread_id(thread_obj) : 0;
+  return (UCONST64(1) << 63) | ((uint64_t)DsoNode::node_number() << 32) | (tid & 0xffffffff);
+}
+
+void DsoMonitors::throw_for(JavaThread* current, int status, const char* what, oop obj, TRAPS) {
+  ResourceMark rm(current);
+  const char* why = DsoNode::lib().djava_monitor_last_error();
+  switch (status) {
+    case DJAVA_MON_NOT_OWNER:
+      THROW_MSG(vmSymbols::java_lang_IllegalMonitorStateException(), "current thread is not owner");
+    case DJAVA_MON_BAD_ARGUMENT:
+      THROW_MSG(vmSymbols::java_lang_IllegalArgumentException(), why);
+    default:
+      THROW_MSG(vmSymbols::java_lang_InternalError(),
+                err_msg("djava: %s the monitor of shared object " UINT64_FORMAT_X " (%s): %s",
+                        what, DsoHeap::id_of(obj), obj->klass()->external_name(), why));
+  }
+}
+
+void DsoMonitors::enter(JavaThread* current, Handle obj) {
+  uint64_t id = DsoHeap::id_of(obj());
+  uint64_t key = thread_key(current);
+  int status;
+  {
+    ThreadToNativeFromVM in_native(current);
+    status = DsoNode::lib().djava_monitor_enter(_client, id, DsoNode::program(), key);
+  }
+  if (status != DJAVA_MON_OK) {
+    JavaThread* THREAD = current;
+    throw_for(current, status, "cannot enter", obj(), THREAD);
+  }
+}
+
+void DsoMonitors::exit(JavaThread* current, oop obj) {
+  // Exits are sent, never waited for: this may run where the thread
+  // cannot block (a leaf call from the interpreter).
+  int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj), DsoNode::program(),
+                                                 thread_key(current));
+  if (status != DJAVA_MON_OK) {
+    log_warning(dso)("exit of the monitor of " UINT64_FORMAT_X ": %s", DsoHeap::id_of(obj),
+                     DsoNode::lib().djava_monitor_last_error());
+  }
+}
+
+void DsoMonitors::jni_exit(JavaThread* current, oop obj, TRAPS) {
+  int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj), DsoNode::program(),
+                                                 thread_key(current));
+  if (status != DJAVA_MON_OK) {
+    throw_for(current, status, "cannot exit", obj, THREAD);
+  }
+}
+
+void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool interruptible, TRAPS) {
+  if (millis < 0) {
+    THROW_MSG(vmSymbols::java_lang_IllegalArgumentException(), "timeout value is negative");
+  }
+  uint64_t id = DsoHeap::id_of(obj());
+  uint64_t key = thread_key(current);
+  jlong deadline = millis > 0 ? os::javaTimeMillis() + millis : 0;
+  while (true) {
+    if (interruptible && current->is_interrupted(true)) {
+      THROW(vmSymbols::java_lang_InterruptedException());
+    }
+    jlong slice = interrupt_check_ms;
+    if (deadline != 0) {
+      jlong left = deadline - os::javaTimeMillis();
+      if (left <= 0) {
+        return;
+      }
+      slice = MIN2(slice, left);
+    }
+    int status;
+    {
+      ThreadToNativeFromVM in_native(current);
+      status = DsoNode::lib().djava_monitor_wait(_client, id, DsoNode::program(), key, slice);
+    }
+    if (status == DJAVA_MON_OK) {
+      return;  // notified; the monitor is held again
+    }
+    if (status == DJAVA_MON_INTERRUPTED) {
+      if (interruptible) {
+        current->is_interrupted(true);
+        THROW(vmSymbols::java_lang_InterruptedException());
+      }
+      continue;
+    }
+    if (status != DJAVA_MON_TIMED_OUT) {
+      throw_for(current, status, "cannot wait on", obj(), THREAD);
+      return;
+    }
+  }
+}
+
+void DsoMonitors::notify(JavaThread* current, Handle obj, bool all, TRAPS) {
+  int status = DsoNode::lib().djava_monitor_notify(_client, DsoHeap::id_of(obj()),
+                                                   DsoNode::program(), thread_key(current),
+                                                   all ? 1 : 0);
+  if (status != DJAVA_MON_OK) {
+    throw_for(current, status, "cannot notify", obj(), THREAD);
+  }
+}
+
+bool DsoMonitors::holds_lock(JavaThread* current, oop obj) {
+  return DsoNode::lib().djava_monitor_count(_client, DsoHeap::id_of(obj), DsoNode::program(),
+                                            thread_key(current)) > 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * djava: Java monitors on shared objects.
+ *
+ * A shared object's monitor is the monitor service's (libdjava_node.so's
+ * monitor client; leases make an uncontended re-acquire local). HotSpot's
+ * own locking never touches a replica's mark: the interpreter sends every
+ * lock of a replica to the runtime (patches/0009), and ObjectSynchronizer
+ * hands enter, exit, wait, notify, JNI monitors and holdsLock of replicas
+ * to this class. Blocking calls run in native state: GC and the other
+ * threads go on.
+ *
+ * Memory model: an acquire through the service happens after the previous
+ * owner's release; everything that owner wrote is either still in state M
+ * at its node (an access here fetches it) or written back already, since
+ * MSI coherence lets no stale copy be read. So an acquire sees every write
+ * made before the matching release, on any node.
+ */
+
+#ifndef SHARE_DSO_DSOMONITORS_HPP
+#define SHARE_DSO_DSOMONITORS_HPP
+
+#include "memory/allStatic.hpp"
+#include "oops/oopsHierarchy.hpp"
+#include "runtime/handles.hpp"
+#include "utilities/exceptions.hpp"
+
+#include "dso/abi/monitor_client.h"
+#include "dso/dsoMark.hpp"
+
+class JavaThread;
+
+class DsoMonitors : AllStatic {
+ public:
+  static void set_client(djava_monitor_client* client) { _client = client; }
+
+  static bool is_shared(oop obj) { return obj != NULL && DsoMark::is_shared(obj->mark()); }
+
+  // monitorenter, synchronized methods, JNI MonitorEnter, ObjectLocker.
+  // Throws (an Error naming the object) only if the cluster fails.
+  static void enter(JavaThread* current, Handle obj);
+  // Never blocks (it may run in a leaf call); an exit the service refuses
+  // is logged. jni_exit throws IllegalMonitorStateException instead.
+  static void exit(JavaThread* current, oop obj);
+  static void jni_exit(JavaThread* current, oop obj, TRAPS);
+  // A wait looks at the thread's interrupt status at least every 50 ms
+  // (dsoMonitors.cpp says why that loses no notification).
+  static void wait(JavaThread* current, Handle obj, jlong millis, bool interruptible, TRAPS);
+  static void notify(JavaThread* current, Handle obj, bool all, TRAPS);
+  static bool holds_lock(JavaThread* current, oop obj);
+
+ private:
+  static uint64_t thread_key(JavaThread* thread);
+  static void throw_for(JavaThread* current, int status, const char* what, oop obj, TRAPS);
+
+  static djava_monitor_client* _client;
+};
+
+#endif // SHARE_DSO_DSOMONITORS_HPP
