@@ -43,4 +43,41 @@ public final class Node {
 
     /** The id of a shared object, 0 for a local one. */
     public static native long idOf(Object o);
+
+    // ---- for djava's own runtime (Launcher, ThreadServer) ----
+
+    /** The next event from the thread manager; null after timeoutMs (< 0: wait). */
+    static native Event nextEvent(long timeoutMs);
+
+    /** Answers a thread server's request for a class file or resource (null: none). */
+    static native void answerResource(long requestId, byte[] bytes, String error);
+
+    /**
+     * A class file or resource of {@code program} from its launcher; null if
+     * it has none.
+     *
+     * @throws java.io.IOException if the launcher cannot be asked
+     */
+    static native byte[] fetchResource(long program, String name) throws java.io.IOException;
+
+    /** Sends console output of a remote thread to its program's launcher. */
+    static native void console(long program, long thread, int stream, byte[] b, int off, int len);
+
+    static native void registerProgramLoader(long program, ClassLoader loader);
+
+    static native void dropProgram(long program);
+
+    /** Runs the (attached) replica of a shipped thread on this node. */
+    static native void startThread(Thread t, ThreadGroup group, ClassLoader loader);
+
+    /** The program a shipped thread belongs to; 0 for a thread of this node. */
+    static native long programOf(Thread t);
+
+    public static native boolean isThreadServer();
+
+    /** This node's name in messages: host:pid. */
+    public static native String nodeName();
+
+    /** A shipped thread that could not start here ends with this reason. */
+    static native void threadFailed(long program, long thread, String detail);
 }

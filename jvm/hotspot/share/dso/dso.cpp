@@ -3,6 +3,7 @@
  */
 
 #include "precompiled.hpp"
+#include "oops/oop.inline.hpp"
 #include "dso/dso.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoNode.hpp"

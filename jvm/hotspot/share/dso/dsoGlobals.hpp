@@ -28,6 +28,12 @@
           "The cluster secret (a file of mode 0600). Default: the "           \
           "environment's DJAVA_SECRET_FILE, else ~/.djava/cluster/secret")    \
                                                                               \
+  product(uint, DjavaThreadServer, 0,                                         \
+          "Join the cluster as a thread server running this many Java "       \
+          "threads at once (djava.runtime.ThreadServer is the main class; "   \
+          "build/bin/thread-server starts it). 0: a program's launcher")      \
+          range(0, 100000)                                                    \
+                                                                              \
   product(ccstr, DjavaNodeLibrary, NULL, DIAGNOSTIC,                          \
           "The node library to load (default: lib/libdjava_node.so in "       \
           "java.home)")                                                       \

@@ -13,6 +13,9 @@
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoThreads.hpp"
+#include "runtime/mutexLocker.hpp"
+#include "utilities/growableArray.hpp"
 #include "jni.h"
 #include "logging/log.hpp"
 #include "memory/resourceArea.hpp"
@@ -44,8 +47,11 @@ const char* DsoHeap::unshareable_reason(oop obj) {
   }
   // Objects whose meaning is this VM's own state: native resources, class
   // loading and linkage, GC-visible references, threads.
+  if (k->is_subclass_of(vmClasses::Thread_klass())) {
+    return DsoThreads::belongs_to_program(obj) ? NULL
+               : "the JDK started this thread for this node's own work";
+  }
   struct { Klass* klass; const char* why; } native_state[] = {
-    { vmClasses::Thread_klass(),          "a thread's state belongs to the node it runs on" },
     { vmClasses::ClassLoader_klass(),     "class loaders are per node" },
     { vmClasses::Reference_klass(),       "references are cleared by each node's GC" },
     { vmClasses::Module_klass(),          "modules are per node" },
@@ -78,15 +84,18 @@ static bool travels_by_value(oop obj) {
 // would hide the tag). No safepoint.
 static uint publish_one(Thread* current, oop obj) {
   ResourceMark rm(current);
-  intptr_t hash = ObjectSynchronizer::FastHashCode(current, obj);
   Klass* k = obj->klass();
   djava_sos_meta meta;
   meta.class_name = k->name()->as_C_string();
-  meta.program = DsoNode::program();
+  meta.program = current->is_Java_thread() ? DsoThreads::current_program(current->as_Java_thread())
+                                            : DsoNode::program();
   meta.element_type = k->is_typeArray_klass() ? TypeArrayKlass::cast(k)->element_type()
                       : k->is_objArray_klass() ? T_OBJECT : 0;
   meta.array_length = obj->is_array() ? (uint32_t)((arrayOop)obj)->length() : 0;
-  meta.identity_hash = (uint32_t)hash;
+  meta.identity_hash = DsoReplicaTable::identity_hash_for_publication(current, obj);
+  if (meta.identity_hash == 0) {
+    return 0;
+  }
   djava_sos_error error;
   djava_sos_chunk* chunk = DsoNode::lib().djava_sos_alloc(DsoNode::sos(), DsoMarshal::fixed_size(obj),
                                                           &meta, &error);
@@ -97,6 +106,8 @@ static uint publish_one(Thread* current, oop obj) {
   uint64_t id = DsoNode::lib().djava_sos_id(chunk);
   uint index = DsoReplicaTable::publish(current, obj, id);
   if (index == 0) {
+    // Nobody knows the id: the chunk goes, so that it is never flushed.
+    DsoNode::lib().djava_sos_free(chunk, &error);
     return 0;
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
@@ -153,19 +164,70 @@ uint64_t DsoHeap::id_of(oop replica) {
 
 // ---- replicas of objects from elsewhere ----------------------------------------------
 
-Klass* DsoHeap::resolve_class(JavaThread* current, const char* class_name, TRAPS) {
+// Thread servers' class loaders, one a program (few programs at a time).
+struct ProgramLoader {
+  uint64_t program;
+  OopHandle loader;
+};
+static GrowableArray<ProgramLoader>* program_loaders = NULL;
+
+static Mutex* loaders_lock() {
+  static Mutex* lock = new Mutex(Mutex::leaf, "DsoProgramLoaders_lock", true,
+                                 Mutex::_safepoint_check_always);
+  return lock;
+}
+
+void DsoHeap::register_loader(JavaThread* current, uint64_t program, Handle loader) {
+  MutexLocker ml(current, loaders_lock());
+  if (program_loaders == NULL) {
+    program_loaders = new (ResourceObj::C_HEAP, mtInternal) GrowableArray<ProgramLoader>(4, mtInternal);
+  }
+  program_loaders->append(ProgramLoader{program, OopHandle(Universe::vm_global(), loader())});
+}
+
+void DsoHeap::drop_loader(uint64_t program) {
+  MutexLocker ml(loaders_lock());
+  for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {
+    if (program_loaders->at(i).program == program) {
+      program_loaders->at(i).loader.release(Universe::vm_global());
+      program_loaders->delete_at(i);
+      return;
+    }
+  }
+}
+
+static oop loader_of(uint64_t program) {
+  if (program == DsoNode::program() || program == 0) {
+    return SystemDictionary::java_system_loader();
+  }
+  MutexLocker ml(loaders_lock());
+  for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {
+    if (program_loaders->at(i).program == program) {
+      return program_loaders->at(i).loader.resolve();
+    }
+  }
+  return NULL;
+}
+
+Klass* DsoHeap::resolve_class(JavaThread* current, uint64_t program, const char* class_name,
+                              TRAPS) {
   TempNewSymbol name = SymbolTable::new_symbol(class_name);
-  Handle loader(current, SystemDictionary::java_system_loader());
+  Handle loader(current, loader_of(program));
+  if (loader.is_null()) {
+    THROW_MSG_NULL(vmSymbols::java_lang_NoClassDefFoundError(),
+                   err_msg("djava: %s of program %" PRIu64 ": this node runs no thread of that "
+                           "program", class_name, program));
+  }
   return SystemDictionary::resolve_or_fail(name, loader, Handle(), true, THREAD);
 }
 
-oop DsoHeap::replica_of(JavaThread* current, uint64_t id, const char* class_name,
-                        uint identity_hash, uint array_length, TRAPS) {
+oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
+                        const char* class_name, uint identity_hash, uint array_length, TRAPS) {
   uint index = DsoReplicaTable::index_of(id);
   if (index != 0) {
     return DsoReplicaTable::replica(index);
   }
-  Klass* k = resolve_class(current, class_name, CHECK_NULL);
+  Klass* k = resolve_class(current, program, class_name, CHECK_NULL);
   oop fresh;
   if (k->is_instance_klass()) {
     InstanceKlass* ik = InstanceKlass::cast(k);
@@ -276,8 +338,8 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
     replica = Handle(current, DsoReplicaTable::replica(index));
   } else if (meta->class_name != NULL) {
     // Attached by id alone (DsoHeap::attach): the meta says what to make.
-    oop made = DsoHeap::replica_of(current, id, meta->class_name, meta->identity_hash,
-                                   meta->array_length, current);
+    oop made = DsoHeap::replica_of(current, meta->program, id, meta->class_name,
+                                   meta->identity_hash, meta->array_length, current);
     if (current->has_pending_exception()) {
       ResourceMark rm(current);
       oop message = java_lang_Throwable::message(current->pending_exception());
@@ -300,7 +362,7 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
       return 1;
     }
   }
-  DsoMarshal::decode(current, replica, (const u1*)bytes, size, current);
+  DsoMarshal::decode(current, meta->program, replica, (const u1*)bytes, size, current);
   if (current->has_pending_exception()) {
     // The exception stays pending for begin_access to throw.
     ResourceMark rm(current);
@@ -332,6 +394,12 @@ static size_t produce(void* context, djava_sos_chunk* chunk, uint64_t id, void* 
                       size_t capacity) {
   JavaThread* current = attached_thread();
   uint index = (uint)DsoNode::lib().djava_sos_user(chunk);
+  if (index == 0 || DsoReplicaTable::replica(index) == NULL) {
+    // Cannot happen while replicas are held strongly; if it does, the
+    // reader gets bytes it refuses loudly, never a zeroed object.
+    log_error(dso)("chunk " UINT64_FORMAT_X " has no replica here to flush", id);
+    return 0;
+  }
   if (current->thread_state() == _thread_in_native) {
     ThreadInVMfromNative in_vm(current);
     return DsoMarshal::encode(DsoReplicaTable::replica(index), (u1*)buffer, capacity);

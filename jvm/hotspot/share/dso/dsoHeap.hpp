@@ -46,12 +46,17 @@ class DsoHeap : AllStatic {
 
   // The replica of shared object id, made empty if this node has none.
   // class_name in internal form.
-  static oop replica_of(JavaThread* current, uint64_t id, const char* class_name,
-                        uint identity_hash, uint array_length, TRAPS);
+  static oop replica_of(JavaThread* current, uint64_t program, uint64_t id,
+                        const char* class_name, uint identity_hash, uint array_length, TRAPS);
   // The replica of shared object id, fetched with its bytes if this node
   // has none: an id learned with nothing else (a shipped thread, a root).
   static oop attach(JavaThread* current, uint64_t id, TRAPS);
-  static Klass* resolve_class(JavaThread* current, const char* class_name, TRAPS);
+  // A class of program by its internal name, from the program's loader: the
+  // application class loader on its launching node, the loader a thread
+  // server registered for it (register_loader) elsewhere.
+  static Klass* resolve_class(JavaThread* current, uint64_t program, const char* class_name, TRAPS);
+  static void register_loader(JavaThread* current, uint64_t program, Handle loader);
+  static void drop_loader(uint64_t program);
 
   // Begins a read or write access to replica obj (a miss blocks this
   // thread, safepoint-safe, while the cache fetches); throws on failure

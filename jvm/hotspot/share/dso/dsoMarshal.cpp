@@ -11,6 +11,10 @@
 #include "dso/dsoMarshal.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoThreads.hpp"
+#include "classfile/vmClasses.hpp"
+#include "oops/fieldStreams.inline.hpp"
+#include "runtime/signature.hpp"
 #include "memory/resourceArea.hpp"
 #include "memory/universe.hpp"
 #include "oops/arrayOop.hpp"
@@ -146,6 +150,31 @@ RefEntry entry_for(oop v, BlobWriter* blob) {
   return e;
 }
 
+struct Hole {
+  int offset;
+  int size;
+};
+
+int compare_holes(Hole* a, Hole* b) {
+  return a->offset - b->offset;
+}
+
+// The node-local primitive fields of an instance of ik (a Thread's state,
+// ...): they neither leave this node nor are overwritten here. Node-local
+// references are reference slots, handled with the others.
+void node_local_holes(InstanceKlass* ik, GrowableArray<Hole>* holes) {
+  if (!ik->is_subclass_of(vmClasses::Thread_klass())) {
+    return;
+  }
+  for (JavaFieldStream fs(vmClasses::Thread_klass()); !fs.done(); fs.next()) {
+    int size;
+    if (!fs.access_flags().is_static() && !is_reference_type(Signature::basic_type(fs.signature())) &&
+        DsoThreads::is_node_local_field(ik, fs.offset(), &size)) {
+      holes->append(Hole{fs.offset(), size});
+    }
+  }
+}
+
 size_t instance_block_size(InstanceKlass* ik) {
   return (size_t)ik->size_helper() * HeapWordSize - instanceOopDesc::base_offset_in_bytes();
 }
@@ -170,7 +199,8 @@ void decode_error(const char* what, oop replica, size_t size, TRAPS) {
 
 // The object an entry names on this node: a replica (empty if new), a
 // string or a class mirror.
-oop resolve_entry(JavaThread* current, const RefEntry& e, const BlobReader& blob, TRAPS) {
+oop resolve_entry(JavaThread* current, uint64_t program, const RefEntry& e, const BlobReader& blob,
+                  TRAPS) {
   uint32_t kind = kind_of(e);
   if (kind == DsoMarshal::ref_null) {
     return NULL;
@@ -190,18 +220,18 @@ oop resolve_entry(JavaThread* current, const RefEntry& e, const BlobReader& blob
       if (is_java_primitive(t) || t == T_VOID) {
         return Universe::java_mirror(t);
       }
-      Klass* k = DsoHeap::resolve_class(current, text, CHECK_NULL);
+      Klass* k = DsoHeap::resolve_class(current, program, text, CHECK_NULL);
       return k->java_mirror();
     }
     case DsoMarshal::ref_shared:
-      return DsoHeap::replica_of(current, e.a, text, e.b, e.length, THREAD);
+      return DsoHeap::replica_of(current, program, e.a, text, e.b, e.length, THREAD);
     default:
       THROW_MSG_NULL(vmSymbols::java_lang_InternalError(), "djava: unknown reference kind");
   }
 }
 
 // Reads n entries and the blob after them; resolves every entry into refs.
-bool resolve_all(JavaThread* current, const u1* p, size_t size, int n,
+bool resolve_all(JavaThread* current, uint64_t program, const u1* p, size_t size, int n,
                  GrowableArray<Handle>* refs, TRAPS) {
   size_t entries = (size_t)n * DsoMarshal::ref_entry_size;
   if (size < entries) return false;
@@ -210,7 +240,7 @@ bool resolve_all(JavaThread* current, const u1* p, size_t size, int n,
   for (int i = 0; i < n; i++) {
     RefEntry e;
     memcpy(&e, p + (size_t)i * DsoMarshal::ref_entry_size, sizeof(e));
-    oop v = resolve_entry(current, e, blob, CHECK_false);
+    oop v = resolve_entry(current, program, e, blob, CHECK_false);
     refs->append(Handle(current, v));
   }
   return true;
@@ -256,7 +286,11 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity) {
     OopMapBlock* map = ik->start_of_nonstatic_oop_maps();
     for (OopMapBlock* end = map + ik->nonstatic_oop_map_count(); map < end; map++) {
       for (uint i = 0; i < map->count(); i++) {
-        entries.append(entry_for(obj->obj_field(map->offset() + (int)(i * heapOopSize)), &blob));
+        int offset = map->offset() + (int)(i * heapOopSize);
+        int size;
+        // A node-local reference (a thread's group there, ...) stays home.
+        oop v = DsoThreads::is_node_local_field(k, offset, &size) ? (oop)NULL : obj->obj_field(offset);
+        entries.append(entry_for(v, &blob));
       }
     }
   }
@@ -274,6 +308,11 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity) {
     for (OopMapBlock* end = map + ik->nonstatic_oop_map_count(); map < end; map++) {
       memset(out + (map->offset() - base), 0, (size_t)map->offset_span());
     }
+    GrowableArray<Hole> holes;
+    node_local_holes(ik, &holes);
+    for (int i = 0; i < holes.length(); i++) {
+      memset(out + (holes.at(i).offset - base), 0, (size_t)holes.at(i).size);
+    }
     out += block;
   }
   for (int i = 0; i < entries.length(); i++) {
@@ -284,7 +323,8 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity) {
   return size;
 }
 
-void DsoMarshal::decode(JavaThread* current, Handle replica, const u1* bytes, size_t size, TRAPS) {
+void DsoMarshal::decode(JavaThread* current, uint64_t program, Handle replica, const u1* bytes,
+                        size_t size, TRAPS) {
   Klass* k = replica->klass();
   if (k->is_typeArray_klass()) {
     if (size != fixed_size(replica())) {
@@ -300,7 +340,7 @@ void DsoMarshal::decode(JavaThread* current, Handle replica, const u1* bytes, si
   GrowableArray<Handle> refs;
   if (k->is_objArray_klass()) {
     int length = ((arrayOop)replica())->length();
-    bool well_formed = resolve_all(current, bytes, size, length, &refs, THREAD);
+    bool well_formed = resolve_all(current, program, bytes, size, length, &refs, THREAD);
     if (HAS_PENDING_EXCEPTION) {
       return;
     }
@@ -318,7 +358,7 @@ void DsoMarshal::decode(JavaThread* current, Handle replica, const u1* bytes, si
   size_t block = instance_block_size(ik);
   int slots = reference_slots(ik);
   bool well_formed = size >= block &&
-                     resolve_all(current, bytes + block, size - block, slots, &refs, THREAD);
+                     resolve_all(current, program, bytes + block, size - block, slots, &refs, THREAD);
   if (HAS_PENDING_EXCEPTION) {
     return;
   }
@@ -328,23 +368,36 @@ void DsoMarshal::decode(JavaThread* current, Handle replica, const u1* bytes, si
     return;
   }
   // From here no safepoint: the copy and the reference stores are one step
-  // as far as GC is concerned. The primitive bytes between reference slots
-  // are copied around them, so that a racing reader on this node never sees
-  // a reference slot zeroed.
+  // as far as GC is concerned. The bytes between the holes (reference slots
+  // and node-local fields) are copied around them, so that a racing reader
+  // on this node never sees a reference slot zeroed, and node-local fields
+  // keep this node's values.
   oop obj = replica();
   int base = instanceOopDesc::base_offset_in_bytes();
   address dest = cast_from_oop<address>(obj);
-  int at = base;
+  GrowableArray<Hole> holes;
   int next_ref = 0;
   OopMapBlock* map = ik->start_of_nonstatic_oop_maps();
   for (OopMapBlock* end = map + ik->nonstatic_oop_map_count(); map < end; map++) {
-    if (map->offset() > at) {
-      Copy::conjoint_memory_atomic(bytes + (at - base), dest + at, (size_t)(map->offset() - at));
-    }
     for (uint i = 0; i < map->count(); i++) {
-      obj->obj_field_put(map->offset() + (int)(i * heapOopSize), refs.at(next_ref++)());
+      int offset = map->offset() + (int)(i * heapOopSize);
+      int size;
+      if (!DsoThreads::is_node_local_field(k, offset, &size)) {
+        obj->obj_field_put(offset, refs.at(next_ref)());
+      }
+      next_ref++;
+      holes.append(Hole{offset, heapOopSize});
     }
-    at = map->end_offset();
+  }
+  node_local_holes(ik, &holes);
+  holes.sort(compare_holes);
+  int at = base;
+  for (int i = 0; i < holes.length(); i++) {
+    const Hole& h = holes.at(i);
+    if (h.offset > at) {
+      Copy::conjoint_memory_atomic(bytes + (at - base), dest + at, (size_t)(h.offset - at));
+    }
+    at = MAX2(at, h.offset + h.size);
   }
   int end = base + (int)block;
   if (end > at) {

@@ -47,11 +47,12 @@ class DsoMarshal : AllStatic {
   // by value (the publication invariant, dsoHeap.hpp). No safepoint.
   static size_t encode(oop obj, u1* buffer, size_t capacity);
 
-  // Puts bytes into the replica. Resolves referenced classes (may load
-  // them) and makes empty replicas of referenced shared objects, so it may
-  // allocate. On malformed or mismatched bytes, throws InternalError naming
-  // the object.
-  static void decode(JavaThread* current, Handle replica, const u1* bytes, size_t size, TRAPS);
+  // Puts bytes into the replica. Resolves referenced classes in program's
+  // class loader (may load them) and makes empty replicas of referenced
+  // shared objects, so it may allocate. On malformed or mismatched bytes,
+  // throws InternalError naming the object.
+  static void decode(JavaThread* current, uint64_t program, Handle replica, const u1* bytes,
+                     size_t size, TRAPS);
 
   // The encoded size of an instance's fixed part (field block and entries),
   // or of an array's, before the blob.

@@ -3,9 +3,16 @@
  */
 
 #include "precompiled.hpp"
+#include "oops/oop.inline.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoMonitors.hpp"
+#include "dso/dsoThreads.hpp"
+#include "classfile/symbolTable.hpp"
+#include "classfile/systemDictionary.hpp"
+#include "classfile/vmSymbols.hpp"
+#include "runtime/handles.inline.hpp"
+#include "runtime/javaCalls.hpp"
 #include "dso/dsoNode.hpp"
 #include "logging/log.hpp"
 #include "runtime/arguments.hpp"
@@ -23,6 +30,12 @@ djava_sos_client* DsoNode::_sos = NULL;
 djava_monitor_client* DsoNode::_monitors = NULL;
 uint64_t DsoNode::_program = 0;
 uint32_t DsoNode::_node_number = 0;
+char DsoNode::_node_name[300] = "";
+volatile bool DsoNode::_leaving = false;
+
+bool DsoNode::is_thread_server() {
+  return DjavaThreadServer > 0;
+}
 
 static const size_t error_length = 1024;
 
@@ -94,18 +107,31 @@ bool DsoNode::connect(const char* secret, const char* node_name, char* what, cha
     jio_snprintf(what, length, "cannot join the cluster at %s", DjavaCluster);
     return false;
   }
-  _program = random_program_id();
-  if (_program == 0) {
-    jio_snprintf(what, length, "cannot choose a program id");
-    jio_snprintf(why, length, "reading /dev/urandom failed");
-    return false;
-  }
-  const char* classpath = Arguments::get_appclasspath();
   char sos_servers[4096] = "";
-  if (_lib.djava_tm_register_program(_tm, _program, node_name,
-                                     classpath != NULL ? classpath : "") != 0 ||
-      _lib.djava_tm_sos_servers(_tm, sos_servers, sizeof(sos_servers)) != 0) {
-    jio_snprintf(what, length, "the thread manager at %s refused this program", DjavaCluster);
+  if (is_thread_server()) {
+    uint64_t server_id = 0;
+    if (_lib.djava_tm_register_server(_tm, node_name, (uint32_t)DjavaThreadServer, &server_id) != 0) {
+      jio_snprintf(what, length, "the thread manager at %s refused this thread server", DjavaCluster);
+      jio_snprintf(why, length, "%s", _lib.djava_tm_last_error());
+      return false;
+    }
+  } else {
+    _program = random_program_id();
+    if (_program == 0) {
+      jio_snprintf(what, length, "cannot choose a program id");
+      jio_snprintf(why, length, "reading /dev/urandom failed");
+      return false;
+    }
+    const char* classpath = Arguments::get_appclasspath();
+    if (_lib.djava_tm_register_program(_tm, _program, node_name,
+                                       classpath != NULL ? classpath : "") != 0) {
+      jio_snprintf(what, length, "the thread manager at %s refused this program", DjavaCluster);
+      jio_snprintf(why, length, "%s", _lib.djava_tm_last_error());
+      return false;
+    }
+  }
+  if (_lib.djava_tm_sos_servers(_tm, sos_servers, sizeof(sos_servers)) != 0) {
+    jio_snprintf(what, length, "the thread manager at %s", DjavaCluster);
     jio_snprintf(why, length, "%s", _lib.djava_tm_last_error());
     return false;
   }
@@ -135,9 +161,14 @@ bool DsoNode::connect(const char* secret, const char* node_name, char* what, cha
     return false;
   }
   DsoMonitors::set_client(_monitors);
-  log_info(dso)("joined the cluster at %s as node %s (sos node %u), program %" PRIu64
-                ", sos-servers %s", DjavaCluster, node_name, _lib.djava_sos_node(_sos),
-                _program, sos_servers);
+  if (is_thread_server()) {
+    log_info(dso)("joined the cluster at %s as thread server %s (sos node %u) for %u threads, "
+                  "sos-servers %s", DjavaCluster, node_name, _node_number,
+                  (uint)DjavaThreadServer, sos_servers);
+  } else {
+    log_info(dso)("joined the cluster at %s as node %s (sos node %u), program %" PRIu64
+                  ", sos-servers %s", DjavaCluster, node_name, _node_number, _program, sos_servers);
+  }
   return true;
 }
 
@@ -153,8 +184,8 @@ void DsoNode::join(JavaThread* current) {
   const char* secret = secret_file(secret_buffer, sizeof(secret_buffer));
   char host[256] = "?";
   os::get_host_name(host, sizeof(host));
-  char node_name[300];
-  jio_snprintf(node_name, sizeof(node_name), "%s:%d", host, os::current_process_id());
+  char* node_name = _node_name;
+  jio_snprintf(_node_name, sizeof(_node_name), "%s:%d", host, os::current_process_id());
   char what[error_length] = "";
   char why[error_length] = "";
   bool joined;
@@ -166,12 +197,37 @@ void DsoNode::join(JavaThread* current) {
   if (!joined) {
     fail_join(what, why);
   }
+  DsoThreads::initialize();
+  if (!is_thread_server()) {
+    start_launcher(current);
+  }
+}
+
+// The launcher's side of its remote threads (djava.runtime.Launcher): their
+// console output, the class files they need, System.exit from afar.
+void DsoNode::start_launcher(JavaThread* current) {
+  JavaThread* THREAD = current;
+  HandleMark hm(current);
+  TempNewSymbol name = SymbolTable::new_symbol("djava/runtime/Launcher");
+  Klass* k = SystemDictionary::resolve_or_fail(name, true, THREAD);
+  if (!HAS_PENDING_EXCEPTION) {
+    JavaValue result(T_VOID);
+    TempNewSymbol start = SymbolTable::new_symbol("start");
+    JavaCalls::call_static(&result, k, start, vmSymbols::void_method_signature(), THREAD);
+  }
+  if (HAS_PENDING_EXCEPTION) {
+    Handle ex(current, PENDING_EXCEPTION);
+    CLEAR_PENDING_EXCEPTION;
+    vm_exit_during_initialization(ex);
+  }
 }
 
 void DsoNode::leave(JavaThread* current) {
-  if (!is_member()) return;
+  if (!is_member() || _leaving) return;
+  _leaving = true;
   ThreadToNativeFromVM in_native(current);
-  if (_lib.djava_tm_program_end(_tm, _program, "the launching JVM exited") != 0) {
+  if (!is_thread_server() &&
+      _lib.djava_tm_program_end(_tm, _program, "the launching JVM exited") != 0) {
     log_warning(dso)("reporting the program's end: %s", _lib.djava_tm_last_error());
   }
   if (_monitors != NULL) {
@@ -188,7 +244,9 @@ void DsoNode::leave(JavaThread* current) {
     }
     _sos = NULL;
   }
-  _lib.djava_tm_close(_tm);
-  _tm = NULL;
+  // The thread-manager client stays open until the process ends: the event
+  // pump (djava.runtime.Launcher, ThreadServer) may be blocked in it, and
+  // the manager has been told already (program end) or learns from the
+  // closed connection (a thread server).
   log_info(dso)("left the cluster at %s", DjavaCluster);
 }

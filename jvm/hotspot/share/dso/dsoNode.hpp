@@ -28,6 +28,17 @@ class JavaThread;
   X(djava_tm_sos_servers)                                                     \
   X(djava_tm_program_end)                                                     \
   X(djava_tm_last_error)                                                      \
+  X(djava_tm_register_server)                                                 \
+  X(djava_tm_submit)                                                          \
+  X(djava_tm_thread_ended)                                                    \
+  X(djava_tm_wait_thread)                                                     \
+  X(djava_tm_program_exit)                                                    \
+  X(djava_tm_next_event)                                                      \
+  X(djava_tm_buffer_free)                                                     \
+  X(djava_tm_answer_resource)                                                 \
+  X(djava_tm_fetch_resource)                                                  \
+  X(djava_tm_console)                                                         \
+  X(djava_sos_meta_of)                                                        \
   X(djava_sos_connect)                                                        \
   X(djava_sos_close)                                                          \
   X(djava_sos_node)                                                           \
@@ -40,6 +51,7 @@ class JavaThread;
   X(djava_sos_load)                                                           \
   X(djava_sos_lock)                                                           \
   X(djava_sos_release)                                                        \
+  X(djava_sos_free)                                                           \
   X(djava_sos_get_stats)                                                      \
   X(djava_monitor_connect)                                                    \
   X(djava_monitor_close)                                                      \
@@ -73,6 +85,14 @@ class DsoNode : AllStatic {
   static void leave(JavaThread* current);
 
   static bool is_member() { return _tm != NULL; }
+  // The VM is exiting: the node has left or is leaving the cluster.
+  static bool is_leaving() { return _leaving; }
+  // A thread server (-XX:DjavaThreadServer=N) runs threads of programs; a
+  // launcher runs one program of its own.
+  static bool is_thread_server();
+  static djava_tm_client* tm() { return _tm; }
+  // "host:pid", for messages.
+  static const char* node_name() { return _node_name; }
   static uint64_t program() { return _program; }
   static djava_sos_client* sos() { return _sos; }
   // This node's number in the cluster (the top bits of the ids it makes).
@@ -81,6 +101,7 @@ class DsoNode : AllStatic {
 
  private:
   static void load_library();
+  static void start_launcher(JavaThread* current);
   static bool connect(const char* secret, const char* node_name, char* what, char* why,
                       size_t length);
 
@@ -90,6 +111,8 @@ class DsoNode : AllStatic {
   static djava_monitor_client* _monitors;
   static uint64_t _program;
   static uint32_t _node_number;
+  static char _node_name[300];
+  static volatile bool _leaving;
 };
 
 #endif // SHARE_DSO_DSONODE_HPP

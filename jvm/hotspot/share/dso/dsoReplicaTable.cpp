@@ -16,6 +16,10 @@
 #include "runtime/java.hpp"
 #include "runtime/mutex.hpp"
 #include "runtime/mutexLocker.hpp"
+#include "runtime/objectMonitor.inline.hpp"
+#include "runtime/orderAccess.hpp"
+#include "runtime/thread.inline.hpp"
+#include "runtime/basicLock.hpp"
 #include "runtime/os.hpp"
 #include "runtime/synchronizer.hpp"
 #include "utilities/align.hpp"
@@ -86,12 +90,96 @@ void DsoReplicaTable::free_index(uint index) {
 uint DsoReplicaTable::publish(Thread* current, oop obj, uint64_t global_id) {
   HandleMark hm(current);  // the handle must not outlive the call: it would keep obj alive
   Handle h(current, obj);
-  if (!obj->mark().is_neutral()) {
+  markWord mark = obj->mark();
+  if (mark.has_locker() && current->is_Java_thread() &&
+      current->as_Java_thread()->is_lock_owned((address)mark.locker())) {
+    return install_stack_locked(current, h, global_id);
+  }
+  if (!mark.is_neutral()) {
     return 0;
   }
   // Keeps an identity hash the object already has: it may be in use locally.
   intptr_t hash = ObjectSynchronizer::FastHashCode(current, h());
   return install(current, h, global_id, (uint)hash, false);
+}
+
+uint DsoReplicaTable::identity_hash_for_publication(Thread* current, oop obj) {
+  markWord mark = obj->mark();
+  if (mark.has_locker() && current->is_Java_thread() &&
+      current->as_Java_thread()->is_lock_owned((address)mark.locker())) {
+    // Its owner may set the displaced header's hash: nobody else writes it
+    // (an inflater copies it, and install_stack_locked checks for that).
+    BasicLock* lock = mark.locker();
+    markWord displaced = lock->displaced_header();
+    if (!displaced.is_neutral()) {
+      return 0;
+    }
+    if (displaced.has_no_hash()) {
+      intptr_t hash;
+      do {
+        hash = os::random() & markWord::hash_mask;
+      } while (hash == markWord::no_hash);
+      lock->set_displaced_header(displaced.copy_set_hash(hash));
+      return (uint)hash;
+    }
+    return (uint)displaced.hash();
+  }
+  if (!mark.is_neutral()) {
+    return 0;  // another thread holds it locked
+  }
+  return (uint)ObjectSynchronizer::FastHashCode(current, obj);
+}
+
+// An object the publishing thread holds locked (Thread.start() is
+// synchronized): the tag goes into the displaced header in that thread's
+// BasicLock, which the unlock puts back into the object. Only the owner
+// writes there; if another thread inflated the lock meanwhile (to hash the
+// object), the header moved into the ObjectMonitor and the tag follows it.
+uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t global_id) {
+  MutexLocker ml(current, _lock);
+  uint index = allocate_index();
+  if (index == 0) {
+    return 0;
+  }
+  oop obj = h();
+  markWord mark = obj->mark();
+  BasicLock* lock = mark.locker();
+  markWord displaced = lock->displaced_header();
+  if (!displaced.is_neutral() || DsoMark::is_shared(displaced)) {
+    free_index(index);
+    return 0;
+  }
+  if (displaced.has_no_hash()) {
+    free_index(index);  // identity_hash_for_publication gives it one first
+    return 0;
+  }
+  lock->set_displaced_header(DsoMark::tagged(displaced, index));
+  OrderAccess::fence();
+  if (obj->mark() != mark) {
+    // Inflated meanwhile: the monitor holds the header now (and may have
+    // copied it before the tag): tag it there too.
+    while (obj->mark() == markWord::INFLATING()) {
+      os::naked_yield();
+    }
+    markWord now = obj->mark();
+    if (now.has_monitor()) {
+      ObjectMonitor* m = now.monitor();
+      markWord header = m->header();
+      if (!DsoMark::is_shared(header)) {
+        m->set_header(DsoMark::tagged(header.has_no_hash() ? header.copy_set_hash(displaced.hash())
+                                                           : header, index));
+      }
+    }
+  }
+  DsoReplica* e = &_entries[index];
+  e->_replica = WeakHandle(_storage, h);
+  e->_pin = OopHandle();
+  e->_global_id = global_id;
+  e->_chunk = NULL;
+  e->_next_free = 0;
+  _id_to_index->put(global_id, index);
+  _live++;
+  return index;
 }
 
 uint DsoReplicaTable::materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash) {

@@ -40,9 +40,14 @@ class DsoReplicaTable : AllStatic {
 
   // Makes obj the replica of shared object global_id: installs its identity
   // hash (an existing one is kept) and tags its mark with a new index, which
-  // it returns. obj must be unshared and not locked. Returns 0, with nothing
-  // changed, if obj is locked or the table is full.
+  // it returns. obj must be unshared, and unlocked or locked by the calling
+  // thread. Returns 0, with nothing changed, if another thread holds obj
+  // locked or the table is full.
   static uint publish(Thread* current, oop obj, uint64_t global_id);
+
+  // The identity hash obj will keep when published (it gets one if it has
+  // none), or 0 if another thread holds it locked. Before publish().
+  static uint identity_hash_for_publication(Thread* current, oop obj);
 
   // The same for a replica being materialized from elsewhere: fresh, never
   // hashed; identity_hash is the object's cluster-wide identity hash. If
@@ -71,6 +76,7 @@ class DsoReplicaTable : AllStatic {
 
  private:
   static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash);
+  static uint install_stack_locked(Thread* current, Handle h, uint64_t global_id);
   static size_t reclaim_dead_locked();
   static uint allocate_index();
   static void free_index(uint index);

@@ -4,10 +4,19 @@
  */
 
 #include "precompiled.hpp"
+#include "oops/oop.inline.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
+#include "dso/dsoThreads.hpp"
+#include "classfile/javaClasses.inline.hpp"
+#include "classfile/symbolTable.hpp"
+#include "classfile/systemDictionary.hpp"
+#include "memory/oopFactory.hpp"
+#include "memory/resourceArea.hpp"
+#include "oops/typeArrayOop.inline.hpp"
+#include "runtime/javaCalls.hpp"
 #include "jni.h"
 #include "runtime/jniHandles.inline.hpp"
 #include "runtime/handles.inline.hpp"
@@ -50,6 +59,189 @@ NODE_ENTRY(jlong, Node_idOf(JNIEnv* env, jclass, jobject obj))
   return (jlong)DsoHeap::id_of(o);
 JVM_END
 
+static char* utf8_or_null(oop s) {
+  return s == NULL ? NULL : java_lang_String::as_utf8_string(s);
+}
+
+static oop string_or_null(const char* text, TRAPS) {
+  if (text == NULL || text[0] == '\0') return NULL;
+  return java_lang_String::create_oop_from_str(text, THREAD);
+}
+
+// The next event from the thread manager (djava.runtime.Event), or null
+// after timeout_ms (< 0: wait for one).
+NODE_ENTRY(jobject, Node_nextEvent(JNIEnv* env, jclass, jlong timeout_ms))
+  if (!require_member(thread)) return NULL;
+  djava_tm_event* ev = NEW_C_HEAP_OBJ(djava_tm_event, mtInternal);
+  memset(ev, 0, sizeof(*ev));
+  int rc;
+  {
+    ThreadToNativeFromVM in_native(thread);
+    rc = DsoNode::lib().djava_tm_next_event(DsoNode::tm(), ev, timeout_ms);
+  }
+  if (rc == 0 || DsoNode::is_leaving()) {
+    // Nothing yet, or this node is leaving: events no longer matter.
+    FREE_C_HEAP_OBJ(ev);
+    return NULL;
+  }
+  if (rc < 0) {
+    ev->kind = DJAVA_TM_EV_DISCONNECTED;
+    jio_snprintf(ev->detail, sizeof(ev->detail), "%s", DsoNode::lib().djava_tm_last_error());
+  }
+  if (ev->kind == DJAVA_TM_EV_STATE) {
+    DsoThreads::note_live_non_daemon(ev->program, ev->live_non_daemon);
+  }
+  HandleMark hm(thread);
+  Handle data;
+  if (ev->data.data != NULL) {
+    typeArrayOop bytes = oopFactory::new_byteArray((int)ev->data.len, THREAD);
+    if (!HAS_PENDING_EXCEPTION) {
+      memcpy(bytes->byte_at_addr(0), ev->data.data, ev->data.len);
+      data = Handle(thread, bytes);
+    }
+  }
+  DsoNode::lib().djava_tm_buffer_free(&ev->data);
+  Handle server_name, detail, classpath, launch_node;
+  if (!HAS_PENDING_EXCEPTION) server_name = Handle(thread, string_or_null(ev->server_name, THREAD));
+  if (!HAS_PENDING_EXCEPTION) detail = Handle(thread, string_or_null(ev->detail, THREAD));
+  if (!HAS_PENDING_EXCEPTION) classpath = Handle(thread, string_or_null(ev->classpath, THREAD));
+  if (!HAS_PENDING_EXCEPTION) launch_node = Handle(thread, string_or_null(ev->launch_node, THREAD));
+  if (HAS_PENDING_EXCEPTION) {
+    FREE_C_HEAP_OBJ(ev);
+    return NULL;
+  }
+  TempNewSymbol name = SymbolTable::new_symbol("djava/runtime/Event");
+  Klass* k = SystemDictionary::resolve_or_fail(name, true, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    FREE_C_HEAP_OBJ(ev);
+    return NULL;
+  }
+  JavaCallArguments args(24);  // 14 arguments, 5 of them two slots
+  args.push_int(ev->kind);
+  args.push_long((jlong)ev->program);
+  args.push_long((jlong)ev->thread);
+  args.push_int(ev->state);
+  args.push_long((jlong)ev->server_id);
+  args.push_int((jint)ev->live_non_daemon);
+  args.push_long((jlong)ev->request_id);
+  args.push_int(ev->stream);
+  args.push_int(ev->status);
+  args.push_oop(server_name);
+  args.push_oop(detail);
+  args.push_oop(classpath);
+  args.push_oop(launch_node);
+  args.push_oop(data);
+  FREE_C_HEAP_OBJ(ev);
+  TempNewSymbol signature = SymbolTable::new_symbol(
+      "(IJJIJIJIILjava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;[B)V");
+  Handle event = JavaCalls::construct_new_instance(InstanceKlass::cast(k), signature, &args, CHECK_NULL);
+  return JNIHandles::make_local(THREAD, event());
+JVM_END
+
+NODE_ENTRY(void, Node_answerResource(JNIEnv* env, jclass, jlong request_id, jbyteArray bytes,
+                                     jstring error))
+  if (!require_member(thread)) return;
+  ResourceMark rm(thread);
+  typeArrayOop array = (typeArrayOop)JNIHandles::resolve(bytes);
+  const char* why = utf8_or_null(JNIHandles::resolve(error));
+  size_t length = array != NULL ? (size_t)array->length() : 0;
+  char* copy = NEW_RESOURCE_ARRAY(char, length + 1);
+  if (array != NULL) memcpy(copy, array->byte_at_addr(0), length);
+  ThreadToNativeFromVM in_native(thread);
+  DsoNode::lib().djava_tm_answer_resource(DsoNode::tm(), (uint64_t)request_id, array != NULL ? 1 : 0,
+                                          copy, length, why);
+JVM_END
+
+// A class file or resource of the program, from its launcher; null if it
+// has none.
+NODE_ENTRY(jbyteArray, Node_fetchResource(JNIEnv* env, jclass, jlong program, jstring name))
+  if (!require_member(thread)) return NULL;
+  ResourceMark rm(thread);
+  const char* resource = utf8_or_null(JNIHandles::resolve_non_null(name));
+  djava_tm_buffer buffer = { NULL, 0 };
+  int rc;
+  {
+    ThreadToNativeFromVM in_native(thread);
+    rc = DsoNode::lib().djava_tm_fetch_resource(DsoNode::tm(), (uint64_t)program, resource,
+                                                60000, &buffer);
+  }
+  if (rc == DJAVA_TM_FETCH_NOT_FOUND) {
+    DsoNode::lib().djava_tm_buffer_free(&buffer);
+    return NULL;
+  }
+  if (rc != DJAVA_TM_FETCH_FOUND) {
+    DsoNode::lib().djava_tm_buffer_free(&buffer);
+    THROW_MSG_NULL(vmSymbols::java_io_IOException(),
+                   err_msg("djava: fetching %s from the program's launcher: %s", resource,
+                           rc == DJAVA_TM_FETCH_TIMEOUT ? "no answer within 60 s"
+                                                        : DsoNode::lib().djava_tm_last_error()));
+  }
+  typeArrayOop bytes = oopFactory::new_byteArray((int)buffer.len, THREAD);
+  if (!HAS_PENDING_EXCEPTION && buffer.len > 0) {
+    memcpy(bytes->byte_at_addr(0), buffer.data, buffer.len);
+  }
+  DsoNode::lib().djava_tm_buffer_free(&buffer);
+  if (HAS_PENDING_EXCEPTION) return NULL;
+  return (jbyteArray)JNIHandles::make_local(THREAD, bytes);
+JVM_END
+
+NODE_ENTRY(void, Node_console(JNIEnv* env, jclass, jlong program, jlong thread_id, jint stream,
+                              jbyteArray bytes, jint offset, jint length))
+  if (!require_member(thread)) return;
+  typeArrayOop array = (typeArrayOop)JNIHandles::resolve_non_null(bytes);
+  if (offset < 0 || length < 0 || offset > array->length() - length) {
+    THROW(vmSymbols::java_lang_IndexOutOfBoundsException());
+  }
+  ResourceMark rm(thread);
+  char* copy = NEW_RESOURCE_ARRAY(char, length + 1);
+  memcpy(copy, array->byte_at_addr(offset), (size_t)length);
+  ThreadToNativeFromVM in_native(thread);
+  DsoNode::lib().djava_tm_console(DsoNode::tm(), (uint64_t)program, (uint64_t)thread_id, stream,
+                                  copy, (size_t)length);
+JVM_END
+
+NODE_ENTRY(void, Node_registerProgramLoader(JNIEnv* env, jclass, jlong program, jobject loader))
+  if (!require_member(thread)) return;
+  Handle h(thread, JNIHandles::resolve_non_null(loader));
+  DsoHeap::register_loader(thread, (uint64_t)program, h);
+JVM_END
+
+NODE_ENTRY(void, Node_dropProgram(JNIEnv* env, jclass, jlong program))
+  DsoHeap::drop_loader((uint64_t)program);
+JVM_END
+
+NODE_ENTRY(void, Node_startThread(JNIEnv* env, jclass, jobject t, jobject group, jobject loader))
+  if (!require_member(thread)) return;
+  Handle th(thread, JNIHandles::resolve_non_null(t));
+  Handle g(thread, JNIHandles::resolve_non_null(group));
+  Handle l(thread, JNIHandles::resolve(loader));
+  DsoThreads::start_shipped(thread, th, g, l, THREAD);
+JVM_END
+
+NODE_ENTRY(jlong, Node_programOf(JNIEnv* env, jclass, jobject t))
+  return (jlong)DsoThreads::program_of(JNIHandles::resolve(t));
+JVM_END
+
+NODE_ENTRY(jboolean, Node_isThreadServer(JNIEnv* env, jclass))
+  return DsoNode::is_member() && DsoNode::is_thread_server();
+JVM_END
+
+NODE_ENTRY(jstring, Node_nodeName(JNIEnv* env, jclass))
+  oop name = java_lang_String::create_oop_from_str(DsoNode::node_name(), CHECK_NULL);
+  return (jstring)JNIHandles::make_local(THREAD, name);
+JVM_END
+
+// A shipped thread that could not start here: it ended by that exception.
+NODE_ENTRY(void, Node_threadFailed(JNIEnv* env, jclass, jlong program, jlong thread_id,
+                                   jstring detail))
+  if (!require_member(thread)) return;
+  ResourceMark rm(thread);
+  const char* why = utf8_or_null(JNIHandles::resolve(detail));
+  ThreadToNativeFromVM in_native(thread);
+  DsoNode::lib().djava_tm_thread_ended(DsoNode::tm(), (uint64_t)program, (uint64_t)thread_id, 1,
+                                       why != NULL ? why : "");
+JVM_END
+
 #define CC (char*)
 #define FN_PTR(f) CAST_FROM_FN_PTR(void*, &f)
 
@@ -59,6 +251,18 @@ static JNINativeMethod node_methods[] = {
   { CC"publish",  CC"(Ljava/lang/Object;)J", FN_PTR(Node_publish) },
   { CC"attach",   CC"(J)Ljava/lang/Object;", FN_PTR(Node_attach) },
   { CC"idOf",     CC"(Ljava/lang/Object;)J", FN_PTR(Node_idOf) },
+  { CC"nextEvent", CC"(J)Ldjava/runtime/Event;", FN_PTR(Node_nextEvent) },
+  { CC"answerResource", CC"(J[BLjava/lang/String;)V", FN_PTR(Node_answerResource) },
+  { CC"fetchResource", CC"(JLjava/lang/String;)[B", FN_PTR(Node_fetchResource) },
+  { CC"console", CC"(JJI[BII)V", FN_PTR(Node_console) },
+  { CC"registerProgramLoader", CC"(JLjava/lang/ClassLoader;)V", FN_PTR(Node_registerProgramLoader) },
+  { CC"dropProgram", CC"(J)V", FN_PTR(Node_dropProgram) },
+  { CC"startThread", CC"(Ljava/lang/Thread;Ljava/lang/ThreadGroup;Ljava/lang/ClassLoader;)V",
+    FN_PTR(Node_startThread) },
+  { CC"programOf", CC"(Ljava/lang/Thread;)J", FN_PTR(Node_programOf) },
+  { CC"isThreadServer", CC"()Z", FN_PTR(Node_isThreadServer) },
+  { CC"nodeName", CC"()Ljava/lang/String;", FN_PTR(Node_nodeName) },
+  { CC"threadFailed", CC"(JJLjava/lang/String;)V", FN_PTR(Node_threadFailed) },
 };
 
 JVM_ENTRY(void, JVM_RegisterDjavaNodeMethods(JNIEnv* env, jclass node_class))

@@ -1,0 +1,55 @@
+/*
+ * djava: an event from the thread manager (thread-manager/include/djava/
+ * tm_client.h, djava_tm_event), as the VM's Node.nextEvent hands it over.
+ */
+package djava.runtime;
+
+final class Event {
+    static final int ASSIGN = 1;
+    static final int STATE = 2;
+    static final int PROGRAM_FAILED = 3;
+    static final int DROP_PROGRAM = 4;
+    static final int ERROR = 5;
+    static final int DISCONNECTED = 6;
+    static final int RESOURCE_REQUEST = 7;
+    static final int CONSOLE = 8;
+    static final int EXIT = 9;
+
+    static final int STREAM_OUT = 1;
+    static final int STREAM_ERR = 2;
+
+    final int kind;
+    final long program;
+    final long thread;
+    final int state;
+    final long serverId;
+    final int liveNonDaemon;
+    final long requestId;
+    final int stream;
+    final int status;
+    final String serverName;
+    final String detail;
+    final String classpath;
+    final String launchNode;
+    /** RESOURCE_REQUEST: the name (UTF-8); CONSOLE: the bytes. */
+    final byte[] data;
+
+    Event(int kind, long program, long thread, int state, long serverId, int liveNonDaemon,
+          long requestId, int stream, int status, String serverName, String detail,
+          String classpath, String launchNode, byte[] data) {
+        this.kind = kind;
+        this.program = program;
+        this.thread = thread;
+        this.state = state;
+        this.serverId = serverId;
+        this.liveNonDaemon = liveNonDaemon;
+        this.requestId = requestId;
+        this.stream = stream;
+        this.status = status;
+        this.serverName = serverName;
+        this.detail = detail;
+        this.classpath = classpath;
+        this.launchNode = launchNode;
+        this.data = data;
+    }
+}

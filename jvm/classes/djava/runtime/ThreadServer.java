@@ -1,0 +1,97 @@
+/*
+ * djava: a thread server, the per-workstation daemon (build/bin/thread-server
+ * starts it). The VM, started with -XX:+DistributedJava
+ * -XX:DjavaThreadServer=N, has registered with the thread manager for N
+ * threads; this loop runs the threads the manager assigns, each program in
+ * its own class loader and thread group, and forgets a program when the
+ * manager says it ended. It runs until SIGTERM or until the cluster is gone.
+ */
+package djava.runtime;
+
+import java.util.HashMap;
+import java.util.Map;
+
+public final class ThreadServer {
+    private ThreadServer() {}
+
+    private static final class Program {
+        final long id;
+        final ProgramLoader loader;
+        final ThreadGroup group;
+
+        Program(long id, ThreadGroup parent) {
+            this.id = id;
+            this.loader = new ProgramLoader(id);
+            this.group = new ThreadGroup(parent, "djava-program-" + Long.toUnsignedString(id));
+        }
+    }
+
+    private static final Map<Long, Program> programs = new HashMap<>();
+
+    public static void main(String[] args) {
+        if (!Node.isMember() || !Node.isThreadServer()) {
+            System.err.println("thread-server: start this VM with -XX:+DistributedJava "
+                    + "-XX:DjavaCluster=host:port -XX:DjavaThreadServer=N (build/bin/thread-server does)");
+            System.exit(2);
+        }
+        ConsoleRouter.install();
+        ThreadGroup parent = Thread.currentThread().getThreadGroup();
+        System.err.println("thread-server " + Node.nodeName() + ": serving");
+        while (true) {
+            Event e = Node.nextEvent(1000);
+            if (e == null) {
+                continue;
+            }
+            switch (e.kind) {
+                case Event.ASSIGN:
+                    run(programs.computeIfAbsent(e.program, id -> register(id, parent)), e);
+                    break;
+                case Event.DROP_PROGRAM:
+                    drop(e.program);
+                    break;
+                case Event.DISCONNECTED:
+                    System.err.println("thread-server " + Node.nodeName() + ": the cluster is gone: " + e.detail);
+                    System.exit(1);
+                    return;
+                case Event.ERROR:
+                    System.err.println("thread-server " + Node.nodeName() + ": " + e.detail);
+                    break;
+                default:
+                    break;
+            }
+        }
+    }
+
+    private static Program register(long id, ThreadGroup parent) {
+        Program p = new Program(id, parent);
+        Node.registerProgramLoader(id, p.loader);
+        return p;
+    }
+
+    private static void run(Program p, Event e) {
+        try {
+            Thread t = (Thread) Node.attach(e.thread);
+            Node.startThread(t, p.group, p.loader);
+        } catch (Throwable t) {
+            String why = "cannot start thread " + Long.toHexString(e.thread) + " of program "
+                    + Long.toUnsignedString(p.id) + " on " + Node.nodeName() + ": " + t;
+            System.err.println("thread-server: " + why);
+            Node.threadFailed(p.id, e.thread, why);
+        }
+    }
+
+    @SuppressWarnings("deprecation")  // Thread.stop: the program is over
+    private static void drop(long id) {
+        Program p = programs.remove(id);
+        if (p == null) {
+            return;
+        }
+        // The program ended: its threads here must not go on.
+        Thread[] threads = new Thread[p.group.activeCount() + 16];
+        int n = p.group.enumerate(threads, true);
+        for (int i = 0; i < n; i++) {
+            threads[i].stop();
+        }
+        Node.dropProgram(id);
+    }
+}

@@ -1,0 +1,349 @@
+/*
+ * djava: Java threads of a distributed program (see the header).
+ */
+
+#include "precompiled.hpp"
+#include "classfile/javaClasses.inline.hpp"
+#include "classfile/javaThreadStatus.hpp"
+#include "classfile/vmClasses.hpp"
+#include "classfile/vmSymbols.hpp"
+#include "dso/dsoGlobals.hpp"
+#include "dso/dsoHeap.hpp"
+#include "dso/dsoMark.hpp"
+#include "dso/dsoNode.hpp"
+#include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoThreads.hpp"
+#include "logging/log.hpp"
+#include "memory/resourceArea.hpp"
+#include "oops/fieldStreams.inline.hpp"
+#include "oops/instanceKlass.hpp"
+#include "oops/oop.inline.hpp"
+#include "runtime/handles.inline.hpp"
+#include "runtime/interfaceSupport.inline.hpp"
+#include "runtime/javaCalls.hpp"
+#include "runtime/jniHandles.inline.hpp"
+#include "runtime/mutexLocker.hpp"
+#include "runtime/os.hpp"
+#include "runtime/thread.inline.hpp"
+#include "runtime/threadSMR.hpp"
+#include "runtime/vframe.inline.hpp"
+#include "utilities/growableArray.hpp"
+
+// ---- Thread's node-local fields -------------------------------------------------
+
+namespace {
+
+struct LocalField {
+  int offset;
+  int size;
+};
+
+// What a Thread object means on one node only.
+const char* const node_local_field_names[] = {
+  "group", "contextClassLoader", "inheritedAccessControlContext", "threadLocals",
+  "inheritableThreadLocals", "stackSize", "threadStatus", "parkBlocker", "blocker",
+  "blockerLock", "threadLocalRandomSeed", "threadLocalRandomProbe",
+  "threadLocalRandomSecondarySeed",
+};
+
+const int max_local_fields = 16;
+LocalField local_fields[max_local_fields];
+int local_field_count = 0;
+int group_offset = -1;
+int context_loader_offset = -1;
+
+// The launching node's remote non-daemon threads (await_remote_threads).
+Monitor* remote_threads_lock = NULL;
+uint32_t live_non_daemon = 0;
+bool live_count_seen = false;
+GrowableArray<uint64_t>* shipped_non_daemon = NULL;
+
+// Set by thread_exiting for thread_ended, on the exiting thread.
+THREAD_LOCAL bool exiting_by_exception = false;
+THREAD_LOCAL char exiting_detail[512];
+
+}  // namespace
+
+void DsoThreads::initialize() {
+  InstanceKlass* ik = vmClasses::Thread_klass();
+  for (JavaFieldStream fs(ik); !fs.done(); fs.next()) {
+    if (fs.access_flags().is_static()) {
+      continue;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(node_local_field_names); i++) {
+      if (fs.name()->equals(node_local_field_names[i]) && local_field_count < max_local_fields) {
+        BasicType t = Signature::basic_type(fs.signature());
+        int size = is_reference_type(t) ? heapOopSize : type2aelembytes(t);
+        local_fields[local_field_count++] = { fs.offset(), size };
+        if (fs.name()->equals("group")) group_offset = fs.offset();
+        if (fs.name()->equals("contextClassLoader")) context_loader_offset = fs.offset();
+      }
+    }
+  }
+  guarantee(group_offset > 0 && context_loader_offset > 0,
+            "djava: java.lang.Thread has no group or contextClassLoader field");
+  remote_threads_lock = new Monitor(Mutex::nonleaf, "DsoRemoteThreads_lock", true,
+                                    Mutex::_safepoint_check_always);
+  shipped_non_daemon = new (ResourceObj::C_HEAP, mtInternal) GrowableArray<uint64_t>(8, mtInternal);
+}
+
+bool DsoThreads::is_node_local_field(Klass* k, int offset, int* size) {
+  if (local_field_count == 0 || !k->is_subclass_of(vmClasses::Thread_klass())) {
+    return false;
+  }
+  for (int i = 0; i < local_field_count; i++) {
+    if (local_fields[i].offset == offset) {
+      *size = local_fields[i].size;
+      return true;
+    }
+  }
+  return false;
+}
+
+// ---- which program ------------------------------------------------------------------
+
+uint64_t DsoThreads::program_of(oop thread_obj) {
+  if (thread_obj == NULL || !DsoMark::is_shared(thread_obj->mark())) {
+    return 0;
+  }
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(thread_obj->mark()));
+  if (e->_chunk == NULL) {
+    return 0;
+  }
+  const djava_sos_meta* meta = DsoNode::lib().djava_sos_meta_of(e->_chunk);
+  return meta != NULL ? meta->program : 0;
+}
+
+uint64_t DsoThreads::current_program(JavaThread* current) {
+  uint64_t program = program_of(current->threadObj());
+  return program != 0 ? program : DsoNode::program();
+}
+
+// ---- shipping ---------------------------------------------------------------------
+
+// A thread belongs to the program unless the JDK or djava started it for
+// itself: those live in the system thread group (or under it) or are
+// InnocuousThreads.
+bool DsoThreads::belongs_to_program(oop thread) {
+  if (thread->klass()->name()->equals("jdk/internal/misc/InnocuousThread")) {
+    return false;
+  }
+  oop group = java_lang_Thread::threadGroup(thread);
+  if (group == NULL) {
+    return false;
+  }
+  // The system group is the root: a group with a parent is the program's.
+  return java_lang_ThreadGroup::parent(group) != NULL;
+}
+
+bool DsoThreads::ship(JavaThread* current, jobject jthread) {
+  if (!DsoNode::is_member() || DsoNode::is_thread_server() && program_of(current->threadObj()) == 0) {
+    return false;  // a thread server's own threads stay local
+  }
+  HandleMark hm(current);
+  Handle thread(current, JNIHandles::resolve_non_null(jthread));
+  if (!belongs_to_program(thread()) || java_lang_Thread::thread(thread()) != NULL) {
+    return false;  // local, or started already: the usual path says so
+  }
+  JavaThread* THREAD = current;
+  bool daemon = java_lang_Thread::is_daemon(thread());
+  uint64_t program = current_program(current);
+  // Alive from now on, on every node (eetop != 0; see the header).
+  if (DsoMark::is_shared(thread->mark())) {
+    DsoHeap::begin_access(current, thread, true, CHECK_(true));
+    java_lang_Thread::set_thread(thread(), (JavaThread*)1);
+    DsoHeap::end_access(thread());
+  } else {
+    java_lang_Thread::set_thread(thread(), (JavaThread*)1);
+  }
+  java_lang_Thread::set_thread_status(thread(), JavaThreadStatus::RUNNABLE);
+  uint64_t id = DsoHeap::publish(current, thread, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    java_lang_Thread::set_thread(thread(), NULL);
+    java_lang_Thread::set_thread_status(thread(), JavaThreadStatus::NEW);
+    return true;
+  }
+  if (!daemon) {
+    MutexLocker ml(current, remote_threads_lock);
+    shipped_non_daemon->append(id);
+  }
+  int rc;
+  {
+    ThreadToNativeFromVM in_native(current);
+    rc = DsoNode::lib().djava_tm_submit(DsoNode::tm(), program, id, daemon ? 1 : 0);
+  }
+  if (rc != 0) {
+    ResourceMark rm(current);
+    THROW_MSG_(vmSymbols::java_lang_InternalError(),
+               err_msg("djava: the thread manager refused thread \"%s\": %s",
+                       java_lang_Thread::name(thread()) != NULL
+                           ? java_lang_String::as_utf8_string(java_lang_Thread::name(thread()))
+                           : "?", DsoNode::lib().djava_tm_last_error()), true);
+  }
+  log_info(dso)("shipped thread " UINT64_FORMAT_X " (%s)%s", id, thread->klass()->external_name(),
+                daemon ? ", a daemon" : "");
+  return true;
+}
+
+// The body of a shipped thread on a server: Thread.run(), as a started
+// thread of this VM would.
+static void shipped_thread_entry(JavaThread* thread, TRAPS) {
+  HandleMark hm(THREAD);
+  Handle obj(THREAD, thread->threadObj());
+  JavaValue result(T_VOID);
+  JavaCalls::call_virtual(&result, obj, vmClasses::Thread_klass(), vmSymbols::run_method_name(),
+                          vmSymbols::void_method_signature(), THREAD);
+}
+
+void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group, Handle loader,
+                               TRAPS) {
+  if (!DsoMark::is_shared(thread->mark())) {
+    THROW_MSG(vmSymbols::java_lang_IllegalArgumentException(), "djava: not a shipped thread");
+  }
+  thread->obj_field_put(group_offset, group());
+  thread->obj_field_put(context_loader_offset, loader());
+  jobject jthread = JNIHandles::make_local(current, thread());
+  // eetop is shared: this node writes its native thread there with the
+  // only copy, so every node sees the thread alive until it ends.
+  DsoHeap::begin_access(current, thread, true, CHECK);
+  JavaThread* native_thread = NULL;
+  {
+    MutexLocker mu(current, Threads_lock);
+    native_thread = new JavaThread(&shipped_thread_entry, 0);
+    if (native_thread->osthread() != NULL) {
+      native_thread->prepare(jthread);
+    }
+  }
+  DsoHeap::end_access(thread());
+  if (native_thread->osthread() == NULL) {
+    native_thread->smr_delete();
+    THROW_MSG(vmSymbols::java_lang_OutOfMemoryError(), os::native_thread_creation_failed_msg());
+  }
+  Thread::start(native_thread);
+}
+
+// ---- the end of a thread ------------------------------------------------------------
+
+void DsoThreads::thread_exiting(JavaThread* thread, oop uncaught_exception) {
+  exiting_by_exception = false;
+  exiting_detail[0] = '\0';
+  if (uncaught_exception != NULL && !uncaught_exception->is_a(vmClasses::ThreadDeath_klass())) {
+    ResourceMark rm(thread);
+    exiting_by_exception = true;
+    oop message = java_lang_Throwable::message(uncaught_exception);
+    jio_snprintf(exiting_detail, sizeof(exiting_detail), "%s%s%s",
+                 uncaught_exception->klass()->external_name(), message != NULL ? ": " : "",
+                 message != NULL ? java_lang_String::as_utf8_string(message) : "");
+  }
+}
+
+void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
+  if (!DsoNode::is_member() || !DsoMark::is_shared(thread_obj->mark())) {
+    return;
+  }
+  uint64_t program = program_of(thread_obj());
+  uint64_t id = DsoHeap::id_of(thread_obj());
+  JavaThread* THREAD = thread;
+  DsoHeap::begin_access(thread, thread_obj, true, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    // The cluster failed: its thread manager reports the program failed.
+    CLEAR_PENDING_EXCEPTION;
+  } else {
+    java_lang_Thread::release_set_thread(thread_obj(), NULL);
+    DsoHeap::end_access(thread_obj());
+  }
+  if (program == 0) {
+    return;
+  }
+  ThreadToNativeFromVM in_native(thread);
+  if (DsoNode::lib().djava_tm_thread_ended(DsoNode::tm(), program, id, exiting_by_exception ? 1 : 0,
+                                           exiting_detail) != 0) {
+    log_warning(dso)("reporting the end of thread " UINT64_FORMAT_X ": %s", id,
+                     DsoNode::lib().djava_tm_last_error());
+  }
+}
+
+void DsoThreads::note_live_non_daemon(uint64_t program, uint32_t count) {
+  if (remote_threads_lock == NULL || program != DsoNode::program()) {
+    return;
+  }
+  MonitorLocker ml(remote_threads_lock, Mutex::_no_safepoint_check_flag);
+  live_non_daemon = count;
+  live_count_seen = true;
+  ml.notify_all();
+}
+
+void DsoThreads::await_remote_threads(JavaThread* current) {
+  if (!DsoNode::is_member() || DsoNode::is_thread_server() || remote_threads_lock == NULL) {
+    return;
+  }
+  // The threads this node shipped, each until it ends (the thread manager's
+  // state, so a thread that ended before this call counts too) ...
+  GrowableArray<uint64_t> ids;
+  {
+    MutexLocker ml(current, remote_threads_lock);
+    for (int i = 0; i < shipped_non_daemon->length(); i++) ids.append(shipped_non_daemon->at(i));
+  }
+  if (ids.is_empty()) {
+    return;
+  }
+  log_debug(dso)("waiting for %d remote non-daemon threads", ids.length());
+  {
+    ThreadToNativeFromVM in_native(current);
+    for (int i = 0; i < ids.length(); i++) {
+      DsoNode::lib().djava_tm_wait_thread(DsoNode::tm(), DsoNode::program(), ids.at(i), -1);
+    }
+  }
+  // ... then the ones those started elsewhere: the program's count.
+  MonitorLocker ml(current, remote_threads_lock);
+  while (live_count_seen && live_non_daemon > 0) {
+    ml.wait(100);
+  }
+}
+
+// ---- System.exit on a thread server -----------------------------------------------------
+
+// The status of System.exit or Runtime.halt from the caller's frames.
+static bool exit_status(JavaThread* current, jint* status) {
+  ResourceMark rm(current);
+  RegisterMap reg_map(current);
+  for (javaVFrame* vf = current->last_java_vframe(&reg_map); vf != NULL; vf = vf->java_sender()) {
+    Method* m = vf->method();
+    Symbol* holder = m->method_holder()->name();
+    int slot = -1;
+    if (holder->equals("java/lang/Shutdown") && m->name()->equals("exit")) slot = 0;
+    if (holder->equals("java/lang/Runtime") && m->name()->equals("halt")) slot = 1;
+    if (slot >= 0) {
+      StackValueCollection* locals = vf->locals();
+      *status = locals->int_at(slot);
+      return true;
+    }
+  }
+  return false;
+}
+
+void DsoThreads::before_halt(JavaThread* current, TRAPS) {
+  if (!DsoNode::is_member() || !DsoNode::is_thread_server()) {
+    return;
+  }
+  uint64_t program = program_of(current->threadObj());
+  if (program == 0) {
+    return;  // the server itself is exiting
+  }
+  jint status = 1;
+  exit_status(current, &status);
+  char detail[300];
+  {
+    ResourceMark rm(current);
+    oop name = java_lang_Thread::name(current->threadObj());
+    jio_snprintf(detail, sizeof(detail), "System.exit(%d) in thread \"%s\" on %s", status,
+                 name != NULL ? java_lang_String::as_utf8_string(name) : "?", DsoNode::node_name());
+  }
+  {
+    ThreadToNativeFromVM in_native(current);
+    DsoNode::lib().djava_tm_program_exit(DsoNode::tm(), program, status, detail);
+  }
+  log_info(dso)("program %" PRIu64 ": %s", program, detail);
+  // The thread ends here; the program ends everywhere as its launcher exits.
+  THROW(vmSymbols::java_lang_ThreadDeath());
+}

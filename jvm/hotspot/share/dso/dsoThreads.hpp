@@ -1,0 +1,76 @@
+/*
+ * djava: Java threads of a distributed program.
+ *
+ * Thread.start() of an application thread on a cluster node ships the
+ * thread: its Thread object becomes shared and the thread manager places it
+ * on a thread server, which materializes the same Thread object and runs
+ * it there; Thread.currentThread() is that object on every node. Threads
+ * the JDK starts for itself (the system thread group, InnocuousThread) and
+ * djava's own stay local.
+ *
+ * A Thread's fields are shared except those that describe it on one node
+ * (its thread group and context class loader there, thread-locals, state,
+ * blockers): the marshalling leaves those alone (is_node_local_field).
+ * eetop, HotSpot's pointer to the native thread, stays shared as "alive":
+ * the launcher sets it to 1 when it ships the thread, the server writes its
+ * own pointer when the thread starts and zero when it ends, both under a
+ * write access, so isAlive() (eetop != 0) and join() work from any node.
+ */
+
+#ifndef SHARE_DSO_DSOTHREADS_HPP
+#define SHARE_DSO_DSOTHREADS_HPP
+
+#include "jni.h"
+#include "memory/allStatic.hpp"
+#include "oops/oopsHierarchy.hpp"
+#include "runtime/handles.hpp"
+#include "utilities/exceptions.hpp"
+
+class JavaThread;
+class Klass;
+
+class DsoThreads : AllStatic {
+ public:
+  // After the node joined: where Thread's node-local fields are.
+  static void initialize();
+
+  // JVM_StartThread: ships the thread if it belongs to the program. True
+  // if it was shipped, or failed with an exception pending.
+  static bool ship(JavaThread* current, jobject jthread);
+
+  // On a thread server: runs the replica of a shipped thread here, in the
+  // given (node-local) thread group and context class loader.
+  static void start_shipped(JavaThread* current, Handle thread, Handle group, Handle loader, TRAPS);
+
+  // JavaThread::exit, before Thread.exit(): whether an exception ended it.
+  static void thread_exiting(JavaThread* thread, oop uncaught_exception);
+  // ensure_join, before the joiners are notified: a shipped thread's end
+  // becomes visible everywhere and the thread manager learns of it.
+  static void thread_ended(JavaThread* thread, Handle thread_obj);
+
+  // Threads::destroy_vm on the launching node: main and every local
+  // non-daemon thread have ended; wait for the program's remote ones.
+  static void await_remote_threads(JavaThread* current);
+  // The launcher's event pump saw the program's count of live non-daemon
+  // threads.
+  static void note_live_non_daemon(uint64_t program, uint32_t count);
+
+  // Shutdown.beforeHalt (System.exit, Runtime.halt) on a thread server, in
+  // a shipped thread: the program ends with that status, everywhere; the
+  // server does not. Throws ThreadDeath to end the calling thread.
+  static void before_halt(JavaThread* current, TRAPS);
+
+  // Whether a Thread is the program's (it ships) rather than one the JDK
+  // or djava started for the node's own work.
+  static bool belongs_to_program(oop thread);
+  // The program a shipped thread belongs to; 0 for a node-local thread.
+  static uint64_t program_of(oop thread_obj);
+  // The program objects made by the current thread belong to.
+  static uint64_t current_program(JavaThread* current);
+
+  // Whether the field at offset of an instance of k describes its object
+  // on one node only (it neither leaves nor is overwritten).
+  static bool is_node_local_field(Klass* k, int offset, int* size);
+};
+
+#endif // SHARE_DSO_DSOTHREADS_HPP
