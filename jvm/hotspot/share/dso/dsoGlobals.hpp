@@ -34,6 +34,11 @@
           "build/bin/thread-server starts it). 0: a program's launcher")      \
           range(0, 100000)                                                    \
                                                                               \
+  product(bool, DjavaShipThreads, true, DIAGNOSTIC,                           \
+          "Thread.start() of a program's thread on a cluster node runs it on "\
+          "a thread server. Off: threads stay on their node, which still "    \
+          "shares the heap (for testing the shared heap alone)")              \
+                                                                              \
   product(ccstr, DjavaNodeLibrary, NULL, DIAGNOSTIC,                          \
           "The node library to load (default: lib/libdjava_node.so in "       \
           "java.home)")                                                       \

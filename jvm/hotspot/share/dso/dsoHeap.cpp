@@ -197,7 +197,10 @@ void DsoHeap::drop_loader(uint64_t program) {
 }
 
 static oop loader_of(uint64_t program) {
-  if (program == DsoNode::program() || program == 0) {
+  // A launching node resolves with its application class loader: its own
+  // program's classes, and another program's (djava.runtime.Node.attach
+  // between two launchers of the same classes) likewise.
+  if (program == DsoNode::program() || program == 0 || !DsoNode::is_thread_server()) {
     return SystemDictionary::java_system_loader();
   }
   MutexLocker ml(loaders_lock());

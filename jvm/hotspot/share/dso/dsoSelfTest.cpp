@@ -255,11 +255,12 @@ void SelfTest::run() {
     HandleMark hm(_thread);
     interpreter_refuses_replicas();
   }
+  DsoSelfTest::runtime_paths_refuse_replicas(_thread);
   verify("after interpreting");
 
   tty->print_cr("djava self-test passed: %d replicas and %d local objects through 3 young GCs, "
                 "3 full GCs, hashing, inflation and deflation; %zu collected and reused; "
-                "the interpreter refuses replicas without a cache",
+                "the interpreter and the runtime paths refuse replicas without a cache",
                 _count, _count, reclaimed);
 }
 

@@ -18,6 +18,9 @@ class DsoSelfTest : AllStatic {
  public:
   // Prints a summary on success; ends the VM with an error on any failure.
   static void run(JavaThread* current);
+  // Unsafe, System.arraycopy, Object.clone, reflection and JNI refuse a
+  // replica without a chunk (dsoAccessSelfTest.cpp).
+  static void runtime_paths_refuse_replicas(JavaThread* current);
 };
 
 #endif // SHARE_DSO_DSOSELFTEST_HPP

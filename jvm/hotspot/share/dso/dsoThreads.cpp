@@ -137,7 +137,8 @@ bool DsoThreads::belongs_to_program(oop thread) {
 }
 
 bool DsoThreads::ship(JavaThread* current, jobject jthread) {
-  if (!DsoNode::is_member() || DsoNode::is_thread_server() && program_of(current->threadObj()) == 0) {
+  if (!DsoNode::is_member() || !DjavaShipThreads ||
+      (DsoNode::is_thread_server() && program_of(current->threadObj()) == 0)) {
     return false;  // a thread server's own threads stay local
   }
   HandleMark hm(current);

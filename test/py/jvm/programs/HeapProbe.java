@@ -107,8 +107,15 @@ public class HeapProbe {
                 System.gc();
                 return "gc";
             case "share-thread":
+                // A thread the JDK started for this node's own work.
+                Thread system = null;
+                for (Thread t : Thread.getAllStackTraces().keySet()) {
+                    if (t.getThreadGroup() != null && t.getThreadGroup().getParent() == null) {
+                        system = t;
+                    }
+                }
                 try {
-                    Node.publish(Thread.currentThread());
+                    Node.publish(system);
                     return "shared a thread";
                 } catch (IllegalArgumentException e) {
                     return "refused " + e.getMessage();

@@ -1,0 +1,313 @@
+/*
+ * djava: shared objects on the VM's runtime paths (see the header).
+ */
+
+#include "precompiled.hpp"
+#include "classfile/vmSymbols.hpp"
+#include "dso/dsoAccess.hpp"
+#include "dso/dsoHeap.hpp"
+#include "dso/dsoMark.hpp"
+#include "dso/dsoReplicaTable.hpp"
+#include "memory/allocation.inline.hpp"
+#include "memory/resourceArea.hpp"
+#include "oops/arrayOop.hpp"
+#include "oops/klass.hpp"
+#include "oops/objArrayKlass.hpp"
+#include "oops/objArrayOop.inline.hpp"
+#include "oops/oop.inline.hpp"
+#include "oops/typeArrayKlass.hpp"
+#include "oops/typeArrayOop.inline.hpp"
+#include "runtime/handles.inline.hpp"
+#include "runtime/jniHandles.inline.hpp"
+#include "runtime/reflection.hpp"
+#include "runtime/thread.inline.hpp"
+#include "utilities/copy.hpp"
+#include "utilities/exceptions.hpp"
+
+// ---- one access -------------------------------------------------------------------
+
+void DsoAccess::refuse(JavaThread* current, oop obj, const char* what, const char* why) {
+  ResourceMark rm(current);
+  uint index = DsoMark::index(obj->mark());
+  Exceptions::fthrow(current, __FILE__, __LINE__, vmSymbols::java_lang_InternalError(),
+                     "djava: cannot %s shared object 0x" UINT64_FORMAT_X " (%s) on this node: %s",
+                     what, DsoReplicaTable::entry(index)->_global_id,
+                     obj->klass()->external_name(), why);
+}
+
+bool DsoAccessMark::begin_oop(JavaThread* current, oop& obj, bool write) {
+  assert(_obj.is_null(), "one access a mark");
+  assert(DsoMark::is_shared(obj->mark()), "only a replica takes an access");
+  assert(current->thread_state() == _thread_in_vm, "accesses begin in VM state");
+  // JNI's Release functions may be called with an exception pending: it is
+  // put aside while the access begins, and stays if the access succeeds.
+  Handle pending(current, current->pending_exception());
+  const char* pending_file = current->exception_file();
+  int pending_line = current->exception_line();
+  current->clear_pending_exception();
+
+  Handle h(current, obj);
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+  if (e->_chunk == NULL) {
+    // The same refusal as the interpreter's (dsoInterpreter.cpp).
+    DsoAccess::refuse(current, obj, write ? "write" : "read",
+                      "it has no shared-object cache here");
+    return false;
+  }
+  DsoHeap::begin_access(current, h, write, current);
+  if (current->has_pending_exception()) {
+    // No access is held. A djava error outranks one the caller had pending:
+    // it says the replica's bytes could not be read or written.
+    return false;
+  }
+  if (pending.not_null()) {
+    current->set_pending_exception(pending(), pending_file, pending_line);
+  }
+  _obj = h;
+  obj = h();  // GC may have moved it while the access waited
+  return true;
+}
+
+void DsoAccessMark::end() {
+  if (_obj.not_null()) {
+    DsoHeap::end_access(_obj());
+    _obj = Handle();
+  }
+}
+
+// ---- System.arraycopy -------------------------------------------------------------
+
+// Whether Klass::copy_array reaches the elements: every check it makes
+// before reading or writing one passes. When one fails it throws without
+// touching either array, so it needs no access.
+static bool copies_elements(arrayOop s, int src_pos, arrayOop d, int dst_pos, int length) {
+  if (!s->is_array() || !d->is_array() || s->is_objArray() != d->is_objArray()) {
+    return false;
+  }
+  if (s->is_typeArray() && s->klass() != d->klass()) {
+    return false;  // two primitive element types
+  }
+  if (src_pos < 0 || dst_pos < 0 || length <= 0) {
+    return false;
+  }
+  return (unsigned int)length + (unsigned int)src_pos <= (unsigned int)s->length() &&
+         (unsigned int)length + (unsigned int)dst_pos <= (unsigned int)d->length();
+}
+
+// Two distinct replicas, primitive elements: through a C-heap buffer.
+static void bounce_primitive(JavaThread* current, Handle s, int src_pos, Handle d, int dst_pos,
+                             int length) {
+  JavaThread* THREAD = current;  // for the exception macros
+  TypeArrayKlass* k = TypeArrayKlass::cast(s->klass());
+  BasicType t = k->element_type();
+  int l2es = k->log2_element_size();
+  size_t bytes = (size_t)length << l2es;
+  u1* buffer = NEW_C_HEAP_ARRAY_RETURN_NULL(u1, bytes, mtInternal);
+  if (buffer == NULL) {
+    THROW_MSG(vmSymbols::java_lang_OutOfMemoryError(),
+              "djava: no native memory to copy between shared arrays");
+  }
+  {
+    DsoAccessMark read;
+    if (read.begin(current, s, false)) {
+      Copy::conjoint_memory_atomic((u1*)typeArrayOop(s())->base(t) + ((size_t)src_pos << l2es),
+                                   buffer, bytes);
+    }
+  }
+  if (!current->has_pending_exception()) {
+    DsoAccessMark write;
+    if (write.begin(current, d, true)) {
+      Copy::conjoint_memory_atomic(buffer,
+                                   (u1*)typeArrayOop(d())->base(t) + ((size_t)dst_pos << l2es),
+                                   bytes);
+    }
+  }
+  FREE_C_HEAP_ARRAY(u1, buffer);
+}
+
+// Two distinct replicas, references: through a local array of the source's
+// class, so that the store checks, their exceptions and a partial copy are
+// those of a direct copy.
+static void bounce_references(JavaThread* current, Handle s, int src_pos, Handle d, int dst_pos,
+                              int length) {
+  JavaThread* THREAD = current;  // for the exception macros
+  ObjArrayKlass* k = ObjArrayKlass::cast(s->klass());
+  objArrayOop tmp = k->allocate(length, CHECK);
+  objArrayHandle buffer(current, tmp);
+  {
+    DsoAccessMark read;
+    if (!read.begin(current, s, false)) {
+      return;
+    }
+    k->copy_array(arrayOop(s()), src_pos, buffer(), 0, length, CHECK);
+  }
+  DsoAccessMark write;
+  if (write.begin(current, d, true)) {
+    k->copy_array(buffer(), 0, arrayOop(d()), dst_pos, length, current);
+  }
+}
+
+void DsoAccess::arraycopy(JavaThread* current, arrayOop s, int src_pos, arrayOop d, int dst_pos,
+                          int length) {
+  HandleMark hm(current);
+  if (!copies_elements(s, src_pos, d, dst_pos, length)) {
+    s->klass()->copy_array(s, src_pos, d, dst_pos, length, current);
+    return;
+  }
+  Handle hs(current, s);
+  Handle hd(current, d);
+  bool s_shared = DsoMark::is_shared(s->mark());
+  bool d_shared = DsoMark::is_shared(d->mark());
+  if (s_shared && d_shared && s != d) {
+    // Never hold one access while another begins (see the header).
+    if (s->is_typeArray()) {
+      bounce_primitive(current, hs, src_pos, hd, dst_pos, length);
+    } else {
+      bounce_references(current, hs, src_pos, hd, dst_pos, length);
+    }
+    return;
+  }
+  // One replica (or one array on both sides, which a write access covers).
+  DsoAccessMark access;
+  if (!access.begin(current, d_shared ? hd : hs, d_shared)) {
+    return;
+  }
+  hs->klass()->copy_array(arrayOop(hs()), src_pos, arrayOop(hd()), dst_pos, length, current);
+}
+
+// ---- Unsafe.copyMemory0, copySwapMemory0 -------------------------------------------------
+
+static address address_of(oop base, jlong offset) {
+  return base == NULL ? (address)(uintptr_t)offset : cast_from_oop<address>(base) + offset;
+}
+
+static void raw_copy(JavaThread* current, address src, address dst, size_t size, size_t elem_size) {
+  // As Unsafe's GuardUnsafeAccess: native memory may be a mapped file
+  // whose pages fault.
+  current->set_doing_unsafe_access(true);
+  if (elem_size == 0) {
+    Copy::conjoint_memory_atomic(src, dst, size);
+  } else {
+    Copy::conjoint_swap(src, dst, size, elem_size);
+  }
+  current->set_doing_unsafe_access(false);
+}
+
+void DsoAccess::copy_memory(JavaThread* current, oop src_base, jlong src_offset, oop dst_base,
+                            jlong dst_offset, size_t size, size_t elem_size) {
+  JavaThread* THREAD = current;  // for the exception macros
+  HandleMark hm(current);
+  Handle src(current, src_base);
+  Handle dst(current, dst_base);
+  bool s_shared = is_shared_or_null(src_base);
+  bool d_shared = is_shared_or_null(dst_base);
+  if (s_shared && d_shared && src_base != dst_base) {
+    // Through a buffer: never hold one access while another begins.
+    u1* buffer = NEW_C_HEAP_ARRAY_RETURN_NULL(u1, size, mtInternal);
+    if (buffer == NULL) {
+      THROW_MSG(vmSymbols::java_lang_OutOfMemoryError(),
+                "djava: no native memory to copy between shared arrays");
+    }
+    {
+      DsoAccessMark read;
+      if (read.begin(current, src, false)) {
+        raw_copy(current, address_of(src(), src_offset), buffer, size, 0);
+      }
+    }
+    if (!current->has_pending_exception()) {
+      DsoAccessMark write;
+      if (write.begin(current, dst, true)) {
+        raw_copy(current, buffer, address_of(dst(), dst_offset), size, elem_size);
+      }
+    }
+    FREE_C_HEAP_ARRAY(u1, buffer);
+    return;
+  }
+  DsoAccessMark access;
+  if (!access.begin(current, d_shared ? dst : src, d_shared)) {
+    return;
+  }
+  raw_copy(current, address_of(src(), src_offset), address_of(dst(), dst_offset), size, elem_size);
+}
+
+// ---- JNI Get/ReleasePrimitiveArrayCritical --------------------------------------------
+
+static size_t element_bytes(typeArrayOop a) {
+  return (size_t)a->length() << TypeArrayKlass::cast(a->klass())->log2_element_size();
+}
+
+static address elements_of(typeArrayOop a) {
+  return (address)a->base(TypeArrayKlass::cast(a->klass())->element_type());
+}
+
+void* DsoAccess::critical_copy(JavaThread* current, jarray array, jboolean* is_copy) {
+  JavaThread* THREAD = current;  // for the exception macros
+  HandleMark hm(current);
+  Handle a(current, JNIHandles::resolve_non_null(array));
+  if (!a->is_typeArray()) {
+    refuse(current, a(), "pin", "JNI GetPrimitiveArrayCritical cannot give native code a "
+           "shared object array");
+    return NULL;
+  }
+  // Never empty, so that it is never mistaken for anything else.
+  size_t bytes = element_bytes(typeArrayOop(a()));
+  u1* copy = NEW_C_HEAP_ARRAY_RETURN_NULL(u1, MAX2(bytes, (size_t)1), mtInternal);
+  if (copy == NULL) {
+    THROW_MSG_NULL(vmSymbols::java_lang_OutOfMemoryError(),
+                   "djava: no native memory for a copy of a shared array");
+  }
+  DsoAccessMark read;
+  if (!read.begin(current, a, false)) {
+    FREE_C_HEAP_ARRAY(u1, copy);
+    return NULL;
+  }
+  Copy::conjoint_memory_atomic(elements_of(typeArrayOop(a())), copy, bytes);
+  if (is_copy != NULL) {
+    *is_copy = JNI_TRUE;
+  }
+  return copy;
+}
+
+bool DsoAccess::release_critical_copy(JavaThread* current, jarray array, void* carray, jint mode) {
+  HandleMark hm(current);
+  Handle a(current, JNIHandles::resolve_non_null(array));
+  if (!a->is_typeArray() || (address)carray == elements_of(typeArrayOop(a()))) {
+    return false;  // the array's own elements: GetPrimitiveArrayCritical saw it local
+  }
+  if (mode != JNI_ABORT) {
+    DsoAccessMark write;
+    if (write.begin(current, a, true)) {
+      Copy::conjoint_memory_atomic(carray, elements_of(typeArrayOop(a())),
+                                   element_bytes(typeArrayOop(a())));
+    }
+  }
+  if (mode != JNI_COMMIT) {
+    FREE_C_HEAP_ARRAY(u1, carray);
+  }
+  return true;
+}
+
+// ---- java.lang.reflect.Array.set ------------------------------------------------------
+
+void DsoAccess::set_array_element(JavaThread* current, jobject array, jint index, jobject value) {
+  JavaThread* THREAD = current;  // for the exception macros
+  arrayOop a = arrayOop(JNIHandles::resolve_non_null(array));
+  jvalue v;
+  v.i = 0;
+  BasicType value_type = T_OBJECT;
+  if (!a->is_objArray()) {
+    // Reads the box, under its own access if it is a replica (reflection.cpp),
+    // before the array's access begins.
+    value_type = Reflection::unbox_for_primitive(JNIHandles::resolve(value), &v, CHECK);
+    a = arrayOop(JNIHandles::resolve_non_null(array));
+  }
+  DsoAccessMark write;
+  if (!write.begin(current, a, true)) {
+    return;
+  }
+  if (value_type == T_OBJECT) {
+    // Resolved after the access began: GC may have moved it.
+    v.l = cast_from_oop<jobject>(JNIHandles::resolve(value));
+  }
+  Reflection::array_set(&v, a, index, value_type, current);
+}

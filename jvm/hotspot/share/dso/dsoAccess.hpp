@@ -1,0 +1,148 @@
+/*
+ * djava: shared objects on the VM's paths other than the bytecode
+ * interpreter that read or write an object's fields or array elements:
+ * jdk.internal.misc.Unsafe (get/put of every kind, CAS, copyMemory,
+ * setMemory), System.arraycopy, Object.clone, JNI's field and array
+ * functions, and reflection on arrays and boxes (patches/0010).
+ *
+ * Each such access to a replica is bracketed like the interpreter's
+ * (dsoInterpreter.hpp): DsoHeap::begin_access for read (S or M) or write (M;
+ * also every compare-and-set, which is a write whether it succeeds or not),
+ * the raw access, then DsoHeap::end_access, after the store for a write, so
+ * that a flush never loses it. A replica with no chunk (a VM that is not a
+ * cluster node: the self-test's replicas) is refused with an InternalError
+ * that names the object's id and class; so is a failed access (lost chunk,
+ * disconnected cluster), with the cache's reason. A replica's bytes are never
+ * read or written without coherence.
+ *
+ * The hooks in OpenJDK files are one or two lines each. For a local object a
+ * hook costs one load of the mark word and a sign test (for two objects, one
+ * each): DSO_ACCESS declares a DsoAccessMark, which does nothing unless the
+ * object is a replica, and ends the access when it goes out of scope.
+ *
+ * GC may run while an access begins (a miss waits for the network in native
+ * state): the object variable the hook names is updated; any other raw oop
+ * the caller holds must be resolved after the hook.
+ *
+ * No access is ever held while another begins: a thread that holds one
+ * chunk and waits for another can deadlock with a node doing the opposite.
+ * A copy between two distinct replicas goes through a buffer (a C-heap one
+ * for primitive bytes, a local array for references): read the source,
+ * end, then write the destination. JNI's GetPrimitiveArrayCritical gives a
+ * replica's native code a copy, taken under a read access and written back
+ * under a write access by ReleasePrimitiveArrayCritical (the JNI
+ * specification allows a copy; the array is never pinned).
+ */
+
+#ifndef SHARE_DSO_DSOACCESS_HPP
+#define SHARE_DSO_DSOACCESS_HPP
+
+#include "dso/dsoMark.hpp"
+#include "jni.h"
+#include "memory/allocation.hpp"
+#include "memory/allStatic.hpp"
+#include "oops/oopsHierarchy.hpp"
+#include "runtime/handles.hpp"
+
+class JavaThread;
+
+// One access to one replica; ends when the mark goes out of scope, or at
+// end(). A mark that began nothing costs nothing at its end.
+class DsoAccessMark : public StackObj {
+ public:
+  DsoAccessMark() {}
+  ~DsoAccessMark() {
+    if (_obj.not_null()) {
+      end();
+    }
+  }
+
+  // For a replica only (the caller has tested DsoMark::is_shared): begins
+  // a read or write access. obj is updated, as GC may move it meanwhile.
+  // Returns false, with an exception pending and no access held, when the
+  // access is refused or fails. An exception already pending (JNI's
+  // Release functions may be called with one) stays pending on success.
+  template <typename T>
+  bool begin(JavaThread* current, T& obj, bool write) {
+    oop o = obj;
+    bool ok = begin_oop(current, o, write);
+    obj = (T)o;
+    return ok;
+  }
+  bool begin(JavaThread* current, Handle& obj, bool write) {
+    oop o = obj();
+    return begin_oop(current, o, write);
+  }
+
+  // Ends the access now (a no-op if none is held). In VM state: ending the
+  // last access may write the replica's bytes back for another node.
+  void end();
+
+ private:
+  bool begin_oop(JavaThread* current, oop& obj, bool write);
+
+  Handle _obj;  // the replica while an access is held
+};
+
+// Declares DsoAccessMark `name` and, if obj (an oop variable or a Handle)
+// is a replica, begins a read or write access to it; on failure runs the
+// remaining arguments (e.g. `return NULL`) with the exception pending.
+#define DSO_ACCESS(name, current, obj, write, ...)                              \
+  DsoAccessMark name;                                                           \
+  if (DsoMark::is_shared((obj)->mark()) && !name.begin((current), (obj), (write))) { \
+    __VA_ARGS__;                                                                \
+  }
+
+// The same where obj may be NULL (Unsafe's absolute addresses).
+#define DSO_ACCESS_OR_NULL(name, current, obj, write, ...)                      \
+  DsoAccessMark name;                                                           \
+  if ((obj) != NULL && DsoMark::is_shared((obj)->mark()) &&                     \
+      !name.begin((current), (obj), (write))) {                                 \
+    __VA_ARGS__;                                                                \
+  }
+
+class DsoAccess : AllStatic {
+ public:
+  static bool is_shared_or_null(oop obj) {
+    return obj != NULL && DsoMark::is_shared(obj->mark());
+  }
+  // Two objects, each of which may be NULL: is either a replica?
+  static bool either_shared(oop a, oop b) {
+    return is_shared_or_null(a) || is_shared_or_null(b);
+  }
+
+  // System.arraycopy (JVM_ArrayCopy) when s or d is a replica: the same
+  // checks, exceptions and partial copies as Klass::copy_array, with the
+  // source read and the destination written under accesses. Exceptions are
+  // left pending.
+  static void arraycopy(JavaThread* current, arrayOop s, int src_pos, arrayOop d, int dst_pos,
+                        int length);
+
+  // Unsafe.copyMemory0 (elem_size 0) and copySwapMemory0 (elem_size > 0)
+  // when a heap base is a replica. A NULL base is an absolute address.
+  static void copy_memory(JavaThread* current, oop src_base, jlong src_offset, oop dst_base,
+                          jlong dst_offset, size_t size, size_t elem_size);
+
+  // JNI Get/ReleasePrimitiveArrayCritical on a replica: a copy in the C
+  // heap instead of the array's own elements (see the file's comment). A
+  // reference array (which JNI does not allow here, but HotSpot serves) is
+  // refused with an InternalError naming it.
+  static void* critical_copy(JavaThread* current, jarray array, jboolean* is_copy);
+  // ReleasePrimitiveArrayCritical on a replica: if carray is such a copy,
+  // writes it back (unless mode is JNI_ABORT) under a write access, frees
+  // it (unless mode is JNI_COMMIT) and returns true. Returns false if
+  // carray is the array's own elements (the array was published after
+  // GetPrimitiveArrayCritical): the GC lock is then released as usual.
+  static bool release_critical_copy(JavaThread* current, jarray array, void* carray, jint mode);
+
+  // java.lang.reflect.Array.set (JVM_SetArrayElement) on a replica array:
+  // the value, if it must be unboxed, is read first (its own access if it is
+  // a replica), then the element is stored under a write access.
+  static void set_array_element(JavaThread* current, jobject array, jint index, jobject value);
+
+  // Throws InternalError: "djava: cannot <what> shared object 0x<id> (<class>)
+  // on this node: <why>".
+  static void refuse(JavaThread* current, oop obj, const char* what, const char* why);
+};
+
+#endif // SHARE_DSO_DSOACCESS_HPP
