@@ -7,7 +7,7 @@ Directory::Directory(NodeSink* sink) : sink_(sink) { nodes_.emplace_back(); }
 
 NodeId Directory::AddNode(const std::string& name) {
   std::lock_guard<std::mutex> l(nodes_mu_);
-  if (nodes_.size() > kMaxNode) return 0;
+  if (nodes_.size() >= kNamedNode) return 0;  // kNamedNode is nobody's
   nodes_.emplace_back();
   nodes_.back().name = name;
   return static_cast<NodeId>(nodes_.size() - 1);
@@ -111,6 +111,15 @@ void Directory::Submit(Stripe& s, ChunkId id, const Request& r) {
 Directory::Entry* Directory::FindOrCreate(Stripe& s, ChunkId id, const Request& r) {
   auto it = s.entries.find(id);
   if (it != s.entries.end()) return &it->second;
+  if (IsNamed(id) && (id & kMaxSequence) != 0) {
+    // A named chunk exists from the start, empty, at home.
+    Entry& e = s.entries[id];
+    e.state = State::kHome;
+    e.image = std::make_unique<ChunkImage>();
+    std::lock_guard<std::mutex> l(stats_mu_);
+    stats_.chunks++;
+    return &e;
+  }
   // Never seen: its only copy is at its creator, if the creator exists.
   const NodeId creator = CreatorOf(id);
   bool exists, alive = false, left_cleanly = false;

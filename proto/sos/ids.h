@@ -24,6 +24,14 @@ constexpr NodeId kMaxNode = (1u << 24) - 1;
 constexpr uint64_t kMaxSequence = (uint64_t{1} << kSequenceBits) - 1;
 
 inline NodeId CreatorOf(ChunkId id) { return static_cast<NodeId>(id >> kSequenceBits); }
+
+// Named chunks: ids whose "creator" is this reserved node number are not
+// made by any node. Every node computes such an id from a name (a JVM: a
+// class's static fields in a program), and the chunk exists from the start,
+// empty, at its home; the first writer gives it its bytes. No node is ever
+// given this number.
+constexpr NodeId kNamedNode = kMaxNode;
+inline bool IsNamed(ChunkId id) { return CreatorOf(id) == kNamedNode; }
 inline ChunkId MakeChunkId(NodeId node, uint64_t sequence) {
   return (static_cast<uint64_t>(node) << kSequenceBits) | sequence;
 }

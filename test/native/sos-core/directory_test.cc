@@ -133,6 +133,36 @@ TEST_F(DirectoryTest, ReadOfChunkNeverSeenFlushesItFromItsCreatorKeepingItShared
   EXPECT_EQ(out[0].data, "hello");
 }
 
+TEST_F(DirectoryTest, NamedChunkExistsEmptyAtHomeUntilItsFirstWriterFlushesIt) {
+  ChunkId id = MakeChunkId(kNamedNode, 0x1234567);
+  dir.Read(a, 1, id);
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant") << "a named chunk needs no creator to be asked";
+  EXPECT_TRUE(out[0].has_data);
+  EXPECT_EQ(out[0].data, "");
+  dir.Write(b, 2, id, 0);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "invalidate");
+  EXPECT_EQ(out[0].node, a);
+  dir.InvalidateAck(a, id, out[0].txn);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].access, sospb::EXCLUSIVE);
+  // c reads: b, the owner, is asked for the bytes it wrote.
+  dir.Read(c, 3, id);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].node, b);
+  dir.FlushReply(b, id, out[0].txn, Image("statics"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data, "statics");
+}
+
 TEST_F(DirectoryTest, ReadOfHomeChunkIsGrantedAtOnce) {
   ChunkId id = Published(a, b, "x");
   dir.Read(c, 9, id);

@@ -196,6 +196,16 @@ void DsoHeap::drop_loader(uint64_t program) {
   }
 }
 
+uint64_t DsoHeap::program_of_loader(oop loader) {
+  MutexLocker ml(loaders_lock());
+  for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {
+    if (program_loaders->at(i).loader.resolve() == loader) {
+      return program_loaders->at(i).program;
+    }
+  }
+  return 0;
+}
+
 static oop loader_of(uint64_t program) {
   // A launching node resolves with its application class loader: its own
   // program's classes, and another program's (djava.runtime.Node.attach
@@ -356,7 +366,8 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
     jio_snprintf(error, error_capacity, "chunk " UINT64_FORMAT_X " has no replica on this node", id);
     return 1;
   }
-  {
+  // A class's static fields (a mirror) are a named chunk: no class in meta.
+  if (!java_lang_Class::is_instance(replica())) {
     ResourceMark rm(current);
     if (meta->class_name == NULL || !replica->klass()->name()->equals(meta->class_name)) {
       jio_snprintf(error, error_capacity, "chunk " UINT64_FORMAT_X " holds a %s, its replica is a %s",
@@ -365,7 +376,11 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
       return 1;
     }
   }
-  DsoMarshal::decode(current, meta->program, replica, (const u1*)bytes, size, current);
+  uint64_t program = meta->program;
+  if (java_lang_Class::is_instance(replica())) {
+    program = DsoThreads::current_program(current);
+  }
+  DsoMarshal::decode(current, program, replica, (const u1*)bytes, size, current);
   if (current->has_pending_exception()) {
     // The exception stays pending for begin_access to throw.
     ResourceMark rm(current);

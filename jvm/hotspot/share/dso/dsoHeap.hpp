@@ -57,6 +57,8 @@ class DsoHeap : AllStatic {
   static Klass* resolve_class(JavaThread* current, uint64_t program, const char* class_name, TRAPS);
   static void register_loader(JavaThread* current, uint64_t program, Handle loader);
   static void drop_loader(uint64_t program);
+  // The program whose classes a thread server's loader loads; 0 if none.
+  static uint64_t program_of_loader(oop loader);
 
   // Begins a read or write access to replica obj (a miss blocks this
   // thread, safepoint-safe, while the cache fetches); throws on failure

@@ -12,6 +12,7 @@
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
+#include "dso/dsoStatics.hpp"
 #include "classfile/vmClasses.hpp"
 #include "oops/fieldStreams.inline.hpp"
 #include "runtime/signature.hpp"
@@ -246,10 +247,46 @@ bool resolve_all(JavaThread* current, uint64_t program, const u1* p, size_t size
   return true;
 }
 
+// A class's static fields into its mirror (the same layout as encode).
+void decode_statics(JavaThread* current, uint64_t program, Handle mirror, const u1* bytes,
+                    size_t size, TRAPS) {
+  if (size == 0) {
+    return;  // no node initialized the class yet
+  }
+  InstanceKlass* owner = InstanceKlass::cast(java_lang_Class::as_Klass(mirror()));
+  size_t block = DsoStatics::static_block_size(owner);
+  int slots = owner->static_oop_field_count();
+  GrowableArray<Handle> refs;
+  bool well_formed = size >= block &&
+                     resolve_all(current, program, bytes + block, size - block, slots, &refs, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    return;
+  }
+  if (!well_formed) {
+    decode_error("the static fields do not match this node's class", mirror(), size, THREAD);
+    return;
+  }
+  oop obj = mirror();
+  int base = DsoStatics::static_block_offset();
+  int refs_end = slots * heapOopSize;
+  for (int i = 0; i < slots; i++) {
+    obj->obj_field_put(base + i * heapOopSize, refs.at(i)());
+  }
+  if ((size_t)refs_end < block) {
+    Copy::conjoint_memory_atomic(bytes + refs_end, cast_from_oop<address>(obj) + base + refs_end,
+                                 block - refs_end);
+  }
+}
+
 }  // namespace
 
 size_t DsoMarshal::fixed_size(oop obj) {
   Klass* k = obj->klass();
+  if (java_lang_Class::is_instance(obj)) {  // a class's static fields (dsoStatics.hpp)
+    InstanceKlass* owner = InstanceKlass::cast(java_lang_Class::as_Klass(obj));
+    return DsoStatics::static_block_size(owner) +
+           (size_t)owner->static_oop_field_count() * ref_entry_size;
+  }
   if (k->is_typeArray_klass()) {
     int length = ((arrayOop)obj)->length();
     return (size_t)length << TypeArrayKlass::cast(k)->log2_element_size();
@@ -280,6 +317,14 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity) {
     for (int i = 0; i < array->length(); i++) {
       entries.append(entry_for(array->obj_at(i), &blob));
     }
+  } else if (java_lang_Class::is_instance(obj)) {
+    // A class's static fields: the static block, its references first.
+    InstanceKlass* owner = InstanceKlass::cast(java_lang_Class::as_Klass(obj));
+    block = DsoStatics::static_block_size(owner);
+    int base = DsoStatics::static_block_offset();
+    for (int i = 0; i < owner->static_oop_field_count(); i++) {
+      entries.append(entry_for(obj->obj_field(base + i * heapOopSize), &blob));
+    }
   } else {
     InstanceKlass* ik = InstanceKlass::cast(k);
     block = instance_block_size(ik);
@@ -299,7 +344,13 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity) {
     return size;
   }
   u1* out = buffer;
-  if (block > 0) {
+  if (block > 0 && java_lang_Class::is_instance(obj)) {
+    InstanceKlass* owner = InstanceKlass::cast(java_lang_Class::as_Klass(obj));
+    int base = DsoStatics::static_block_offset();
+    Copy::conjoint_memory_atomic(cast_from_oop<address>(obj) + base, out, block);
+    memset(out, 0, (size_t)owner->static_oop_field_count() * heapOopSize);
+    out += block;
+  } else if (block > 0) {
     int base = instanceOopDesc::base_offset_in_bytes();
     Copy::conjoint_memory_atomic(cast_from_oop<address>(obj) + base, out, block);
     // Reference slots hold node-local addresses: zero them on the wire.
@@ -352,6 +403,10 @@ void DsoMarshal::decode(JavaThread* current, uint64_t program, Handle replica, c
     for (int i = 0; i < length; i++) {
       array->obj_at_put(i, refs.at(i)());
     }
+    return;
+  }
+  if (java_lang_Class::is_instance(replica())) {
+    decode_statics(current, program, replica, bytes, size, THREAD);
     return;
   }
   InstanceKlass* ik = InstanceKlass::cast(k);

@@ -52,6 +52,7 @@ class JavaThread;
   X(djava_sos_lock)                                                           \
   X(djava_sos_release)                                                        \
   X(djava_sos_free)                                                           \
+  X(djava_sos_size)                                                           \
   X(djava_sos_get_stats)                                                      \
   X(djava_monitor_connect)                                                    \
   X(djava_monitor_close)                                                      \
