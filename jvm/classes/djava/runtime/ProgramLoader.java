@@ -18,7 +18,9 @@ final class ProgramLoader extends ClassLoader {
     private final long program;
 
     ProgramLoader(long program) {
-        super("djava-program-" + Long.toUnsignedString(program), ClassLoader.getPlatformClassLoader());
+        // Unnamed, so that stack traces print as java prints them for the
+        // application class loader ("at Foo.run(Foo.java:12)").
+        super(ClassLoader.getPlatformClassLoader());
         this.program = program;
     }
 

@@ -1,0 +1,203 @@
+// Distributed-thread scenarios, one per argument (test/py/threads runs each
+// under djava on a local cluster of two thread servers). Every scenario
+// checks its own result and prints it; threads print where they ran.
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.TreeSet;
+
+public class Dist {
+    static long pid() { return ProcessHandle.current().pid(); }
+
+    // ---- where threads run -------------------------------------------------
+    static class Square extends Thread {
+        final long[] out; final int k;
+        Square(long[] out, int k) { this.out = out; this.k = k; }
+        @Override public void run() {
+            out[k] = (long) k * k;
+            out[4 + k] = pid();
+        }
+    }
+
+    static void placement() throws Exception {
+        long[] out = new long[8];
+        Square[] ts = new Square[4];
+        for (int i = 0; i < 4; i++) { ts[i] = new Square(out, i); ts[i].start(); }
+        for (Square t : ts) t.join();
+        TreeSet<Long> pids = new TreeSet<>();
+        for (int i = 4; i < 8; i++) pids.add(out[i]);
+        System.out.println("squares " + out[0] + "," + out[1] + "," + out[2] + "," + out[3]);
+        System.out.println("launcher " + pid() + " workers " + pids);
+    }
+
+    // ---- statics ------------------------------------------------------------
+    static int counter;
+    static final int[] slots = new int[4];
+    static final String stamp = "stamp-" + System.nanoTime();
+
+    static synchronized void bump() { counter++; }
+
+    static class Bumper extends Thread {
+        final int k;
+        Bumper(int k) { this.k = k; }
+        @Override public void run() {
+            for (int i = 0; i < 500; i++) bump();
+            slots[k] = k + 10;
+            System.out.println("bumper " + k + " saw " + stamp);
+        }
+    }
+
+    static void statics() throws Exception {
+        System.out.println("main saw " + stamp);
+        Bumper[] ts = new Bumper[4];
+        for (int i = 0; i < 4; i++) { ts[i] = new Bumper(i); ts[i].start(); }
+        for (Bumper t : ts) t.join();
+        System.out.println("counter " + counter + " slots " + Arrays.toString(slots));
+    }
+
+    // ---- a shared counter under synchronized -----------------------------
+    static class Counter { long n; }
+
+    static class Adder extends Thread {
+        final Counter c;
+        Adder(Counter c) { this.c = c; }
+        @Override public void run() {
+            for (int i = 0; i < 300; i++) {
+                synchronized (c) { c.n++; }
+            }
+        }
+    }
+
+    static void counter() throws Exception {
+        Counter c = new Counter();
+        Adder[] ts = new Adder[4];
+        for (int i = 0; i < 4; i++) { ts[i] = new Adder(c); ts[i].start(); }
+        for (Adder t : ts) t.join();
+        synchronized (c) { System.out.println("total " + c.n); }
+    }
+
+    // ---- producer / consumer with wait and notifyAll --------------------------
+    static class Buffer {
+        final ArrayDeque<Integer> items = new ArrayDeque<>();
+        synchronized void put(int v) throws InterruptedException {
+            while (items.size() >= 3) wait();
+            items.add(v);
+            notifyAll();
+        }
+        synchronized int take() throws InterruptedException {
+            while (items.isEmpty()) wait();
+            int v = items.poll();
+            notifyAll();
+            return v;
+        }
+    }
+
+    static class Producer extends Thread {
+        final Buffer b; final int from;
+        Producer(Buffer b, int from) { this.b = b; this.from = from; }
+        @Override public void run() {
+            try { for (int i = 0; i < 50; i++) b.put(from + i); } catch (InterruptedException e) { throw new RuntimeException(e); }
+        }
+    }
+
+    static class Consumer extends Thread {
+        final Buffer b; final long[] sum; final int k;
+        Consumer(Buffer b, long[] sum, int k) { this.b = b; this.sum = sum; this.k = k; }
+        @Override public void run() {
+            try { for (int i = 0; i < 50; i++) sum[k] += b.take(); } catch (InterruptedException e) { throw new RuntimeException(e); }
+        }
+    }
+
+    static void buffer() throws Exception {
+        Buffer b = new Buffer();
+        long[] sum = new long[2];
+        Thread[] ts = { new Producer(b, 0), new Producer(b, 1000), new Consumer(b, sum, 0), new Consumer(b, sum, 1) };
+        for (Thread t : ts) t.start();
+        for (Thread t : ts) t.join();
+        long expect = 0;
+        for (int i = 0; i < 50; i++) expect += i + 1000 + i;
+        System.out.println("consumed " + (sum[0] + sum[1]) + " expected " + expect);
+    }
+
+    // ---- lifecycle ---------------------------------------------------------
+    static class Boom extends Thread {
+        Boom() { super("boomer"); }
+        @Override public void run() { throw new IllegalStateException("boom on a thread server"); }
+    }
+
+    static void uncaught() throws Exception {
+        Boom t = new Boom();
+        t.start();
+        t.join();
+        System.out.println("after boom alive=" + t.isAlive());
+    }
+
+    static class Exiter extends Thread {
+        @Override public void run() {
+            System.out.println("exiting with 7");
+            System.exit(7);
+        }
+    }
+
+    static void exit() throws Exception {
+        Exiter t = new Exiter();
+        t.start();
+        t.join();
+        Thread.sleep(30_000);
+        System.out.println("still here: the exit did not reach the launcher");
+    }
+
+    static class Talker extends Thread {
+        final int k;
+        Talker(int k) { this.k = k; }
+        @Override public void run() {
+            for (int i = 0; i < 20; i++) System.out.println("talker " + k + " line " + i);
+            System.err.println("talker " + k + " done");
+        }
+    }
+
+    static void console() throws Exception {
+        Talker[] ts = new Talker[3];
+        for (int i = 0; i < 3; i++) { ts[i] = new Talker(i); ts[i].start(); }
+        for (Talker t : ts) t.join();
+        System.out.println("console done");
+    }
+
+    static class Sleeper extends Thread {
+        @Override public void run() {
+            try { Thread.sleep(60_000); } catch (InterruptedException e) { }
+        }
+    }
+
+    static void alive() throws Exception {
+        Sleeper t = new Sleeper();
+        System.out.println("before start alive=" + t.isAlive());
+        t.setDaemon(true);
+        t.start();
+        Thread.sleep(500);
+        System.out.println("started alive=" + t.isAlive());
+        // main ends; the daemon does not hold the program up
+    }
+
+    static void linger() throws Exception {
+        Sleeper t = new Sleeper();
+        t.start();
+        System.out.println("lingering");
+        t.join();
+        System.out.println("the sleeper ended");
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "placement": placement(); break;
+            case "statics": statics(); break;
+            case "counter": counter(); break;
+            case "buffer": buffer(); break;
+            case "uncaught": uncaught(); break;
+            case "exit": exit(); break;
+            case "console": console(); break;
+            case "alive": alive(); break;
+            case "linger": linger(); break;
+            default: throw new IllegalArgumentException(args[0]);
+        }
+    }
+}

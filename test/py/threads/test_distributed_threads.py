@@ -1,0 +1,148 @@
+"""A program's threads run on thread servers: real daemons on loopback (a
+sos-server, a thread-manager, two thread-server JVMs) and a launching JVM
+with -XX:+DistributedJava. The program (programs/Dist.java) is compiled into
+a directory only the launcher has on its class path: the servers get its
+classes through the cluster. Each scenario checks results, where threads
+ran, console output, exit status and failures."""
+
+import os
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+from localprocs import ROOT, read_line
+
+JDK = os.path.join(ROOT, "build", "jdk")
+JAVA = os.path.join(JDK, "bin", "java")
+JAVAC = os.path.join(ROOT, "build", "jvm", "base-image", "bin", "javac")
+PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
+
+
+@pytest.fixture(scope="module")
+def classes(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist-classes")
+    subprocess.run([JAVAC, "-d", str(out), os.path.join(PROGRAMS, "Dist.java")], check=True)
+    return str(out)
+
+
+def node_options(cluster, secret):
+    return ["-XX:+DistributedJava", f"-XX:DjavaCluster={cluster}", f"-XX:DjavaSecretFile={secret}"]
+
+
+def wait_for(procs, proc, pattern, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        log = procs.stderr_of(proc)
+        if len(re.findall(pattern, log, re.M)) > 0:
+            return log
+        time.sleep(0.05)
+    raise AssertionError(f"never saw {pattern!r} in:\n{procs.stderr_of(proc)}")
+
+
+@pytest.fixture
+def cluster(procs, thread_manager, secret_file):
+    """Two thread servers of two threads each; returns (address, servers)."""
+    servers = []
+    for _ in range(2):
+        servers.append(procs.start([JAVA, *node_options(thread_manager, secret_file),
+                                    "-XX:DjavaThreadServer=2", "djava.runtime.ThreadServer"]))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        log = procs.stderr_of(procs.thread_manager)
+        if len(re.findall(r"server '\S+' \(id \d+, capacity 2\) registered", log)) == 2:
+            return thread_manager, servers
+        time.sleep(0.05)
+    raise AssertionError("thread servers did not register:\n" + procs.stderr_of(procs.thread_manager))
+
+
+def run(cluster, secret_file, classes, scenario, timeout=180):
+    address, _ = cluster
+    return subprocess.run([JAVA, *node_options(address, secret_file), "-cp", classes, "Dist",
+                           scenario], capture_output=True, text=True, timeout=timeout)
+
+
+def test_four_threads_run_on_both_servers_in_other_processes(cluster, secret_file, classes):
+    p = run(cluster, secret_file, classes, "placement")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "squares 0,1,4,9" in p.stdout
+    m = re.search(r"launcher (\d+) workers \[([\d, ]+)\]", p.stdout)
+    launcher, workers = m.group(1), set(m.group(2).split(", "))
+    server_pids = {str(s.pid) for s in cluster[1]}
+    assert launcher not in workers
+    assert workers == server_pids, "4 threads on 2 servers must use both"
+
+
+def test_statics_are_shared_and_initialized_once(cluster, secret_file, classes):
+    p = run(cluster, secret_file, classes, "statics")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "counter 2000 slots [10, 11, 12, 13]" in p.stdout
+    stamp = re.search(r"main saw (stamp-\d+)", p.stdout).group(1)
+    seen = re.findall(r"bumper \d saw (stamp-\d+)", p.stdout)
+    assert seen == [stamp] * 4, "<clinit> ran again on a thread server"
+
+
+def test_synchronized_counter_is_exact(cluster, secret_file, classes):
+    p = run(cluster, secret_file, classes, "counter")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "total 1200" in p.stdout
+
+
+def test_bounded_buffer_with_wait_and_notify_all(cluster, secret_file, classes):
+    p = run(cluster, secret_file, classes, "buffer")
+    assert p.returncode == 0, p.stdout + p.stderr
+    m = re.search(r"consumed (\d+) expected (\d+)", p.stdout)
+    assert m and m.group(1) == m.group(2), p.stdout
+
+
+def test_uncaught_exception_is_reported_at_the_launcher(cluster, secret_file, classes):
+    p = run(cluster, secret_file, classes, "uncaught")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert 'Exception in thread "boomer" java.lang.IllegalStateException: boom on a thread server' \
+        in p.stderr
+    assert re.search(r"^\tat Dist\$Boom\.run\(Dist\.java:\d+\)$", p.stderr, re.M), p.stderr
+    assert "after boom alive=false" in p.stdout
+
+
+def test_system_exit_on_a_thread_server_ends_the_program_with_its_status(cluster, secret_file,
+                                                                        classes):
+    p = run(cluster, secret_file, classes, "exit", timeout=60)
+    assert p.returncode == 7, p.stdout + p.stderr
+    assert "exiting with 7" in p.stdout
+    assert "still here" not in p.stdout
+
+
+def test_remote_console_lines_are_whole_and_in_order_per_thread(cluster, secret_file, classes):
+    p = run(cluster, secret_file, classes, "console")
+    assert p.returncode == 0, p.stdout + p.stderr
+    for k in range(3):
+        lines = [l for l in p.stdout.splitlines() if l.startswith(f"talker {k} ")]
+        assert lines == [f"talker {k} line {i}" for i in range(20)]
+        assert f"talker {k} done" in p.stderr.splitlines()
+    assert p.stdout.splitlines()[-1] == "console done"
+
+
+def test_is_alive_and_daemon_threads(cluster, secret_file, classes):
+    p = run(cluster, secret_file, classes, "alive", timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "before start alive=false" in p.stdout
+    assert "started alive=true" in p.stdout
+
+
+def test_a_killed_thread_server_fails_the_program_with_a_clear_error(cluster, secret_file, classes,
+                                                                    procs):
+    address, servers = cluster
+    p = procs.start([JAVA, *node_options(address, secret_file), "-cp", classes, "Dist", "linger"])
+    assert read_line(p, timeout=60) == "lingering"
+    time.sleep(1.0)  # the sleeper is running on a server by now
+    for s in servers:
+        s.send_signal(signal.SIGKILL)
+    out, _ = p.communicate(timeout=90)
+    err = procs.stderr_of(p)
+    assert p.returncode == 1, out + err
+    assert "the sleeper ended" not in out
+    # The reason names the server (its name is host:pid).
+    server_pids = "|".join(str(s.pid) for s in servers)
+    assert re.search(rf"djava: the program failed: .*\S+:({server_pids})\b", err), err
