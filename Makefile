@@ -102,9 +102,12 @@ $(RUNTIME_JAR): $(RUNTIME_SOURCES) $(BASE_STAMP)
 jdk-ref: $(JVM)/libjvm-ref.so $(BASE_STAMP)
 	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-ref.so $(BUILD)/jdk-ref
 
-launcher: $(BUILD)/bin/djava
+# djava (the java command), thread-server (a workstation's daemon) and
+# djava-cluster (a whole cluster on one workstation); docs in README.md.
+LAUNCHER_SCRIPTS := $(addprefix $(BUILD)/bin/,djava thread-server djava-cluster)
+launcher: $(LAUNCHER_SCRIPTS)
 
-$(BUILD)/bin/djava: jvm/bin/djava
+$(LAUNCHER_SCRIPTS): $(BUILD)/bin/%: jvm/bin/%
 	install -D -m 755 $< $@
 
 # ---- patch workflow ---------------------------------------------------------

@@ -297,10 +297,9 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
       const auto& f = ev.failed();
       uint64_t program = f.thread().program();
       if (f.thread().thread() == 0) {
-        // The whole program failed: every blocked thread of it ends now.
+        // The whole program failed (or ended): every blocked thread of it
+        // ends now, with the reason as its error.
         failed_programs_.emplace(program, f.error());
-        std::fprintf(stderr, "djava monitor client: program %llu failed: %s\n",
-                     static_cast<unsigned long long>(program), f.error().c_str());
         for (auto it = pending_.begin(); it != pending_.end();) {
           if (it->first.program == program) {
             local_.Forget(it->second->obj, it->first);

@@ -18,6 +18,7 @@
 #include "memory/universe.hpp"
 #include "oops/instanceKlass.hpp"
 #include "oops/klass.inline.hpp"
+#include "classfile/moduleEntry.hpp"
 #include "oops/instanceMirrorKlass.hpp"
 #include "oops/oop.inline.hpp"
 #include "oops/oopHandle.inline.hpp"
@@ -36,7 +37,9 @@ size_t DsoStatics::static_block_size(InstanceKlass* ik) {
 
 // The program a class belongs to, or 0 for the JDK's and djava's own.
 static uint64_t program_of_class(InstanceKlass* ik) {
-  if (ik->is_hidden() || ik->class_loader() == NULL) {
+  // The program's own classes come from its class path: the unnamed module.
+  // (The application class loader also defines JDK modules, e.g. javac's.)
+  if (ik->is_hidden() || ik->class_loader() == NULL || ik->module()->is_named()) {
     return 0;
   }
   if (!DsoNode::is_thread_server()) {

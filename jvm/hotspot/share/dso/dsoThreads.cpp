@@ -136,6 +136,20 @@ bool DsoThreads::belongs_to_program(oop thread) {
   return java_lang_ThreadGroup::parent(group) != NULL;
 }
 
+// Shutdown hooks run on the node that is shutting down.
+static bool started_by_shutdown(JavaThread* current) {
+  ResourceMark rm(current);
+  RegisterMap reg_map(current);
+  int depth = 0;
+  for (javaVFrame* vf = current->last_java_vframe(&reg_map); vf != NULL && depth < 6;
+       vf = vf->java_sender(), depth++) {
+    if (vf->method()->method_holder()->name()->equals("java/lang/ApplicationShutdownHooks")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   if (!DsoNode::is_member() || !DjavaShipThreads ||
       (DsoNode::is_thread_server() && program_of(current->threadObj()) == 0)) {
@@ -143,8 +157,9 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   }
   HandleMark hm(current);
   Handle thread(current, JNIHandles::resolve_non_null(jthread));
-  if (!belongs_to_program(thread()) || java_lang_Thread::thread(thread()) != NULL) {
-    return false;  // local, or started already: the usual path says so
+  if (!belongs_to_program(thread()) || java_lang_Thread::thread(thread()) != NULL ||
+      started_by_shutdown(current)) {
+    return false;  // local, or started already (the usual path says so)
   }
   JavaThread* THREAD = current;
   bool daemon = java_lang_Thread::is_daemon(thread());
