@@ -154,10 +154,13 @@ bench: all
 	bench/monitor/run-bench | tee bench/results/monitor.md
 
 # ---- demo --------------------------------------------------------------------
-# Until the distributed heap lands, the demo runs the multithreaded matrix
-# multiply on build/jdk in one process.
+# A real distributed run: djava starts a private cluster on loopback (a
+# sos-server, a thread-manager, two thread servers), the multiply's four
+# threads run in the thread servers' processes, and the launcher prints its
+# shared-heap statistics.
 demo: all
 	@mkdir -p $(BUILD)/demo
 	$(BASE_IMAGE)/bin/javac -d $(BUILD)/demo bench/apps/MatrixMultiply.java
-	@echo "== djava demo: matrix multiply, 4 threads, on $$($(BUILD)/bin/djava -version 2>&1 | tail -1)"
-	$(BUILD)/bin/djava -cp $(BUILD)/demo MatrixMultiply 160 4
+	@echo "== djava demo: matrix multiply, 4 threads, on a private cluster of 2 thread servers"
+	DJAVA_THREAD_SERVERS=2 $(BUILD)/bin/djava -XX:+PrintDistributedStatistics \
+	    -cp $(BUILD)/demo MatrixMultiply 160 4

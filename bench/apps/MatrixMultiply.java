@@ -18,12 +18,7 @@ public class MatrixMultiply {
         long start = System.nanoTime();
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
-            int from = n * t / threads, to = n * (t + 1) / threads;
-            workers[t] = new Thread(() -> {
-                multiplyRows(a, b, c, from, to);
-                System.out.println(Thread.currentThread().getName() + ": rows " + from + ".." + (to - 1)
-                        + " computed in process " + ProcessHandle.current().pid());
-            }, "worker-" + t);
+            workers[t] = new Band(a, b, c, n * t / threads, n * (t + 1) / threads, "worker-" + t);
             workers[t].start();
         }
         for (Thread w : workers) {
@@ -44,6 +39,28 @@ public class MatrixMultiply {
         System.out.printf("%dx%d product by %d threads: correct, %.1f ms (launcher process %d, VM %s)%n",
                 n, n, threads, elapsed / 1e6, ProcessHandle.current().pid(),
                 ManagementFactory.getRuntimeMXBean().getVmName());
+    }
+
+    /** One band of result rows, computed by its own thread. */
+    static final class Band extends Thread {
+        private final double[][] a, b, c;
+        private final int from, to;
+
+        Band(double[][] a, double[][] b, double[][] c, int from, int to, String name) {
+            super(name);
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.from = from;
+            this.to = to;
+        }
+
+        @Override
+        public void run() {
+            multiplyRows(a, b, c, from, to);
+            System.out.println(getName() + ": rows " + from + ".." + (to - 1)
+                    + " computed in process " + ProcessHandle.current().pid());
+        }
     }
 
     static double[][] fill(int n, int seed) {

@@ -34,6 +34,11 @@
           "build/bin/thread-server starts it). 0: a program's launcher")      \
           range(0, 100000)                                                    \
                                                                               \
+  product(bool, PrintDistributedStatistics, false,                            \
+          "At exit, print this node's shared-heap statistics: threads "       \
+          "shipped, objects published, misses, invalidations, flushes and "   \
+          "bytes moved")                                                      \
+                                                                              \
   product(bool, DjavaShipThreads, true, DIAGNOSTIC,                           \
           "Thread.start() of a program's thread on a cluster node runs it on "\
           "a thread server. Off: threads stay on their node, which still "    \

@@ -25,6 +25,7 @@
 #include "oops/oop.inline.hpp"
 #include "oops/oopHandle.inline.hpp"
 #include "oops/typeArrayKlass.hpp"
+#include "runtime/atomic.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/synchronizer.hpp"
@@ -34,6 +35,11 @@
 extern struct JavaVM_ main_vm;
 
 djava_sos_client* DsoHeap::_client = NULL;
+static volatile size_t published = 0;
+
+size_t DsoHeap::published_count() {
+  return Atomic::load(&published);
+}
 
 // ---- what may be shared -------------------------------------------------------
 
@@ -115,6 +121,7 @@ static uint publish_one(Thread* current, oop obj) {
   // Held strongly: this node has the only copy until another asks for it.
   e->_pin = OopHandle(Universe::vm_global(), obj);
   DsoNode::lib().djava_sos_set_user(chunk, index);
+  Atomic::inc(&published);
   log_trace(dso)("published " UINT64_FORMAT_X " (%s)", id, k->external_name());
   return index;
 }

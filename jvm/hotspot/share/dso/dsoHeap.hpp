@@ -67,6 +67,8 @@ class DsoHeap : AllStatic {
   static void end_access(oop obj);
 
   static uint64_t id_of(oop replica);
+  // Objects this node published (PrintDistributedStatistics).
+  static size_t published_count();
   // Why obj cannot be shared, or NULL if it can.
   static const char* unshareable_reason(oop obj);
 

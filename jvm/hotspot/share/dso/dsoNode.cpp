@@ -8,6 +8,8 @@
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoThreads.hpp"
+#include "dso/dsoReplicaTable.hpp"
+#include "utilities/ostream.hpp"
 #include "classfile/symbolTable.hpp"
 #include "classfile/systemDictionary.hpp"
 #include "classfile/vmSymbols.hpp"
@@ -234,6 +236,18 @@ void DsoNode::leave(JavaThread* current) {
     DsoMonitors::set_client(NULL);
     _lib.djava_monitor_close(_monitors);
     _monitors = NULL;
+  }
+  if (_sos != NULL && PrintDistributedStatistics) {
+    djava_sos_stats stats;
+    _lib.djava_sos_get_stats(_sos, &stats);
+    tty->print_cr("djava statistics of %s (%s): threads shipped %zu, objects published %zu, "
+                  "replicas %zu; cache misses " UINT64_FORMAT " (upgrades " UINT64_FORMAT "), "
+                  "invalidations " UINT64_FORMAT ", flushes " UINT64_FORMAT ", bytes in "
+                  UINT64_FORMAT ", out " UINT64_FORMAT, _node_name,
+                  is_thread_server() ? "thread server" : "launcher", DsoThreads::shipped_count(),
+                  DsoHeap::published_count(), DsoReplicaTable::live_count(), stats.misses,
+                  stats.upgrades, stats.invalidations, stats.flushes, stats.bytes_in,
+                  stats.bytes_out);
   }
   if (_sos != NULL) {
     DsoHeap::set_client(NULL);

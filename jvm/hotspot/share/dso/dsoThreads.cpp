@@ -19,6 +19,7 @@
 #include "oops/instanceKlass.hpp"
 #include "oops/oop.inline.hpp"
 #include "runtime/handles.inline.hpp"
+#include "runtime/atomic.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/javaCalls.hpp"
 #include "runtime/jniHandles.inline.hpp"
@@ -51,6 +52,8 @@ LocalField local_fields[max_local_fields];
 int local_field_count = 0;
 int group_offset = -1;
 int context_loader_offset = -1;
+
+volatile size_t shipped = 0;
 
 // The launching node's remote non-daemon threads (await_remote_threads).
 Monitor* remote_threads_lock = NULL;
@@ -85,6 +88,10 @@ void DsoThreads::initialize() {
   remote_threads_lock = new Monitor(Mutex::nonleaf, "DsoRemoteThreads_lock", true,
                                     Mutex::_safepoint_check_always);
   shipped_non_daemon = new (ResourceObj::C_HEAP, mtInternal) GrowableArray<uint64_t>(8, mtInternal);
+}
+
+size_t DsoThreads::shipped_count() {
+  return Atomic::load(&shipped);
 }
 
 bool DsoThreads::is_node_local_field(Klass* k, int offset, int* size) {
@@ -196,6 +203,7 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
                            ? java_lang_String::as_utf8_string(java_lang_Thread::name(thread()))
                            : "?", DsoNode::lib().djava_tm_last_error()), true);
   }
+  Atomic::inc(&shipped);
   log_info(dso)("shipped thread " UINT64_FORMAT_X " (%s)%s", id, thread->klass()->external_name(),
                 daemon ? ", a daemon" : "");
   return true;

@@ -63,6 +63,8 @@ class DsoThreads : AllStatic {
   // Whether a Thread is the program's (it ships) rather than one the JDK
   // or djava started for the node's own work.
   static bool belongs_to_program(oop thread);
+  // How many threads this node shipped (PrintDistributedStatistics).
+  static size_t shipped_count();
   // The program a shipped thread belongs to; 0 for a node-local thread.
   static uint64_t program_of(oop thread_obj);
   // The program objects made by the current thread belong to.
