@@ -229,3 +229,18 @@ def test_holds_lock_and_unowned_wait_on_a_shared_object(nodes):
     assert a.ask("holds") == "holds false true"
     assert a.ask("unowned-wait") == "refused current thread is not owner"
     a.close()
+
+
+def test_an_object_that_cannot_be_shared_is_refused_where_it_does_not_live(nodes):
+    a, b = nodes(), nodes()
+    root = publish(a)
+    b.ask(f"attach {root}")
+    assert a.ask("foreign-set") == "set"
+    answer = b.ask("foreign-use")
+    assert answer.startswith("refused djava: cannot read a java.io.FileDescriptor of node "), answer
+    assert "it holds a file descriptor of this node" in answer
+    b.ask("write 31")  # a's copy is invalidated: it reads the reference back
+    assert fields(a.ask("show"))["i"] == "31"
+    assert a.ask("foreign-use") == "valid true same true", "the owner must get its own object back"
+    a.close()
+    b.close()

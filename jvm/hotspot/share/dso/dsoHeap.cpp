@@ -150,12 +150,7 @@ uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
 }
 
 uint DsoHeap::publish_referenced(oop obj) {
-  const char* why = unshareable_reason(obj);
-  if (why != NULL) {
-    ResourceMark rm;
-    fatal("djava: a shared object references a %s, which cannot be shared: %s",
-          obj->klass()->external_name(), why);
-  }
+  assert(unshareable_reason(obj) == NULL, "the encoding makes it foreign instead");
   uint index = publish_one(Thread::current(), obj);
   if (index == 0) {
     ResourceMark rm;
@@ -163,6 +158,66 @@ uint DsoHeap::publish_referenced(oop obj) {
           "while locked", obj->klass()->external_name());
   }
   return index;
+}
+
+// ---- foreign objects ---------------------------------------------------------------
+
+static GrowableArray<OopHandle>* foreign_objects = NULL;
+
+static Mutex* foreign_lock() {
+  static Mutex* lock = new Mutex(Mutex::leaf, "DsoForeign_lock", true, Mutex::_safepoint_check_never);
+  return lock;
+}
+
+uint32_t DsoHeap::foreign_number(oop obj) {
+  MutexLocker ml(foreign_lock(), Mutex::_no_safepoint_check_flag);
+  if (foreign_objects == NULL) {
+    foreign_objects = new (ResourceObj::C_HEAP, mtInternal) GrowableArray<OopHandle>(8, mtInternal);
+  }
+  for (int i = 0; i < foreign_objects->length(); i++) {
+    if (foreign_objects->at(i).peek() == obj) {
+      return (uint32_t)i + 1;
+    }
+  }
+  // Held for good: other nodes may hand the reference back.
+  foreign_objects->append(OopHandle(Universe::vm_global(), obj));
+  return (uint32_t)foreign_objects->length();
+}
+
+oop DsoHeap::foreign_object(uint32_t number) {
+  MutexLocker ml(foreign_lock(), Mutex::_no_safepoint_check_flag);
+  if (foreign_objects == NULL || number == 0 || (int)number > foreign_objects->length()) {
+    return NULL;
+  }
+  return foreign_objects->at((int)number - 1).resolve();
+}
+
+oop DsoHeap::foreign_replica(JavaThread* current, uint64_t program, uint32_t owner_node,
+                             uint32_t number, const char* class_name, TRAPS) {
+  uint64_t id = (UCONST64(1) << 63) | ((uint64_t)(owner_node & 0x7fffffff) << 32) | number;
+  uint index = DsoReplicaTable::index_of(id);
+  if (index != 0) {
+    return DsoReplicaTable::replica(index);
+  }
+  Klass* k = resolve_class(current, program, class_name, CHECK_NULL);
+  if (!k->is_instance_klass()) {
+    THROW_MSG_NULL(vmSymbols::java_lang_InternalError(),
+                   err_msg("djava: a foreign %s cannot be an array", class_name));
+  }
+  InstanceKlass* ik = InstanceKlass::cast(k);
+  ik->initialize(CHECK_NULL);
+  oop fresh = ik->allocate_instance(CHECK_NULL);
+  uint hash = (uint)((id * 0x9E3779B97F4A7C15ULL) >> 40) & markWord::hash_mask;
+  index = DsoReplicaTable::materialize(current, fresh, id, hash != 0 ? hash : 1);
+  if (index == 0) {
+    THROW_MSG_NULL(vmSymbols::java_lang_OutOfMemoryError(), "djava: this node's replica table is full");
+  }
+  oop replica = DsoReplicaTable::replica(index);
+  if (replica == fresh) {
+    // No chunk: every access is refused (DsoInterpreter, DsoAccess).
+    DsoReplicaTable::entry(index)->_pin = OopHandle(Universe::vm_global(), fresh);
+  }
+  return replica;
 }
 
 uint64_t DsoHeap::id_of(oop replica) {

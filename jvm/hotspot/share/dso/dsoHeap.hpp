@@ -40,9 +40,21 @@ class DsoHeap : AllStatic {
   // an object that cannot be shared (native state, locked).
   static uint64_t publish(JavaThread* current, Handle obj, TRAPS);
   // The same for a local object met while encoding; returns its replica
-  // index. Must not safepoint; fatal if obj cannot be shared, since the
-  // store that made it reachable should have refused it.
+  // index. Must not safepoint. obj must be shareable (see foreign_number).
   static uint publish_referenced(oop obj);
+
+  // An object of this node that cannot be shared but that a shared object
+  // references ("foreign" elsewhere): its number here, so that this node
+  // maps the reference back to it. Must not safepoint.
+  static uint32_t foreign_number(oop obj);
+  static oop foreign_object(uint32_t number);
+  // On another node, what such a reference reads as: an instance of its
+  // class that refuses every use, naming the class and its node.
+  static oop foreign_replica(JavaThread* current, uint64_t program, uint32_t owner_node,
+                             uint32_t number, const char* class_name, TRAPS);
+  // Ids of foreign replicas: the top bit, then the owner node and number.
+  static bool is_foreign_id(uint64_t id) { return (id >> 63) != 0; }
+  static uint32_t foreign_owner(uint64_t id) { return (uint32_t)((id >> 32) & 0x7fffffff); }
 
   // The replica of shared object id, made empty if this node has none.
   // class_name in internal form.

@@ -20,6 +20,15 @@
 static void refuse(JavaThread* current, oop obj, const char* what) {
   ResourceMark rm(current);
   uint index = DsoMark::index(obj->mark());
+  uint64_t id = DsoReplicaTable::entry(index)->_global_id;
+  if (DsoHeap::is_foreign_id(id)) {
+    const char* why = DsoHeap::unshareable_reason(obj);
+    Exceptions::fthrow(current, __FILE__, __LINE__, vmSymbols::java_lang_IllegalStateException(),
+                       "djava: cannot %s a %s of node %u on this node: %s", what,
+                       obj->klass()->external_name(), DsoHeap::foreign_owner(id),
+                       why != NULL ? why : "it cannot be shared");
+    return;
+  }
   Exceptions::fthrow(current, __FILE__, __LINE__, vmSymbols::java_lang_InternalError(),
                      "djava: cannot %s shared object " UINT64_FORMAT_X " (%s) on this node: "
                      "it has no shared-object cache here", what,

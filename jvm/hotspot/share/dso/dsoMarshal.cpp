@@ -13,6 +13,7 @@
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoStatics.hpp"
+#include "dso/dsoNode.hpp"
 #include "classfile/vmClasses.hpp"
 #include "oops/fieldStreams.inline.hpp"
 #include "runtime/signature.hpp"
@@ -141,9 +142,17 @@ RefEntry entry_for(oop v, BlobWriter* blob) {
     e.kind_index = (DsoMarshal::ref_class << kind_shift) | blob->add(name, strlen(name));
     return e;
   }
-  uint index = DsoMark::is_shared(v->mark()) ? DsoMark::index(v->mark())
-                                             : DsoHeap::publish_referenced(v);
   const char* name = v->klass()->name()->as_C_string();
+  bool shared = DsoMark::is_shared(v->mark());
+  uint64_t shared_id = shared ? DsoReplicaTable::entry(DsoMark::index(v->mark()))->_global_id : 0;
+  if ((!shared && DsoHeap::unshareable_reason(v) != NULL) || DsoHeap::is_foreign_id(shared_id)) {
+    // Stays with its node; a foreign replica passes its owner's name on.
+    e.a = shared ? (shared_id & 0xffffffff) : DsoHeap::foreign_number(v);
+    e.reserved = shared ? DsoHeap::foreign_owner(shared_id) : DsoNode::node_number();
+    e.kind_index = (DsoMarshal::ref_foreign << kind_shift) | blob->add(name, strlen(name));
+    return e;
+  }
+  uint index = shared ? DsoMark::index(v->mark()) : DsoHeap::publish_referenced(v);
   e.a = DsoReplicaTable::entry(index)->_global_id;
   e.b = (uint32_t)v->mark().hash();
   e.kind_index = (DsoMarshal::ref_shared << kind_shift) | blob->add(name, strlen(name));
@@ -226,6 +235,16 @@ oop resolve_entry(JavaThread* current, uint64_t program, const RefEntry& e, cons
     }
     case DsoMarshal::ref_shared:
       return DsoHeap::replica_of(current, program, e.a, text, e.b, e.length, THREAD);
+    case DsoMarshal::ref_foreign:
+      if (e.reserved == DsoNode::node_number()) {
+        oop mine = DsoHeap::foreign_object((uint32_t)e.a);
+        if (mine == NULL) {
+          THROW_MSG_NULL(vmSymbols::java_lang_InternalError(),
+                         "djava: a reference to an object of this node that it never gave out");
+        }
+        return mine;
+      }
+      return DsoHeap::foreign_replica(current, program, e.reserved, (uint32_t)e.a, text, THREAD);
     default:
       THROW_MSG_NULL(vmSymbols::java_lang_InternalError(), "djava: unknown reference kind");
   }

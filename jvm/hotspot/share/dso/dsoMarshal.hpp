@@ -16,6 +16,9 @@
  *                           length = the array length for an array
  *     string        kind 2: index = its value (modified UTF-8); b = 1 if interned
  *     class         kind 3: index = class name (internal form, or a primitive's name)
+ *     foreign       kind 4: an object that cannot be shared (native state): a =
+ *                   its number on its node, reserved = that node, index = class
+ *                   name; elsewhere it reads as an object refusing every use
  *   blob: u32 count, then count times (u32 length, bytes): the names and
  *         string values the entries index
  *
@@ -39,7 +42,7 @@ class JavaThread;
 
 class DsoMarshal : AllStatic {
  public:
-  enum RefKind { ref_null = 0, ref_shared = 1, ref_string = 2, ref_class = 3 };
+  enum RefKind { ref_null = 0, ref_shared = 1, ref_string = 2, ref_class = 3, ref_foreign = 4 };
   static const size_t ref_entry_size = 24;
 
   // Encodes obj into buffer when it fits in capacity; returns the encoded

@@ -16,6 +16,8 @@
 //                      the waiter saw
 //   holds              Thread.holdsLock(root) outside and inside synchronized
 //   unowned-wait       root.wait() without the monitor
+//   foreign-set        root.handle = FileDescriptor.out (cannot be shared)
+//   foreign-use        uses root.handle: "valid V same S" or "refused MSG"
 // A failing command answers "error " and the exception.
 import djava.runtime.Node;
 import java.io.BufferedReader;
@@ -27,6 +29,7 @@ public class HeapProbe {
         boolean z; byte b; char c; short s; int i; long j; float f; double d;
         String text; String interned; Box other; Class<?> type;
         int[] ints; long[] longs; double[] doubles; char[] chars; Object[] objs;
+        Object handle;
     }
 
     static Box root;
@@ -202,6 +205,17 @@ public class HeapProbe {
                 } catch (InterruptedException e) {
                     return "interrupted";
                 }
+            case "foreign-set":
+                root.handle = java.io.FileDescriptor.out;
+                return "set";
+            case "foreign-use": {
+                java.io.FileDescriptor fd = (java.io.FileDescriptor) root.handle;
+                try {
+                    return "valid " + fd.valid() + " same " + (fd == java.io.FileDescriptor.out);
+                } catch (IllegalStateException e) {
+                    return "refused " + e.getMessage();
+                }
+            }
             default:
                 return "unknown command " + w[0];
         }
