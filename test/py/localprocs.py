@@ -16,6 +16,11 @@ import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.path.join(ROOT, "build", "bin")
+# The djava JDK image (its java runs cluster nodes) and the pinned stock
+# JDK's javac, which compiles the test programs.
+JDK = os.path.join(ROOT, "build", "jdk")
+JAVA = os.path.join(JDK, "bin", "java")
+JAVAC = os.path.join(ROOT, "build", "jvm", "base-image", "bin", "javac")
 
 
 def binary(name, directory=BIN):

@@ -11,10 +11,8 @@ import time
 
 import pytest
 
-from localprocs import ROOT, free_port, read_line, write_secret
+from localprocs import JAVA, JAVAC, JDK, ROOT, free_port, read_line, write_secret
 
-JAVA = os.path.join(ROOT, "build", "jdk", "bin", "java")
-JAVAC = os.path.join(ROOT, "build", "jvm", "base-image", "bin", "javac")
 
 PROGRAM = """
 public class Node {

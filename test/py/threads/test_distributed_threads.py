@@ -13,11 +13,8 @@ import time
 
 import pytest
 
-from localprocs import ROOT, read_line
+from localprocs import JAVA, JAVAC, JDK, ROOT, read_line
 
-JDK = os.path.join(ROOT, "build", "jdk")
-JAVA = os.path.join(JDK, "bin", "java")
-JAVAC = os.path.join(ROOT, "build", "jvm", "base-image", "bin", "javac")
 PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
 
 

@@ -171,6 +171,13 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
       }
     }
   }
+  record(index, h, global_id);
+  return index;
+}
+
+// The entry of a newly tagged replica.
+void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id) {
+  assert_lock_strong(_lock);
   DsoReplica* e = &_entries[index];
   e->_replica = WeakHandle(_storage, h);
   e->_pin = OopHandle();
@@ -179,7 +186,6 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
   e->_next_free = 0;
   _id_to_index->put(global_id, index);
   _live++;
-  return index;
 }
 
 uint DsoReplicaTable::materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash) {
@@ -215,14 +221,7 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
       break;
     }
   }
-  DsoReplica* e = &_entries[index];
-  e->_replica = WeakHandle(_storage, h);
-  e->_pin = OopHandle();
-  e->_global_id = global_id;
-  e->_chunk = NULL;
-  e->_next_free = 0;
-  _id_to_index->put(global_id, index);
-  _live++;
+  record(index, h, global_id);
   log_trace(dso)("replica of " UINT64_FORMAT_X " at index %u (%s)", global_id, index,
                  obj->klass()->external_name());
   return index;

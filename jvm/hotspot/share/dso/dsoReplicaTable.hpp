@@ -77,6 +77,7 @@ class DsoReplicaTable : AllStatic {
  private:
   static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash);
   static uint install_stack_locked(Thread* current, Handle h, uint64_t global_id);
+  static void record(uint index, Handle h, uint64_t global_id);
   static size_t reclaim_dead_locked();
   static uint allocate_index();
   static void free_index(uint index);
