@@ -99,6 +99,20 @@ djava_sos_status djava_sos_load(djava_sos_chunk* chunk, djava_sos_error* error) 
   return chunk->client->Access(chunk, false, slot.get(error));
 }
 
+int djava_sos_try_load(djava_sos_chunk* chunk) {
+  uint64_t w = chunk->word.load(std::memory_order_relaxed);
+  return (w & kStateMask) != 0 && !(w & kBlocked) &&
+         chunk->word.compare_exchange_weak(w, w + kPin, std::memory_order_acquire,
+                                           std::memory_order_relaxed);
+}
+
+int djava_sos_try_lock(djava_sos_chunk* chunk) {
+  uint64_t w = chunk->word.load(std::memory_order_relaxed);
+  return (w & (kStateMask | kBlocked)) == kStateM &&
+         chunk->word.compare_exchange_weak(w, w + kPin, std::memory_order_acquire,
+                                           std::memory_order_relaxed);
+}
+
 djava_sos_status djava_sos_lock(djava_sos_chunk* chunk, djava_sos_error* error) {
   uint64_t w = chunk->word.load(std::memory_order_relaxed);
   if ((w & (kStateMask | kBlocked)) == kStateM &&

@@ -124,6 +124,12 @@ uintptr_t djava_sos_user(const djava_sos_chunk* chunk);
 /* Begin a read (load) or write (lock) access. */
 djava_sos_status djava_sos_load(djava_sos_chunk* chunk, djava_sos_error* error);
 djava_sos_status djava_sos_lock(djava_sos_chunk* chunk, djava_sos_error* error);
+/* The same when this node already holds the copy, never blocking and never
+ * calling back: 1 with the access begun, 0 when it would need the server
+ * (then call load or lock). For a caller that may not block here (the
+ * JVM's interpreter, in Java state). A spurious 0 is allowed. */
+int djava_sos_try_load(djava_sos_chunk* chunk);
+int djava_sos_try_lock(djava_sos_chunk* chunk);
 /* End the access begun by load or lock. */
 void djava_sos_release(djava_sos_chunk* chunk);
 

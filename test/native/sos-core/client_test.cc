@@ -157,6 +157,31 @@ TEST(SosClient, AWriteInvalidatesOtherReadCopies) {
   djava_sos_abandon(c);
 }
 
+TEST(SosClient, TryAccessSucceedsOnlyWithTheCopyHereAndNeverAsks) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(ca, 1);
+  djava_sos_chunk* cb = djava_sos_chunk_for(b, djava_sos_id(ca));
+  EXPECT_EQ(djava_sos_try_load(cb), 0) << "b has no copy yet";
+  EXPECT_EQ(djava_sos_try_lock(cb), 0);
+  djava_sos_stats stats{};
+  djava_sos_get_stats(b, &stats);
+  EXPECT_EQ(stats.misses, 0u) << "a try must not ask the server";
+  EXPECT_EQ(ReadU64(cb), 1u);  // b now holds a read copy
+  ASSERT_EQ(djava_sos_try_load(cb), 1);
+  djava_sos_release(cb);
+  EXPECT_EQ(djava_sos_try_lock(cb), 0) << "a read copy is not enough to write";
+  ASSERT_EQ(djava_sos_try_lock(ca), 0) << "a shares it now: a write needs the server";
+  WriteU64(ca, 2);
+  ASSERT_EQ(djava_sos_try_lock(ca), 1);
+  djava_sos_release(ca);
+  EXPECT_EQ(djava_sos_try_load(cb), 0) << "b's copy was invalidated";
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
 TEST(SosClient, ARevocationWaitsForTheAccessInProgress) {
   Server server;
   djava_sos_client* a = server.Connect("a");

@@ -318,7 +318,8 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
     THROW_MSG_NULL(vmSymbols::java_lang_InternalError(),
                    err_msg("djava: shared object " UINT64_FORMAT_X " has no valid identity hash", id));
   }
-  index = DsoReplicaTable::materialize(current, fresh, id, identity_hash);
+  djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
+  index = DsoReplicaTable::materialize(current, fresh, id, identity_hash, chunk);
   if (index == 0) {
     THROW_MSG_NULL(vmSymbols::java_lang_OutOfMemoryError(),
                    "djava: this node's replica table is full");
@@ -326,9 +327,8 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
   oop replica = DsoReplicaTable::replica(index);
   if (replica == fresh) {
     DsoReplica* e = DsoReplicaTable::entry(index);
-    e->_chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
     e->_pin = OopHandle(Universe::vm_global(), fresh);
-    DsoNode::lib().djava_sos_set_user(e->_chunk, index);
+    DsoNode::lib().djava_sos_set_user(chunk, index);
   }
   return replica;
 }

@@ -7,6 +7,7 @@
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMark.hpp"
+#include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "memory/resourceArea.hpp"
 #include "oops/klass.hpp"
@@ -55,6 +56,22 @@ JRT_ENTRY(void, DsoInterpreter::access_shared(JavaThread* current, oopDesc* obj,
   // The replica may have moved meanwhile: the interpreter takes it back.
   current->set_vm_result(h());
 JRT_END
+
+bool DsoInterpreter::try_access(oopDesc* obj, jboolean is_write) {
+  djava_sos_chunk* chunk = DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_chunk;
+  if (chunk == NULL) {
+    return false;
+  }
+  const DsoNodeLibrary& lib = DsoNode::lib();
+  if (is_write) {
+    return lib.djava_sos_try_lock(chunk) != 0;
+  }
+  if (lib.djava_sos_try_load(chunk) == 0) {
+    return false;
+  }
+  lib.djava_sos_release(chunk);
+  return true;
+}
 
 void DsoInterpreter::end_write(oopDesc* obj) {
   DsoHeap::end_access(obj);

@@ -34,12 +34,16 @@ class DsoInterpreter : AllStatic {
   static void access_shared(JavaThread* current, oopDesc* obj, jboolean is_write);
   // Ends a write's access, after its store.
   static void end_write(oopDesc* obj);
+  // The cached case without leaving Java state: true with the access begun
+  // (a read's already ended) when this node holds the copy it needs.
+  static bool try_access(oopDesc* obj, jboolean is_write);
 };
 
 // Used inside BytecodeInterpreter::run, where CALL_VM, THREAD and
 // handle_exception are defined.
 #define DSO_CHECK_ACCESS(obj, is_write)                                         \
-  if (DsoMark::is_shared((obj)->mark())) {                                      \
+  if (DsoMark::is_shared((obj)->mark()) &&                                      \
+      !DsoInterpreter::try_access((obj), (is_write))) {                         \
     CALL_VM(DsoInterpreter::access_shared(THREAD, (obj), (is_write)),           \
             handle_exception);                                                  \
     obj = (decltype(obj))THREAD->vm_result();                                   \

@@ -47,7 +47,9 @@ void DsoReplicaTable::initialize() {
   // the table's memory is reserved only when the first object is shared.
   _storage = OopStorageSet::create_weak("djava replica table", mtInternal);
   _storage->register_num_dead_callback(&gc_notification);
-  _lock = new Mutex(Mutex::leaf, "DsoReplicaTable_lock", true, Mutex::_safepoint_check_always);
+  // Never a safepoint while taking it: publication runs in flushes, which
+  // may happen on a Java thread's release in the interpreter (Java state).
+  _lock = new Mutex(Mutex::leaf, "DsoReplicaTable_lock", true, Mutex::_safepoint_check_never);
 }
 
 uint DsoReplicaTable::allocate_index() {
@@ -136,7 +138,7 @@ uint DsoReplicaTable::identity_hash_for_publication(Thread* current, oop obj) {
 // writes there; if another thread inflated the lock meanwhile (to hash the
 // object), the header moved into the ObjectMonitor and the tag follows it.
 uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t global_id) {
-  MutexLocker ml(current, _lock);
+  MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   uint index = allocate_index();
   if (index == 0) {
     return 0;
@@ -171,32 +173,34 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
       }
     }
   }
-  record(index, h, global_id);
+  record(index, h, global_id, NULL);
   return index;
 }
 
 // The entry of a newly tagged replica.
-void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id) {
+void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk) {
   assert_lock_strong(_lock);
   DsoReplica* e = &_entries[index];
   e->_replica = WeakHandle(_storage, h);
   e->_pin = OopHandle();
   e->_global_id = global_id;
-  e->_chunk = NULL;
+  e->_chunk = chunk;
   e->_next_free = 0;
   _id_to_index->put(global_id, index);
   _live++;
 }
 
-uint DsoReplicaTable::materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash) {
+uint DsoReplicaTable::materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash,
+                                  djava_sos_chunk* chunk) {
   HandleMark hm(current);
   Handle h(current, obj);
-  return install(current, h, global_id, identity_hash, true);
+  return install(current, h, global_id, identity_hash, true, chunk);
 }
 
-uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash) {
+uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,
+                              djava_sos_chunk* chunk) {
   assert(hash != markWord::no_hash && hash <= markWord::hash_mask, "bad identity hash %u", hash);
-  MutexLocker ml(current, _lock);
+  MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   if (Atomic::load(&_has_dead)) {
     reclaim_dead_locked();
   }
@@ -221,7 +225,7 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
       break;
     }
   }
-  record(index, h, global_id);
+  record(index, h, global_id, chunk);
   log_trace(dso)("replica of " UINT64_FORMAT_X " at index %u (%s)", global_id, index,
                  obj->klass()->external_name());
   return index;
@@ -232,7 +236,7 @@ oop DsoReplicaTable::replica(uint index) {
 }
 
 uint DsoReplicaTable::index_of(uint64_t global_id) {
-  MutexLocker ml(_lock);
+  MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   if (_id_to_index == NULL) {
     return 0;
   }
@@ -241,7 +245,7 @@ uint DsoReplicaTable::index_of(uint64_t global_id) {
 }
 
 size_t DsoReplicaTable::reclaim_dead() {
-  MutexLocker ml(_lock);
+  MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   return reclaim_dead_locked();
 }
 

@@ -53,7 +53,10 @@ class DsoReplicaTable : AllStatic {
   // hashed; identity_hash is the object's cluster-wide identity hash. If
   // global_id has a replica already (another thread materialized it first),
   // returns that one's index and leaves obj alone.
-  static uint materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash);
+  // chunk, the cache's handle of global_id, is in the entry before any
+  // other thread can find it.
+  static uint materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash,
+                          djava_sos_chunk* chunk = NULL);
 
   static DsoReplica* entry(uint index) {
     assert(index > 0 && index < _high_water, "index %u out of range", index);
@@ -75,9 +78,10 @@ class DsoReplicaTable : AllStatic {
   static size_t live_count() { return _live; }
 
  private:
-  static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash);
+  static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,
+                      djava_sos_chunk* chunk = NULL);
   static uint install_stack_locked(Thread* current, Handle h, uint64_t global_id);
-  static void record(uint index, Handle h, uint64_t global_id);
+  static void record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk);
   static size_t reclaim_dead_locked();
   static uint allocate_index();
   static void free_index(uint index);
