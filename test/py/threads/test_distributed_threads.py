@@ -121,6 +121,25 @@ def test_remote_console_lines_are_whole_and_in_order_per_thread(cluster, secret_
     assert p.stdout.splitlines()[-1] == "console done"
 
 
+def test_latches_and_atomics_work_across_nodes(cluster, secret_file, classes):
+    p = run(cluster, secret_file, classes, "latch")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "latched sum 1000" in p.stdout
+
+
+def test_interrupting_a_thread_waiting_on_another_node(cluster, secret_file, classes):
+    p = run(cluster, secret_file, classes, "interrupt")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "waiter interrupted alive=false" in p.stdout
+
+
+def test_a_volatile_flag_set_here_is_seen_by_a_thread_spinning_elsewhere(cluster, secret_file,
+                                                                       classes):
+    p = run(cluster, secret_file, classes, "spin")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "spinner saw the flag true alive=false" in p.stdout
+
+
 def test_is_alive_and_daemon_threads(cluster, secret_file, classes):
     p = run(cluster, secret_file, classes, "alive", timeout=60)
     assert p.returncode == 0, p.stdout + p.stderr

@@ -14,6 +14,7 @@
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
+#include "dso/dsoStatics.hpp"
 #include "runtime/mutexLocker.hpp"
 #include "utilities/growableArray.hpp"
 #include "jni.h"
@@ -88,13 +89,12 @@ static bool travels_by_value(oop obj) {
 // Makes obj shared with a new id from this node's range and a chunk in state
 // M; returns its replica index, or 0 if obj is locked (HotSpot's own lock
 // would hide the tag). No safepoint.
-static uint publish_one(Thread* current, oop obj) {
+static uint publish_one(Thread* current, oop obj, uint64_t program) {
   ResourceMark rm(current);
   Klass* k = obj->klass();
   djava_sos_meta meta;
   meta.class_name = k->name()->as_C_string();
-  meta.program = current->is_Java_thread() ? DsoThreads::current_program(current->as_Java_thread())
-                                            : DsoNode::program();
+  meta.program = program;
   meta.element_type = k->is_typeArray_klass() ? TypeArrayKlass::cast(k)->element_type()
                       : k->is_objArray_klass() ? T_OBJECT : 0;
   meta.array_length = obj->is_array() ? (uint32_t)((arrayOop)obj)->length() : 0;
@@ -139,7 +139,7 @@ uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
     THROW_MSG_0(vmSymbols::java_lang_IllegalArgumentException(),
                 err_msg("djava: a %s cannot be shared: %s", obj->klass()->external_name(), why));
   }
-  uint index = publish_one(current, obj());
+  uint index = publish_one(current, obj(), DsoThreads::current_program(current));
   if (index == 0) {
     ResourceMark rm(current);
     THROW_MSG_0(vmSymbols::java_lang_IllegalStateException(),
@@ -149,9 +149,9 @@ uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
   return DsoReplicaTable::entry(index)->_global_id;
 }
 
-uint DsoHeap::publish_referenced(oop obj) {
+uint DsoHeap::publish_referenced(oop obj, uint64_t program) {
   assert(unshareable_reason(obj) == NULL, "the encoding makes it foreign instead");
-  uint index = publish_one(Thread::current(), obj);
+  uint index = publish_one(Thread::current(), obj, program);
   if (index == 0) {
     ResourceMark rm;
     fatal("djava: a shared object references a %s locked on this node; it cannot be shared "
@@ -480,13 +480,21 @@ static size_t produce(void* context, djava_sos_chunk* chunk, uint64_t id, void* 
     log_error(dso)("chunk " UINT64_FORMAT_X " has no replica here to flush", id);
     return 0;
   }
+  // Objects the bytes reference that become shared here belong to the
+  // program of the object being flushed (not of whichever thread flushes).
+  const djava_sos_meta* meta = DsoNode::lib().djava_sos_meta_of(chunk);
+  oop replica = DsoReplicaTable::replica(index);
+  uint64_t program = meta != NULL && meta->program != 0 ? meta->program
+                     : java_lang_Class::is_instance(replica)
+                         ? DsoStatics::program_of(InstanceKlass::cast(java_lang_Class::as_Klass(replica)))
+                         : DsoThreads::current_program(current);
   if (current->thread_state() == _thread_in_native) {
     ThreadInVMfromNative in_vm(current);
-    return DsoMarshal::encode(DsoReplicaTable::replica(index), (u1*)buffer, capacity);
+    return DsoMarshal::encode(DsoReplicaTable::replica(index), (u1*)buffer, capacity, program);
   }
   // A Java thread whose release ended the last access: in Java or VM state,
   // where no safepoint can move the replica under us.
-  return DsoMarshal::encode(DsoReplicaTable::replica(index), (u1*)buffer, capacity);
+  return DsoMarshal::encode(DsoReplicaTable::replica(index), (u1*)buffer, capacity, program);
 }
 
 static void cache_thread_ending(void* context) {

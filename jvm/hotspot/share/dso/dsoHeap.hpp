@@ -41,7 +41,7 @@ class DsoHeap : AllStatic {
   static uint64_t publish(JavaThread* current, Handle obj, TRAPS);
   // The same for a local object met while encoding; returns its replica
   // index. Must not safepoint. obj must be shareable (see foreign_number).
-  static uint publish_referenced(oop obj);
+  static uint publish_referenced(oop obj, uint64_t program);
 
   // An object of this node that cannot be shared but that a shared object
   // references ("foreign" elsewhere): its number here, so that this node

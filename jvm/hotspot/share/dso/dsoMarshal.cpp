@@ -124,7 +124,7 @@ bool is_interned(oop string) {
 // The entry for a reference value v held by a shared object. A local
 // object it meets becomes shared here: its own references are encoded when
 // its bytes leave this node in turn.
-RefEntry entry_for(oop v, BlobWriter* blob) {
+RefEntry entry_for(oop v, BlobWriter* blob, uint64_t program) {
   RefEntry e = { 0, 0, 0, 0, 0 };
   if (v == NULL) {
     return e;
@@ -152,7 +152,7 @@ RefEntry entry_for(oop v, BlobWriter* blob) {
     e.kind_index = (DsoMarshal::ref_foreign << kind_shift) | blob->add(name, strlen(name));
     return e;
   }
-  uint index = shared ? DsoMark::index(v->mark()) : DsoHeap::publish_referenced(v);
+  uint index = shared ? DsoMark::index(v->mark()) : DsoHeap::publish_referenced(v, program);
   e.a = DsoReplicaTable::entry(index)->_global_id;
   e.b = (uint32_t)v->mark().hash();
   e.kind_index = (DsoMarshal::ref_shared << kind_shift) | blob->add(name, strlen(name));
@@ -317,7 +317,7 @@ size_t DsoMarshal::fixed_size(oop obj) {
   return instance_block_size(ik) + (size_t)reference_slots(ik) * ref_entry_size;
 }
 
-size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity) {
+size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program) {
   Klass* k = obj->klass();
   if (k->is_typeArray_klass()) {
     size_t size = fixed_size(obj);
@@ -334,7 +334,7 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity) {
   if (k->is_objArray_klass()) {
     objArrayOop array = (objArrayOop)obj;
     for (int i = 0; i < array->length(); i++) {
-      entries.append(entry_for(array->obj_at(i), &blob));
+      entries.append(entry_for(array->obj_at(i), &blob, program));
     }
   } else if (java_lang_Class::is_instance(obj)) {
     // A class's static fields: the static block, its references first.
@@ -342,7 +342,7 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity) {
     block = DsoStatics::static_block_size(owner);
     int base = DsoStatics::static_block_offset();
     for (int i = 0; i < owner->static_oop_field_count(); i++) {
-      entries.append(entry_for(obj->obj_field(base + i * heapOopSize), &blob));
+      entries.append(entry_for(obj->obj_field(base + i * heapOopSize), &blob, program));
     }
   } else {
     InstanceKlass* ik = InstanceKlass::cast(k);
@@ -354,7 +354,7 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity) {
         int size;
         // A node-local reference (a thread's group there, ...) stays home.
         oop v = DsoThreads::is_node_local_field(k, offset, &size) ? (oop)NULL : obj->obj_field(offset);
-        entries.append(entry_for(v, &blob));
+        entries.append(entry_for(v, &blob, program));
       }
     }
   }

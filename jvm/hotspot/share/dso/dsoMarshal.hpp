@@ -48,7 +48,8 @@ class DsoMarshal : AllStatic {
   // Encodes obj into buffer when it fits in capacity; returns the encoded
   // size either way. Every object obj references must be shared or travel
   // by value (the publication invariant, dsoHeap.hpp). No safepoint.
-  static size_t encode(oop obj, u1* buffer, size_t capacity);
+  // Local objects it references become shared as objects of program.
+  static size_t encode(oop obj, u1* buffer, size_t capacity, uint64_t program);
 
   // Puts bytes into the replica. Resolves referenced classes in program's
   // class loader (may load them) and makes empty replicas of referenced

@@ -8,6 +8,7 @@
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
+#include "dso/dsoThreads.hpp"
 #include "logging/log.hpp"
 #include "memory/resourceArea.hpp"
 #include "oops/oop.inline.hpp"
@@ -23,7 +24,7 @@ djava_monitor_client* DsoMonitors::_client = NULL;
 // interrupt status again. The wait then re-enters and waits again, which
 // Java allows (a spurious wake-up); nobody can notify meanwhile, because
 // this thread holds the monitor, so no notification is lost.
-static const jlong interrupt_check_ms = 50;
+static const jlong interrupt_check_ms = 50;  // as DsoThreads' poll interval
 
 uint64_t DsoMonitors::thread_key(JavaThread* thread) {
   oop thread_obj = thread->threadObj();
@@ -92,7 +93,7 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
   uint64_t key = thread_key(current);
   jlong deadline = millis > 0 ? os::javaTimeMillis() + millis : 0;
   while (true) {
-    if (interruptible && current->is_interrupted(true)) {
+    if (interruptible && DsoThreads::is_interrupted(current, true)) {
       THROW(vmSymbols::java_lang_InterruptedException());
     }
     jlong slice = interrupt_check_ms;
@@ -113,7 +114,7 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
     }
     if (status == DJAVA_MON_INTERRUPTED) {
       if (interruptible) {
-        current->is_interrupted(true);
+        DsoThreads::is_interrupted(current, true);
         THROW(vmSymbols::java_lang_InterruptedException());
       }
       continue;

@@ -35,8 +35,7 @@ size_t DsoStatics::static_block_size(InstanceKlass* ik) {
   return (size_t)ik->static_field_size() * wordSize;
 }
 
-// The program a class belongs to, or 0 for the JDK's and djava's own.
-static uint64_t program_of_class(InstanceKlass* ik) {
+uint64_t DsoStatics::program_of(InstanceKlass* ik) {
   // The program's own classes come from its class path: the unnamed module.
   // (The application class loader also defines JDK modules, e.g. javac's.)
   if (ik->is_hidden() || ik->class_loader() == NULL || ik->module()->is_named()) {
@@ -65,7 +64,7 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
   if (!DsoNode::is_member() || DsoNode::is_leaving()) {
     return false;
   }
-  uint64_t program = program_of_class(ik);
+  uint64_t program = program_of(ik);
   if (program == 0) {
     return false;
   }

@@ -32,6 +32,9 @@ class DsoStatics : AllStatic {
   // the cluster's (the initializer has then run here or elsewhere).
   static bool initialize(InstanceKlass* ik, TRAPS);
 
+  // The program a class belongs to, or 0 for the JDK's and djava's own.
+  static uint64_t program_of(InstanceKlass* ik);
+
   // The static-field region of a mirror, for the marshalling.
   static int static_block_offset();
   static size_t static_block_size(InstanceKlass* ik);

@@ -246,6 +246,71 @@ void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group,
   Thread::start(native_thread);
 }
 
+// ---- waiting across nodes ----------------------------------------------------------
+
+// How long a program's thread may block before it looks again at state
+// another node may have changed (its permit, its interrupt status).
+static const jlong poll_interval_ms = 50;
+
+void DsoThreads::bound_park(JavaThread* current, jboolean* is_absolute, jlong* time) {
+  if (!DsoNode::is_member() || DsoNode::is_leaving()) {
+    return;
+  }
+  oop thread_obj = current->threadObj();
+  if (thread_obj == NULL || !belongs_to_program(thread_obj)) {
+    return;
+  }
+  const jlong poll_ns = poll_interval_ms * NANOSECS_PER_MILLISEC;
+  if (*is_absolute) {
+    // An absolute deadline in ms since the epoch: keep it if it is sooner.
+    if (*time - os::javaTimeMillis() <= poll_interval_ms) {
+      return;
+    }
+    *is_absolute = false;
+    *time = poll_ns;
+  } else if (*time == 0 || *time > poll_ns) {
+    *time = poll_ns;
+  }
+}
+
+bool DsoThreads::runs_here(oop thread_obj) {
+  if (!DsoMark::is_shared(thread_obj->mark())) {
+    return true;
+  }
+  JavaThread* t = java_lang_Thread::thread(thread_obj);
+  if (t == NULL) {
+    return true;  // not started, or ended: the usual path says so
+  }
+  ThreadsListHandle tlh;
+  return tlh.includes(t);
+}
+
+bool DsoThreads::is_interrupted(JavaThread* current, bool clear) {
+  oop thread_obj = current->threadObj();
+  if (thread_obj == NULL || !DsoMark::is_shared(thread_obj->mark()) || !DsoNode::is_member()) {
+    return current->is_interrupted(clear);
+  }
+  JavaThread* THREAD = current;
+  Handle t(current, thread_obj);
+  DsoHeap::begin_access(current, t, false, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    CLEAR_PENDING_EXCEPTION;
+    return current->is_interrupted(clear);
+  }
+  bool interrupted = java_lang_Thread::interrupted(t());
+  DsoHeap::end_access(t());
+  if (interrupted && clear) {
+    DsoHeap::begin_access(current, t, true, THREAD);
+    if (HAS_PENDING_EXCEPTION) {
+      CLEAR_PENDING_EXCEPTION;
+    } else {
+      java_lang_Thread::set_interrupted(t(), false);
+      DsoHeap::end_access(t());
+    }
+  }
+  return interrupted;
+}
+
 // ---- the end of a thread ------------------------------------------------------------
 
 void DsoThreads::thread_exiting(JavaThread* thread, oop uncaught_exception) {

@@ -63,6 +63,16 @@ class DsoThreads : AllStatic {
   // Whether a Thread is the program's (it ships) rather than one the JDK
   // or djava started for the node's own work.
   static bool belongs_to_program(oop thread);
+  // Unsafe.park of a program's thread on a cluster node: at most a poll
+  // interval, since an unpark from another node cannot reach it.
+  static void bound_park(JavaThread* current, jboolean* is_absolute, jlong* time);
+  // Whether a Thread object's native thread (eetop) is one of this VM's: a
+  // shipped thread's eetop may name another node's.
+  static bool runs_here(oop thread_obj);
+  // The thread's interrupt status, read (and cleared) coherently when its
+  // Thread object is shared: another node may have set it.
+  static bool is_interrupted(JavaThread* current, bool clear);
+
   // How many threads this node shipped (PrintDistributedStatistics).
   static size_t shipped_count();
   // The program a shipped thread belongs to; 0 for a node-local thread.

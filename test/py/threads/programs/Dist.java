@@ -186,6 +186,83 @@ public class Dist {
         System.out.println("the sleeper ended");
     }
 
+    // ---- java.util.concurrent across nodes (park/unpark) ----------------------
+    static class Counted extends Thread {
+        final java.util.concurrent.CountDownLatch start, done;
+        final java.util.concurrent.atomic.AtomicLong sum;
+        final int k;
+        Counted(java.util.concurrent.CountDownLatch start, java.util.concurrent.CountDownLatch done,
+                java.util.concurrent.atomic.AtomicLong sum, int k) {
+            this.start = start; this.done = done; this.sum = sum; this.k = k;
+        }
+        @Override public void run() {
+            try { start.await(); } catch (InterruptedException e) { throw new RuntimeException(e); }
+            for (int i = 0; i < 100; i++) sum.addAndGet(k);
+            done.countDown();
+        }
+    }
+
+    static void latch() throws Exception {
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(4);
+        java.util.concurrent.atomic.AtomicLong sum = new java.util.concurrent.atomic.AtomicLong();
+        for (int i = 1; i <= 4; i++) new Counted(start, done, sum, i).start();
+        Thread.sleep(300);
+        start.countDown();
+        done.await();
+        System.out.println("latched sum " + sum.get());
+    }
+
+    // ---- interrupting a thread that waits on another node -----------------
+    static class Waiter extends Thread {
+        final Object lock; final String[] seen;
+        Waiter(Object lock, String[] seen) { this.lock = lock; this.seen = seen; }
+        @Override public void run() {
+            synchronized (lock) {
+                try {
+                    lock.wait();
+                    seen[0] = "notified";
+                } catch (InterruptedException e) {
+                    seen[0] = "interrupted";
+                }
+            }
+        }
+    }
+
+    static void interrupt() throws Exception {
+        Object lock = new Object();
+        String[] seen = new String[1];
+        Waiter w = new Waiter(lock, seen);
+        w.start();
+        Thread.sleep(1000);
+        w.interrupt();
+        w.join(20_000);
+        System.out.println("waiter " + seen[0] + " alive=" + w.isAlive());
+    }
+
+    // ---- a volatile flag spun on from another node ---------------------------
+    static class Flag { volatile boolean up; volatile long seenAt; }
+
+    static class Spinner extends Thread {
+        final Flag f;
+        Spinner(Flag f) { this.f = f; }
+        @Override public void run() {
+            long spins = 0;
+            while (!f.up) spins++;
+            f.seenAt = spins + 1;
+        }
+    }
+
+    static void spin() throws Exception {
+        Flag f = new Flag();
+        Spinner s = new Spinner(f);
+        s.start();
+        Thread.sleep(500);
+        f.up = true;
+        s.join(20_000);
+        System.out.println("spinner saw the flag " + (f.seenAt > 0) + " alive=" + s.isAlive());
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "placement": placement(); break;
@@ -197,6 +274,9 @@ public class Dist {
             case "console": console(); break;
             case "alive": alive(); break;
             case "linger": linger(); break;
+            case "latch": latch(); break;
+            case "interrupt": interrupt(); break;
+            case "spin": spin(); break;
             default: throw new IllegalArgumentException(args[0]);
         }
     }
