@@ -234,13 +234,14 @@ struct ProgramLoader {
 static GrowableArray<ProgramLoader>* program_loaders = NULL;
 
 static Mutex* loaders_lock() {
+  // Never a safepoint: flushes (possibly in Java state) look loaders up.
   static Mutex* lock = new Mutex(Mutex::leaf, "DsoProgramLoaders_lock", true,
-                                 Mutex::_safepoint_check_always);
+                                 Mutex::_safepoint_check_never);
   return lock;
 }
 
 void DsoHeap::register_loader(JavaThread* current, uint64_t program, Handle loader) {
-  MutexLocker ml(current, loaders_lock());
+  MutexLocker ml(loaders_lock(), Mutex::_no_safepoint_check_flag);
   if (program_loaders == NULL) {
     program_loaders = new (ResourceObj::C_HEAP, mtInternal) GrowableArray<ProgramLoader>(4, mtInternal);
   }
@@ -248,7 +249,7 @@ void DsoHeap::register_loader(JavaThread* current, uint64_t program, Handle load
 }
 
 void DsoHeap::drop_loader(uint64_t program) {
-  MutexLocker ml(loaders_lock());
+  MutexLocker ml(loaders_lock(), Mutex::_no_safepoint_check_flag);
   for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {
     if (program_loaders->at(i).program == program) {
       program_loaders->at(i).loader.release(Universe::vm_global());
@@ -259,7 +260,7 @@ void DsoHeap::drop_loader(uint64_t program) {
 }
 
 uint64_t DsoHeap::program_of_loader(oop loader) {
-  MutexLocker ml(loaders_lock());
+  MutexLocker ml(loaders_lock(), Mutex::_no_safepoint_check_flag);
   for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {
     if (program_loaders->at(i).loader.resolve() == loader) {
       return program_loaders->at(i).program;
@@ -275,7 +276,7 @@ static oop loader_of(uint64_t program) {
   if (program == DsoNode::program() || program == 0 || !DsoNode::is_thread_server()) {
     return SystemDictionary::java_system_loader();
   }
-  MutexLocker ml(loaders_lock());
+  MutexLocker ml(loaders_lock(), Mutex::_no_safepoint_check_flag);
   for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {
     if (program_loaders->at(i).program == program) {
       return program_loaders->at(i).loader.resolve();
