@@ -9,6 +9,7 @@
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoLambda.hpp"
 #include "dso/dsoMarshal.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
@@ -50,7 +51,7 @@ const char* DsoHeap::unshareable_reason(oop obj) {
     return NULL;
   }
   if (InstanceKlass::cast(k)->is_hidden()) {
-    return "its class is hidden (a lambda or a proxy), which another node cannot load by name";
+    return DsoLambda::unshareable_reason(InstanceKlass::cast(k));  // NULL: a lambda
   }
   // Objects whose meaning is this VM's own state: native resources, class
   // loading and linkage, GC-visible references, threads.
@@ -93,7 +94,7 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
   ResourceMark rm(current);
   Klass* k = obj->klass();
   djava_sos_meta meta;
-  meta.class_name = k->name()->as_C_string();
+  meta.class_name = DsoLambda::shared_name(k);  // a lambda's: its call site
   meta.program = program;
   meta.element_type = k->is_typeArray_klass() ? TypeArrayKlass::cast(k)->element_type()
                       : k->is_objArray_klass() ? T_OBJECT : 0;
@@ -287,6 +288,9 @@ static oop loader_of(uint64_t program) {
 
 Klass* DsoHeap::resolve_class(JavaThread* current, uint64_t program, const char* class_name,
                               TRAPS) {
+  if (DsoLambda::is_descriptor(class_name)) {  // a lambda's class, named by its call site
+    return DsoLambda::resolve(current, program, class_name, THREAD);
+  }
   TempNewSymbol name = SymbolTable::new_symbol(class_name);
   Handle loader(current, loader_of(program));
   if (loader.is_null()) {
@@ -432,7 +436,7 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
   // A class's static fields (a mirror) are a named chunk: no class in meta.
   if (!java_lang_Class::is_instance(replica())) {
     ResourceMark rm(current);
-    if (meta->class_name == NULL || !replica->klass()->name()->equals(meta->class_name)) {
+    if (meta->class_name == NULL || !DsoLambda::is_named(replica->klass(), meta->class_name)) {
       jio_snprintf(error, error_capacity, "chunk " UINT64_FORMAT_X " holds a %s, its replica is a %s",
                    id, meta->class_name != NULL ? meta->class_name : "(no class)",
                    replica->klass()->name()->as_C_string());

@@ -8,6 +8,7 @@
 #include "classfile/symbolTable.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoLambda.hpp"
 #include "dso/dsoMarshal.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
@@ -112,7 +113,7 @@ const char* class_name_of(oop mirror_or_null, Klass* k) {
   if (mirror_or_null != NULL && java_lang_Class::is_primitive(mirror_or_null)) {
     return type2name(java_lang_Class::primitive_type(mirror_or_null));
   }
-  return k->name()->as_C_string();
+  return DsoLambda::shared_name(k);  // a lambda's: its call site
 }
 
 bool is_interned(oop string) {
@@ -142,7 +143,7 @@ RefEntry entry_for(oop v, BlobWriter* blob, uint64_t program) {
     e.kind_index = (DsoMarshal::ref_class << kind_shift) | blob->add(name, strlen(name));
     return e;
   }
-  const char* name = v->klass()->name()->as_C_string();
+  const char* name = DsoLambda::shared_name(v->klass());  // a lambda's: its call site
   bool shared = DsoMark::is_shared(v->mark());
   uint64_t shared_id = shared ? DsoReplicaTable::entry(DsoMark::index(v->mark()))->_global_id : 0;
   if ((!shared && DsoHeap::unshareable_reason(v) != NULL) || DsoHeap::is_foreign_id(shared_id)) {

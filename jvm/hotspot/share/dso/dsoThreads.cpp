@@ -157,6 +157,45 @@ static bool started_by_shutdown(JavaThread* current) {
   return false;
 }
 
+// Why a thread cannot run on another node: an object its fields reference
+// (or, for a lambda there, its captured arguments) cannot be shared; NULL
+// if none. Found here, Thread.start() throws; found later, while the
+// thread's bytes are encoded, it would end the VM. In the resource area.
+static const char* unshareable_reference(oop holder, bool is_thread) {
+  InstanceKlass* ik = InstanceKlass::cast(holder->klass());
+  for (InstanceKlass* c = ik; c != NULL; c = c->java_super()) {
+    for (JavaFieldStream fs(c); !fs.done(); fs.next()) {
+      int size;
+      if (fs.access_flags().is_static() || !is_reference_type(Signature::basic_type(fs.signature())) ||
+          (is_thread && DsoThreads::is_node_local_field(ik, fs.offset(), &size))) {
+        continue;
+      }
+      oop v = holder->obj_field(fs.offset());
+      if (v == NULL || DsoMark::is_shared(v->mark()) || java_lang_String::is_instance(v) ||
+          java_lang_Class::is_instance(v)) {
+        continue;
+      }
+      const char* why = DsoHeap::unshareable_reason(v);
+      if (why == NULL && is_thread && v->klass()->is_instance_klass() &&
+          InstanceKlass::cast(v->klass())->is_hidden()) {
+        why = unshareable_reference(v, false);  // a lambda: what it captured
+      }
+      if (why != NULL) {
+        stringStream st;
+        if (is_thread) {
+          st.print("its field %s.%s holds a %s, which cannot be shared: %s", c->external_name(),
+                   fs.name()->as_C_string(), v->klass()->external_name(), why);
+        } else {
+          st.print("it captured a %s (%s), which cannot be shared: %s",
+                   v->klass()->external_name(), fs.name()->as_C_string(), why);
+        }
+        return st.as_string();
+      }
+    }
+  }
+  return NULL;
+}
+
 bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   if (!DsoNode::is_member() || !DjavaShipThreads ||
       (DsoNode::is_thread_server() && program_of(current->threadObj()) == 0)) {
@@ -169,6 +208,17 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
     return false;  // local, or started already (the usual path says so)
   }
   JavaThread* THREAD = current;
+  {
+    ResourceMark rm(current);
+    const char* why = unshareable_reference(thread(), true);
+    if (why != NULL) {
+      oop name = java_lang_Thread::name(thread());
+      stringStream message;
+      message.print("djava: thread \"%s\" cannot run on another node: %s",
+                    name != NULL ? java_lang_String::as_utf8_string(name) : "?", why);
+      THROW_MSG_(vmSymbols::java_lang_IllegalArgumentException(), message.as_string(), true);
+    }
+  }
   bool daemon = java_lang_Thread::is_daemon(thread());
   uint64_t program = current_program(current);
   // Alive from now on, on every node (eetop != 0; see the header).
