@@ -29,6 +29,10 @@
 #include "oops/typeArrayKlass.hpp"
 #include "runtime/atomic.hpp"
 #include "runtime/handles.inline.hpp"
+#include "memory/iterator.inline.hpp"
+#include "oops/access.inline.hpp"
+#include "oops/compressedOops.inline.hpp"
+#include "runtime/safepointVerifiers.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/synchronizer.hpp"
 #include "runtime/thread.inline.hpp"
@@ -148,6 +152,68 @@ uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
                         "this node", obj->klass()->external_name()));
   }
   return DsoReplicaTable::entry(index)->_global_id;
+}
+
+namespace {
+
+// Collects the local, shareable objects an object references.
+class LocalReferences : public BasicOopIterateClosure {
+ public:
+  explicit LocalReferences(GrowableArray<oop>* out) : _out(out), _from(NULL) {}
+  void set_from(oop from) { _from = from; }
+  virtual void do_oop(oop* p) { if (shared_field(p)) add(RawAccess<>::oop_load(p)); }
+  virtual void do_oop(narrowOop* p) {
+    if (shared_field(p)) {
+      oop v = RawAccess<>::oop_load(p);
+      add(v);
+    }
+  }
+ private:
+  // A Thread's node-local fields (its group there, ...) do not travel.
+  bool shared_field(void* p) {
+    int offset = (int)((address)p - cast_from_oop<address>(_from));
+    int size;
+    return !DsoThreads::is_node_local_field(_from->klass(), offset, &size);
+  }
+  void add(oop v) {
+    if (v != NULL && !DsoMark::is_shared(v->mark()) && !java_lang_String::is_instance(v) &&
+        !java_lang_Class::is_instance(v) && DsoHeap::unshareable_reason(v) == NULL) {
+      _out->append(v);
+    }
+  }
+  GrowableArray<oop>* _out;
+  oop _from;
+};
+
+}  // namespace
+
+void DsoHeap::publish_local_closure(JavaThread* current, Handle root, TRAPS) {
+  // No safepoint while raw oops are held: publication never takes one.
+  NoSafepointVerifier nsv;
+  ResourceMark rm(current);
+  const int limit = 1000000;  // beyond that, publication stays lazy
+  uint64_t program = DsoThreads::current_program(current);
+  GrowableArray<oop> pending;
+  LocalReferences refs(&pending);
+  refs.set_from(root());
+  root->oop_iterate(&refs);
+  int published = 0;
+  while (!pending.is_empty() && published < limit) {
+    oop obj = pending.pop();
+    if (DsoMark::is_shared(obj->mark())) {
+      continue;  // reached twice
+    }
+    if (publish_one(current, obj, program) == 0) {
+      ResourceMark rm2(current);
+      const char* name = obj->klass()->external_name();
+      THROW_MSG(vmSymbols::java_lang_IllegalStateException(),
+                err_msg("djava: cannot start a thread on another node: a %s it reaches is held "
+                        "locked (synchronized) by another thread of this node", name));
+    }
+    published++;
+    refs.set_from(obj);
+    obj->oop_iterate(&refs);
+  }
 }
 
 uint DsoHeap::publish_referenced(oop obj, uint64_t program) {

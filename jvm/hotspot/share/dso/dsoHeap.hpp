@@ -39,6 +39,13 @@ class DsoHeap : AllStatic {
   // its id, or 0 for a by-value object. Throws IllegalArgumentException for
   // an object that cannot be shared (native state, locked).
   static uint64_t publish(JavaThread* current, Handle obj, TRAPS);
+  // Publishes now, on this thread, the local objects reachable from root
+  // through local objects (a shipped thread's closure): lazily, at a flush,
+  // another thread might hold one locked, and a locked object cannot take
+  // the tag. Throws IllegalStateException naming an object another thread
+  // holds locked right now.
+  static void publish_local_closure(JavaThread* current, Handle root, TRAPS);
+
   // The same for a local object met while encoding; returns its replica
   // index. Must not safepoint. obj must be shareable (see foreign_number).
   static uint publish_referenced(oop obj, uint64_t program);

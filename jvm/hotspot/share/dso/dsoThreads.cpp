@@ -236,6 +236,10 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
     java_lang_Thread::set_thread_status(thread(), JavaThreadStatus::NEW);
     return true;
   }
+  DsoHeap::publish_local_closure(current, thread, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    return true;  // the thread stays unstarted here; the exception says why
+  }
   if (!daemon) {
     MutexLocker ml(current, remote_threads_lock);
     shipped_non_daemon->append(id);
