@@ -182,7 +182,9 @@ def test_stress_survives_a_node_killed_mid_run(sos_server, probe, procs, secret_
 
     def kill_victim():
         time.sleep(1.0)
-        assert victim.poll() is None, f"the victim ended early: {procs.stderr_of(victim)}"
+        if victim.poll() is not None:
+            raise AssertionError(f"the victim ended early ({victim.returncode}): "
+                                 f"{procs.stderr_of(victim)} {victim.stdout.read()}")
         victim.kill()
         victim.wait(timeout=10)
 
