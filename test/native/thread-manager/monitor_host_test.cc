@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -140,22 +141,22 @@ TEST_F(MonitorHostTest, NodeThatNeverReadsDoesNotStallOthers) {
     wire::AppendFrame(req.SerializeAsString(), &batch);
   }
   // ~1M pongs (~8 MB): far more than the socket buffers hold. A host that
-  // sent them with a blocking send under its lock would stop reading here.
+  // sent them with a blocking send under its lock would stop serving here.
   constexpr int kRounds = 50;
+  std::atomic<int> rounds_sent{0};
   auto flood = std::async(std::launch::async, [&] {
     for (int round = 0; round < kRounds; round++) {
       size_t off = 0;
       while (off < batch.size()) {
         ssize_t n = send(raw_fd, batch.data() + off, batch.size() - off, MSG_NOSIGNAL);
-        if (n <= 0) return false;
+        if (n <= 0) return false;  // shut down below, or closed by the host
         off += static_cast<size_t>(n);
       }
+      rounds_sent++;
     }
     return true;
   });
-  ASSERT_EQ(flood.wait_for(std::chrono::seconds(30)), std::future_status::ready)
-      << "the host stopped reading the flooding node";
-  EXPECT_TRUE(flood.get());
+  // While the flood runs (or is stuck), another node is served promptly.
   auto good = Node("good");
   ASSERT_TRUE(good);
   for (int i = 0; i < 20; i++) {
@@ -164,7 +165,14 @@ TEST_F(MonitorHostTest, NodeThatNeverReadsDoesNotStallOthers) {
         << "a ping stalled behind the node that does not read";
     EXPECT_EQ(answer.get(), DJAVA_MON_OK);
   }
+  // Give the flood time to go on; then end it whatever its state, so that
+  // the test never waits on a blocked send (the future joins the thread).
+  for (int i = 0; i < 300 && flood.wait_for(std::chrono::milliseconds(100)) !=
+                                 std::future_status::ready; i++) {
+  }
   raw.Shutdown();
+  flood.wait();
+  EXPECT_GT(rounds_sent.load(), 0) << "the host never read the flooding node";
 }
 
 }  // namespace
