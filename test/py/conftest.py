@@ -5,7 +5,10 @@ The helpers behind them are in localprocs.py."""
 
 import pytest
 
-from localprocs import Procs, binary, free_port, wait_port, write_secret
+import re
+import time
+
+from localprocs import JAVA, Procs, binary, free_port, node_options, wait_port, write_secret
 
 
 @pytest.fixture
@@ -40,3 +43,19 @@ def thread_manager(procs, secret_file, sos_server):
     wait_port(port, p)
     procs.thread_manager = p  # its log: procs.stderr_of(procs.thread_manager)
     return f"127.0.0.1:{port}"
+
+
+@pytest.fixture
+def cluster(procs, thread_manager, secret_file):
+    """Two thread-server JVMs of two threads each, registered with the
+    thread manager; returns (its address, the server processes)."""
+    servers = [procs.start([JAVA, *node_options(thread_manager, secret_file),
+                            "-XX:DjavaThreadServer=2", "djava.runtime.ThreadServer"])
+               for _ in range(2)]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        log = procs.stderr_of(procs.thread_manager)
+        if len(re.findall(r"server '\S+' \(id \d+, capacity 2\) registered", log)) == 2:
+            return thread_manager, servers
+        time.sleep(0.05)
+    raise AssertionError("thread servers did not register:\n" + procs.stderr_of(procs.thread_manager))

@@ -31,6 +31,11 @@ def binary(name, directory=BIN):
     return path
 
 
+def node_options(cluster, secret):
+    """The VM options that make build/jdk's java a node of cluster."""
+    return ["-XX:+DistributedJava", f"-XX:DjavaCluster={cluster}", f"-XX:DjavaSecretFile={secret}"]
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

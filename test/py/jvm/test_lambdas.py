@@ -18,11 +18,8 @@ import time
 
 import pytest
 
-from localprocs import ROOT, read_line
+from localprocs import JAVA, JAVAC, JDK, ROOT, node_options, read_line
 
-JDK = os.path.join(ROOT, "build", "jdk")
-JAVA = os.path.join(JDK, "bin", "java")
-JAVAC = os.path.join(ROOT, "build", "jvm", "base-image", "bin", "javac")
 PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
 
 
@@ -40,10 +37,6 @@ def probe_classes(tmp_path_factory):
 @pytest.fixture(scope="module")
 def thread_classes(tmp_path_factory):
     return compile_program(tmp_path_factory.mktemp("lambda-threads"), "LambdaThreads.java")
-
-
-def node_options(cluster, secret):
-    return ["-XX:+DistributedJava", f"-XX:DjavaCluster={cluster}", f"-XX:DjavaSecretFile={secret}"]
 
 
 class ProbeNode:
@@ -145,21 +138,6 @@ def test_a_hidden_class_that_is_not_a_lambda_is_refused_clearly(nodes):
 
 
 # ---- threads of lambdas on thread servers ----------------------------------------------
-
-@pytest.fixture
-def cluster(procs, thread_manager, secret_file):
-    """Two thread servers of two threads each; returns (address, servers)."""
-    servers = [procs.start([JAVA, *node_options(thread_manager, secret_file),
-                            "-XX:DjavaThreadServer=2", "djava.runtime.ThreadServer"])
-               for _ in range(2)]
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        log = procs.stderr_of(procs.thread_manager)
-        if len(re.findall(r"server '\S+' \(id \d+, capacity 2\) registered", log)) == 2:
-            return thread_manager, servers
-        time.sleep(0.05)
-    raise AssertionError("thread servers did not register:\n" + procs.stderr_of(procs.thread_manager))
-
 
 def run_threads(cluster, secret_file, classes, scenario, timeout=240):
     address, _ = cluster

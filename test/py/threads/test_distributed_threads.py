@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from localprocs import JAVA, JAVAC, JDK, ROOT, read_line
+from localprocs import JAVA, JAVAC, JDK, ROOT, node_options, read_line
 
 PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
 
@@ -25,10 +25,6 @@ def classes(tmp_path_factory):
     return str(out)
 
 
-def node_options(cluster, secret):
-    return ["-XX:+DistributedJava", f"-XX:DjavaCluster={cluster}", f"-XX:DjavaSecretFile={secret}"]
-
-
 def wait_for(procs, proc, pattern, timeout=30.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -37,22 +33,6 @@ def wait_for(procs, proc, pattern, timeout=30.0):
             return log
         time.sleep(0.05)
     raise AssertionError(f"never saw {pattern!r} in:\n{procs.stderr_of(proc)}")
-
-
-@pytest.fixture
-def cluster(procs, thread_manager, secret_file):
-    """Two thread servers of two threads each; returns (address, servers)."""
-    servers = []
-    for _ in range(2):
-        servers.append(procs.start([JAVA, *node_options(thread_manager, secret_file),
-                                    "-XX:DjavaThreadServer=2", "djava.runtime.ThreadServer"]))
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        log = procs.stderr_of(procs.thread_manager)
-        if len(re.findall(r"server '\S+' \(id \d+, capacity 2\) registered", log)) == 2:
-            return thread_manager, servers
-        time.sleep(0.05)
-    raise AssertionError("thread servers did not register:\n" + procs.stderr_of(procs.thread_manager))
 
 
 def run(cluster, secret_file, classes, scenario, timeout=180):

@@ -20,12 +20,6 @@
 
 djava_monitor_client* DsoMonitors::_client = NULL;
 
-// How long a wait on a shared monitor blocks before it looks at its thread's
-// interrupt status again. The wait then re-enters and waits again, which
-// Java allows (a spurious wake-up); nobody can notify meanwhile, because
-// this thread holds the monitor, so no notification is lost.
-static const jlong interrupt_check_ms = 50;  // as DsoThreads' poll interval
-
 uint64_t DsoMonitors::thread_key(JavaThread* thread) {
   oop thread_obj = thread->threadObj();
   if (thread_obj != NULL && DsoMark::is_shared(thread_obj->mark())) {
@@ -96,7 +90,11 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
     if (interruptible && DsoThreads::is_interrupted(current, true)) {
       THROW(vmSymbols::java_lang_InterruptedException());
     }
-    jlong slice = interrupt_check_ms;
+    // At most a poll interval, then the interrupt status is read again (it
+    // may be set on another node): the wait re-enters and waits again, a
+    // spurious wake-up Java allows; nobody can notify meanwhile, because
+    // this thread holds the monitor, so no notification is lost.
+    jlong slice = DsoThreads::poll_interval_ms;
     if (deadline != 0) {
       jlong left = deadline - os::javaTimeMillis();
       if (left <= 0) {

@@ -302,9 +302,6 @@ void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group,
 
 // ---- waiting across nodes ----------------------------------------------------------
 
-// How long a program's thread may block before it looks again at state
-// another node may have changed (its permit, its interrupt status).
-static const jlong poll_interval_ms = 50;
 
 void DsoThreads::bound_park(JavaThread* current, jboolean* is_absolute, jlong* time) {
   if (!DsoNode::is_member() || DsoNode::is_leaving()) {

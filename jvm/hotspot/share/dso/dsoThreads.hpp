@@ -63,6 +63,10 @@ class DsoThreads : AllStatic {
   // Whether a Thread is the program's (it ships) rather than one the JDK
   // or djava started for the node's own work.
   static bool belongs_to_program(oop thread);
+  // How long a program's thread may block before it looks again at state
+  // another node may have changed (its park permit, its interrupt status).
+  static const jlong poll_interval_ms = 50;
+
   // Unsafe.park of a program's thread on a cluster node: at most a poll
   // interval, since an unpark from another node cannot reach it.
   static void bound_park(JavaThread* current, jboolean* is_absolute, jlong* time);
