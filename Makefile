@@ -139,10 +139,9 @@ test-py: all deps-test
 	$(PYTHON) -m pytest test/py
 
 # jtreg itself runs on the stock server VM of the base image; the tests run on
-# build/jdk.
-test-jtreg: jdk deps-test
-	JTREG_JAVA=$(BASE_IMAGE)/bin/java jtreg -jdk:$(BUILD)/jdk -w:$(BUILD)/jtreg/work \
-	    -r:$(BUILD)/jtreg/report -v:fail,error,summary test/jtreg
+# build/jdk, locally and on real local clusters (test/jtreg/run says how).
+test-jtreg: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java
 
 test: test-native test-py test-jtreg
 

@@ -127,6 +127,9 @@ djava_sos_status Client::Close(djava_sos_error* error) {
                     "node %u: the server did not confirm the write-back of its %d modified chunks: %s",
                     node_, die.die().owned_size(), broken_ ? broken_why_.c_str() : "timed out");
   }
+  // From here every access fails (the handles stay valid): a thread still
+  // running in a leaving process must not read copies nobody keeps coherent.
+  Disconnected("node " + std::to_string(node_) + " has left the cluster");
   Abandon();
   return status;
 }

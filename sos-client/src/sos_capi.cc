@@ -64,6 +64,11 @@ djava_sos_status djava_sos_close(djava_sos_client* client, djava_sos_error* erro
   return s;
 }
 
+djava_sos_status djava_sos_leave(djava_sos_client* client, djava_sos_error* error) {
+  ErrorSlot slot;
+  return reinterpret_cast<Client*>(client)->Close(slot.get(error));
+}
+
 void djava_sos_abandon(djava_sos_client* client) {
   Client* c = reinterpret_cast<Client*>(client);
   c->Abandon();

@@ -103,6 +103,12 @@ djava_sos_status djava_sos_connect(const djava_sos_config* config, djava_sos_cli
 /* Leaves the cluster cleanly: writes every modified chunk back (die /
  * okToDie), then disconnects and frees the client. Handles die with it. */
 djava_sos_status djava_sos_close(djava_sos_client* client, djava_sos_error* error);
+/* Leaves as djava_sos_close does but keeps the client and its handles
+ * allocated: every later access fails with DJAVA_SOS_DISCONNECTED instead of
+ * touching freed memory. For a process that leaves while other threads may
+ * still hold handles (a JVM between leaving and halting); free the client
+ * with djava_sos_abandon, or never. */
+djava_sos_status djava_sos_leave(djava_sos_client* client, djava_sos_error* error);
 /* Disconnects without writing back (a crash, as the server sees it). */
 void djava_sos_abandon(djava_sos_client* client);
 

@@ -43,6 +43,13 @@ void djava_monitor_close(djava_monitor_client* c) {
   }
 }
 
+void djava_monitor_disconnect(djava_monitor_client* c) {
+  Guard(c, [](MonitorClient* m) {
+    m->Close();
+    return DJAVA_MON_OK;
+  });
+}
+
 int djava_monitor_enter(djava_monitor_client* c, uint64_t object, uint64_t program,
                         uint64_t thread) {
   return Guard(c, [&](MonitorClient* m) { return m->Enter(object, LocalThread{program, thread}); });

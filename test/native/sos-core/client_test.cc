@@ -353,6 +353,26 @@ TEST(SosClient, CloseWritesEveryModifiedChunkBack) {
   djava_sos_abandon(b);
 }
 
+// djava_sos_leave: what a halting JVM does while its other threads may still
+// hold handles. Modified chunks are written back; afterwards the handles
+// stay valid and every access, even of a cached copy, fails.
+TEST(SosClient, LeaveWritesBackAndThenEveryAccessFails) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_chunk* c = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(c, 42);
+  djava_sos_error e{};
+  ASSERT_EQ(djava_sos_leave(a, &e), DJAVA_SOS_OK) << e.message;
+  EXPECT_EQ(djava_sos_try_load(c), 0);
+  EXPECT_EQ(djava_sos_load(c, &e), DJAVA_SOS_DISCONNECTED);
+  EXPECT_NE(std::string(e.message).find("left the cluster"), std::string::npos) << e.message;
+  EXPECT_EQ(djava_sos_lock(c, &e), DJAVA_SOS_DISCONNECTED);
+  djava_sos_client* b = server.Connect("b");
+  EXPECT_EQ(ReadU64(djava_sos_chunk_for(b, djava_sos_id(c))), 42u);
+  djava_sos_abandon(b);
+  djava_sos_abandon(a);
+}
+
 TEST(SosClient, FreeIsRefusedWhileSharedAndFinalAfterwards) {
   Server server;
   djava_sos_client* a = server.Connect("a");

@@ -171,6 +171,28 @@ TEST_P(MonitorClientTest, ServiceGoneEndsBlockedCalls) {
   EXPECT_EQ(DJAVA_MON_IO, status);
 }
 
+// djava_monitor_disconnect: a leaving JVM closes the client while other
+// threads are blocked in it or still call it; the object outlives the close.
+TEST_P(MonitorClientTest, CloseEndsBlockedWaitsAndLaterCallsFailWithoutHanging) {
+  auto a = NewNode(&host_);
+  LocalThread waiter{kProg, 1}, late{kProg, 2};
+  int status = -1;
+  std::thread blocked([&] {
+    ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, waiter));
+    status = a->Wait(kObj, waiter, 0);
+  });
+  std::this_thread::sleep_for(milliseconds(50));
+  a->Close();
+  blocked.join();
+  EXPECT_EQ(DJAVA_MON_IO, status);
+  EXPECT_EQ(DJAVA_MON_IO, a->Enter(kObj + 1, late));
+  // Other programs go on (this one failed: its node left holding a monitor).
+  auto b = NewNode(&host_);
+  LocalThread other{kProg + 1, 1};
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, other));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, other));
+}
+
 TEST_P(MonitorClientTest, ProgramEndFreesMonitors) {
   auto a = NewNode(&host_);
   LocalThread t{kProg, 1};

@@ -89,6 +89,19 @@ def test_system_exit_on_a_thread_server_ends_the_program_with_its_status(cluster
     assert p.returncode == 7, p.stdout + p.stderr
     assert "exiting with 7" in p.stdout
     assert "still here" not in p.stdout
+    assert p.stderr == "", "an exit is silent, as java's"
+
+
+def test_threads_blocked_in_the_cluster_stop_silently_when_the_program_exits(cluster,
+                                                                             secret_file, classes):
+    # main waits on a shared monitor when the exit arrives: the node leaves
+    # the cluster while main is blocked in it, and main must simply stop, as
+    # threads of an exiting java do (not fail with a lost connection).
+    p = run(cluster, secret_file, classes, "exit-while-waiting", timeout=60)
+    assert p.returncode == 9, p.stdout + p.stderr
+    assert "exiting with 9" in p.stdout
+    assert "still here" not in p.stdout
+    assert p.stderr == "", p.stderr
 
 
 def test_remote_console_lines_are_whole_and_in_order_per_thread(cluster, secret_file, classes):

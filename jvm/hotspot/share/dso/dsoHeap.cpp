@@ -146,6 +146,7 @@ uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
   }
   uint index = publish_one(current, obj(), DsoThreads::current_program(current));
   if (index == 0) {
+    DsoNode::stop_if_left(current);
     ResourceMark rm(current);
     THROW_MSG_0(vmSymbols::java_lang_IllegalStateException(),
                 err_msg("djava: a %s cannot be shared while it is locked (synchronized) on "
@@ -427,6 +428,7 @@ oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
   }
   index = DsoReplicaTable::index_of(id);
   if (status != DJAVA_SOS_OK || index == 0) {
+    DsoNode::stop_if_left(current);
     THROW_MSG_NULL(vmSymbols::java_lang_IllegalArgumentException(),
                    err_msg("djava: no shared object " UINT64_FORMAT_X ": %s: %s", id,
                            DsoNode::lib().djava_sos_status_name(status), error.message));
@@ -457,6 +459,7 @@ void DsoHeap::begin_access(JavaThread* current, Handle obj, bool write, TRAPS) {
   if (status == DJAVA_SOS_OK || HAS_PENDING_EXCEPTION) {
     return;  // an exception from decoding (class not found, ...) stands
   }
+  DsoNode::stop_if_left(current);
   ResourceMark rm(current);
   THROW_MSG(vmSymbols::java_lang_InternalError(),
             err_msg("djava: cannot %s a %s: %s: %s", write ? "write" : "read",

@@ -32,6 +32,7 @@ uint64_t DsoMonitors::thread_key(JavaThread* thread) {
 }
 
 void DsoMonitors::throw_for(JavaThread* current, int status, const char* what, oop obj, TRAPS) {
+  DsoNode::stop_if_left(current);
   ResourceMark rm(current);
   const char* why = DsoNode::lib().djava_monitor_last_error();
   switch (status) {
@@ -65,7 +66,7 @@ void DsoMonitors::exit(JavaThread* current, oop obj) {
   // cannot block (a leaf call from the interpreter).
   int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj), DsoNode::program(),
                                                  thread_key(current));
-  if (status != DJAVA_MON_OK) {
+  if (status != DJAVA_MON_OK && !DsoNode::is_leaving()) {
     log_warning(dso)("exit of the monitor of " UINT64_FORMAT_X ": %s", DsoHeap::id_of(obj),
                      DsoNode::lib().djava_monitor_last_error());
   }

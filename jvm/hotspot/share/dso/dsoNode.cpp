@@ -224,6 +224,16 @@ void DsoNode::start_launcher(JavaThread* current) {
   }
 }
 
+void DsoNode::stop_if_left(JavaThread* current) {
+  if (!_leaving) {
+    return;
+  }
+  ThreadToNativeFromVM in_native(current);
+  for (;;) {
+    os::naked_short_sleep(1000);
+  }
+}
+
 void DsoNode::leave(JavaThread* current) {
   if (!is_member() || _leaving) return;
   _leaving = true;
@@ -232,10 +242,11 @@ void DsoNode::leave(JavaThread* current) {
       _lib.djava_tm_program_end(_tm, _program, "the launching JVM exited") != 0) {
     log_warning(dso)("reporting the program's end: %s", _lib.djava_tm_last_error());
   }
+  // The clients stay allocated (disconnect, sos leave): other Java threads
+  // run until the halt and may be inside them or about to call them; their
+  // calls fail from now on and stop_if_left holds those threads.
   if (_monitors != NULL) {
-    DsoMonitors::set_client(NULL);
-    _lib.djava_monitor_close(_monitors);
-    _monitors = NULL;
+    _lib.djava_monitor_disconnect(_monitors);
   }
   if (_sos != NULL && PrintDistributedStatistics) {
     djava_sos_stats stats;
@@ -250,13 +261,11 @@ void DsoNode::leave(JavaThread* current) {
                   stats.bytes_out);
   }
   if (_sos != NULL) {
-    DsoHeap::set_client(NULL);
     djava_sos_error sos_error;
-    if (_lib.djava_sos_close(_sos, &sos_error) != DJAVA_SOS_OK) {
+    if (_lib.djava_sos_leave(_sos, &sos_error) != DJAVA_SOS_OK) {
       log_warning(dso)("leaving the sos-server: %s: %s",
                        _lib.djava_sos_status_name(sos_error.status), sos_error.message);
     }
-    _sos = NULL;
   }
   // The thread-manager client stays open until the process ends: the event
   // pump (djava.runtime.Launcher, ThreadServer) may be blocked in it, and

@@ -40,7 +40,7 @@ class JavaThread;
   X(djava_tm_console)                                                         \
   X(djava_sos_meta_of)                                                        \
   X(djava_sos_connect)                                                        \
-  X(djava_sos_close)                                                          \
+  X(djava_sos_leave)                                                          \
   X(djava_sos_node)                                                           \
   X(djava_sos_status_name)                                                    \
   X(djava_sos_alloc)                                                          \
@@ -57,7 +57,7 @@ class JavaThread;
   X(djava_sos_size)                                                           \
   X(djava_sos_get_stats)                                                      \
   X(djava_monitor_connect)                                                    \
-  X(djava_monitor_close)                                                      \
+  X(djava_monitor_disconnect)                                                 \
   X(djava_monitor_enter)                                                      \
   X(djava_monitor_exit)                                                       \
   X(djava_monitor_wait)                                                       \
@@ -76,7 +76,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 3;
+  static const uint32_t abi_version = 4;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what
@@ -90,6 +90,12 @@ class DsoNode : AllStatic {
   static bool is_member() { return _tm != NULL; }
   // The VM is exiting: the node has left or is leaving the cluster.
   static bool is_leaving() { return _leaving; }
+  // After leave() the VM is on its way to halt. A Java thread that still
+  // reaches the cluster then (a daemon thread; a thread blocked in a shared
+  // wait when System.exit came from another node) stops here until the halt,
+  // as threads of a halting java simply stop: it neither fails nor touches
+  // copies nobody keeps coherent. Returns at once while the node is a member.
+  static void stop_if_left(JavaThread* current);
   // A thread server (-XX:DjavaThreadServer=N) runs threads of programs; a
   // launcher runs one program of its own.
   static bool is_thread_server();

@@ -42,6 +42,10 @@ djava_monitor_client* djava_monitor_connect(const char* shards, const char* secr
                                             char* err, size_t err_len);
 /* Closes the connections; calls still blocked return DJAVA_MON_IO. */
 void djava_monitor_close(djava_monitor_client* c);
+/* Closes the connections but keeps the client allocated: calls blocked now
+ * or made later return DJAVA_MON_IO. For a process that leaves while other
+ * threads may still be in the client (a JVM between leaving and halting). */
+void djava_monitor_disconnect(djava_monitor_client* c);
 
 int djava_monitor_enter(djava_monitor_client* c, uint64_t object, uint64_t program,
                         uint64_t thread);

@@ -146,6 +146,23 @@ public class Dist {
         System.out.println("still here: the exit did not reach the launcher");
     }
 
+    // main waits on a shared monitor nobody notifies; a remote thread
+    // exits the program once main is surely waiting.
+    static void exitWhileWaiting() throws Exception {
+        Object never = new Object();
+        Thread t = new Thread(() -> {
+            synchronized (never) { }  // the lock is shared: this ran remotely
+            try { Thread.sleep(1_000); } catch (InterruptedException e) { }
+            System.out.println("exiting with 9");
+            System.exit(9);
+        });
+        t.start();
+        synchronized (never) {
+            never.wait();
+        }
+        System.out.println("still here: the exit did not reach the launcher");
+    }
+
     static class Talker extends Thread {
         final int k;
         Talker(int k) { this.k = k; }
@@ -271,6 +288,7 @@ public class Dist {
             case "buffer": buffer(); break;
             case "uncaught": uncaught(); break;
             case "exit": exit(); break;
+            case "exit-while-waiting": exitWhileWaiting(); break;
             case "console": console(); break;
             case "alive": alive(); break;
             case "linger": linger(); break;
