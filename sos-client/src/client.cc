@@ -284,6 +284,7 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
         if (state == kStateS) {
           req.mutable_write()->set_have_version(c->version);
           upgrades_++;
+          c->stats.upgrades++;
         }
         c->outstanding = djava_sos_chunk::Asked::kWrite;
       } else {
@@ -291,6 +292,7 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
         c->outstanding = djava_sos_chunk::Asked::kRead;
       }
       misses_++;
+      c->stats.misses++;
       if (!SendRequest(&req)) {
         c->outstanding = djava_sos_chunk::Asked::kNone;
         return Fail(error, DJAVA_SOS_DISCONNECTED, "chunk 0x%016" PRIx64 ": %s", c->id,
@@ -411,6 +413,7 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
     if (c->stash != nullptr && c->stash->access == sospb::SHARED) c->stash.reset();
     if (state == kStateS) state = kStateI;
     invalidations_++;
+    c->stats.invalidations++;
     m.mutable_invalidate_ack()->set_id(c->id);
     m.mutable_invalidate_ack()->set_txn(r.txn);
   } else {
@@ -444,6 +447,8 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
       fr->set_present(true);
       bytes_out_ += data->size();
       flushes_++;
+      c->stats.bytes_out += data->size();
+      c->stats.flushes++;
       if (state == kStateM) state = r.keep_shared ? kStateS : kStateI;
       if (stash_m) {
         if (r.keep_shared)
@@ -518,6 +523,7 @@ void Client::OnGrant(const sospb::ServerMessage& m) {
   stash->identity_hash = ch.identity_hash();
   bytes_in_ += ch.data().size();
   std::lock_guard<std::mutex> l(c->mu);
+  c->stats.bytes_in += ch.data().size();
   c->stash = std::move(stash);
   c->outstanding = djava_sos_chunk::Asked::kNone;
   c->answer_status = DJAVA_SOS_OK;
@@ -606,6 +612,7 @@ djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, djava_sos_error
         c->outstanding != djava_sos_chunk::Asked::kNone || c->freed)
       continue;
     c->outstanding = djava_sos_chunk::Asked::kRead;
+    c->stats.misses++;
     req.mutable_prefetch()->add_ids(ids[i]);
   }
   if (req.prefetch().ids_size() == 0) return DJAVA_SOS_OK;

@@ -56,6 +56,7 @@ struct djava_sos_chunk {
   uint32_t class_local = 0;
   djava_sos_meta meta{};          // class_name points into the ClassRegistry
   bool has_meta = false;
+  djava_sos_stats stats{};        // this chunk's share of the client's counters
 
   // A grant the receiver stashed for installation.
   struct Stash {

@@ -156,4 +156,9 @@ void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats)
   reinterpret_cast<const Client*>(client)->GetStats(stats);
 }
 
+void djava_sos_chunk_stats(djava_sos_chunk* chunk, djava_sos_stats* stats) {
+  std::lock_guard<std::mutex> l(chunk->mu);
+  *stats = chunk->stats;
+}
+
 }  // extern "C"

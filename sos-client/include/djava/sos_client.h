@@ -166,6 +166,8 @@ typedef struct {
   uint64_t bytes_out;
 } djava_sos_stats;
 void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats);
+/* One chunk's share of those counters (a JVM's statistics per class). */
+void djava_sos_chunk_stats(djava_sos_chunk* chunk, djava_sos_stats* stats);
 
 #ifdef __cplusplus
 }

@@ -157,6 +157,40 @@ TEST(SosClient, AWriteInvalidatesOtherReadCopies) {
   djava_sos_abandon(c);
 }
 
+TEST(SosClient, EachChunkCountsItsOwnShareOfTheTraffic) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_chunk* hot = djava_sos_alloc(a, 16, nullptr, nullptr);
+  djava_sos_chunk* cold = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(hot, 1);
+  WriteU64(cold, 1);
+  djava_sos_chunk* hot_b = djava_sos_chunk_for(b, djava_sos_id(hot));
+  djava_sos_chunk* cold_b = djava_sos_chunk_for(b, djava_sos_id(cold));
+  for (uint64_t i = 2; i < 5; i++) {
+    EXPECT_EQ(ReadU64(hot_b), i - 1);
+    WriteU64(hot, i);  // invalidates b's copy
+  }
+  EXPECT_EQ(ReadU64(cold_b), 1u);
+  djava_sos_stats hot_stats{}, cold_stats{}, total{};
+  djava_sos_chunk_stats(hot_b, &hot_stats);
+  djava_sos_chunk_stats(cold_b, &cold_stats);
+  djava_sos_get_stats(b, &total);
+  EXPECT_EQ(hot_stats.misses, 3u);
+  EXPECT_EQ(hot_stats.bytes_in, 3 * 16u);
+  EXPECT_GE(hot_stats.invalidations, 2u);
+  EXPECT_EQ(cold_stats.misses, 1u);
+  EXPECT_EQ(cold_stats.bytes_in, 8u);
+  EXPECT_EQ(cold_stats.invalidations, 0u);
+  EXPECT_EQ(hot_stats.misses + cold_stats.misses, total.misses);
+  EXPECT_EQ(hot_stats.bytes_in + cold_stats.bytes_in, total.bytes_in);
+  djava_sos_stats hot_a{};
+  djava_sos_chunk_stats(hot, &hot_a);
+  EXPECT_GE(hot_a.flushes, 1u);  // a's first modified copy went to b through a flush
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
 TEST(SosClient, TryAccessSucceedsOnlyWithTheCopyHereAndNeverAsks) {
   Server server;
   djava_sos_client* a = server.Connect("a");

@@ -155,3 +155,50 @@ def test_a_killed_thread_server_fails_the_program_with_a_clear_error(cluster, se
     # The reason names the server (its name is host:pid).
     server_pids = "|".join(str(s.pid) for s in servers)
     assert re.search(rf"djava: the program failed: .*\S+:({server_pids})\b", err), err
+
+
+def stats_rows(text, header):
+    """The class rows of the statistics block whose header line contains
+    `header`: {class: [objects, published, misses, invalid, flushes,
+    bytes in, bytes out, enters, enter ms]}."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines)
+                 if line.startswith("djava statistics of ") and header in line)
+    rows = {}
+    for line in lines[start + 2:]:
+        if not line.startswith("  ") or line.startswith("  ..."):
+            break
+        *name, objects, published, misses, invalid, flushes, b_in, b_out, enters, ms = line.split()
+        rows[" ".join(name)] = [int(objects), int(published), int(misses), int(invalid),
+                                int(flushes), int(b_in), int(b_out), int(enters), float(ms)]
+    return rows
+
+
+def test_statistics_name_the_classes_that_went_remote(classes):
+    # djava with a private cluster: the launcher's table, then each thread
+    # server's table for this program.
+    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
+                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "counter"],
+                       capture_output=True, text=True, timeout=180,
+                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "total 1200" in p.stdout
+    launcher = stats_rows(p.stdout, "(launcher)")
+    # main made the counter and the four adders shared, and locked the counter once
+    counter = launcher["Dist$Counter"]
+    assert counter[0] == 1 and counter[1] == 1, counter
+    assert counter[7] >= 1, "main's synchronized (c) went through the monitor service"
+    assert launcher["Dist$Adder"][1] == 4
+    servers = [line for line in p.stderr.splitlines()
+               if line.startswith("djava statistics of ") and "(thread server), program " in line]
+    assert len(servers) == 2, p.stderr
+    enters = misses = 0
+    for header in servers:
+        rows = stats_rows(p.stderr, header)
+        enters += rows["Dist$Counter"][7]
+        misses += rows["Dist$Counter"][2]
+        assert rows["Dist$Counter"][1] == 0, "the servers published no counter"
+    # 4 threads x 300 increments, each under the counter's monitor: leases
+    # let a node re-enter locally, but every enter is counted.
+    assert enters == 1200, enters
+    assert misses >= 2, "both servers fetched the counter"

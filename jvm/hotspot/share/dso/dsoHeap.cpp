@@ -123,6 +123,7 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
   e->_chunk = chunk;
+  e->_published_here = true;
   // Held strongly: this node has the only copy until another asks for it.
   e->_pin = OopHandle(Universe::vm_global(), obj);
   DsoNode::lib().djava_sos_set_user(chunk, index);

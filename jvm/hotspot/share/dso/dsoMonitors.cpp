@@ -8,6 +8,8 @@
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
+#include "dso/dsoReplicaTable.hpp"
+#include "runtime/atomic.hpp"
 #include "dso/dsoThreads.hpp"
 #include "logging/log.hpp"
 #include "memory/resourceArea.hpp"
@@ -51,10 +53,14 @@ void DsoMonitors::enter(JavaThread* current, Handle obj) {
   uint64_t id = DsoHeap::id_of(obj());
   uint64_t key = thread_key(current);
   int status;
+  jlong start = os::javaTimeNanos();
   {
     ThreadToNativeFromVM in_native(current);
     status = DsoNode::lib().djava_monitor_enter(_client, id, DsoNode::program(), key);
   }
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+  Atomic::inc(&e->_lock_enters);
+  Atomic::add(&e->_lock_wait_ns, (uint64_t)(os::javaTimeNanos() - start));
   if (status != DJAVA_MON_OK) {
     JavaThread* THREAD = current;
     throw_for(current, status, "cannot enter", obj(), THREAD);

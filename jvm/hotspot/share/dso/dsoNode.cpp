@@ -9,6 +9,7 @@
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoStatistics.hpp"
 #include "utilities/ostream.hpp"
 #include "classfile/symbolTable.hpp"
 #include "classfile/systemDictionary.hpp"
@@ -237,6 +238,9 @@ void DsoNode::stop_if_left(JavaThread* current) {
 void DsoNode::leave(JavaThread* current) {
   if (!is_member() || _leaving) return;
   _leaving = true;
+  if (_sos != NULL && PrintDistributedStatistics) {
+    DsoStatistics::print(current, tty, is_thread_server() ? 0 : _program, "");
+  }
   ThreadToNativeFromVM in_native(current);
   if (!is_thread_server() &&
       _lib.djava_tm_program_end(_tm, _program, "the launching JVM exited") != 0) {
@@ -247,18 +251,6 @@ void DsoNode::leave(JavaThread* current) {
   // calls fail from now on and stop_if_left holds those threads.
   if (_monitors != NULL) {
     _lib.djava_monitor_disconnect(_monitors);
-  }
-  if (_sos != NULL && PrintDistributedStatistics) {
-    djava_sos_stats stats;
-    _lib.djava_sos_get_stats(_sos, &stats);
-    tty->print_cr("djava statistics of %s (%s): threads shipped %zu, objects published %zu, "
-                  "replicas %zu; cache misses " UINT64_FORMAT " (upgrades " UINT64_FORMAT "), "
-                  "invalidations " UINT64_FORMAT ", flushes " UINT64_FORMAT ", bytes in "
-                  UINT64_FORMAT ", out " UINT64_FORMAT, _node_name,
-                  is_thread_server() ? "thread server" : "launcher", DsoThreads::shipped_count(),
-                  DsoHeap::published_count(), DsoReplicaTable::live_count(), stats.misses,
-                  stats.upgrades, stats.invalidations, stats.flushes, stats.bytes_in,
-                  stats.bytes_out);
   }
   if (_sos != NULL) {
     djava_sos_error sos_error;

@@ -55,7 +55,7 @@ class JavaThread;
   X(djava_sos_try_lock)                                                       \
   X(djava_sos_free)                                                           \
   X(djava_sos_size)                                                           \
-  X(djava_sos_get_stats)                                                      \
+  X(djava_sos_chunk_stats)                                                    \
   X(djava_monitor_connect)                                                    \
   X(djava_monitor_disconnect)                                                 \
   X(djava_monitor_enter)                                                      \

@@ -186,6 +186,9 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
   e->_global_id = global_id;
   e->_chunk = chunk;
   e->_next_free = 0;
+  e->_published_here = false;
+  e->_lock_enters = 0;
+  e->_lock_wait_ns = 0;
   _id_to_index->put(global_id, index);
   _live++;
 }

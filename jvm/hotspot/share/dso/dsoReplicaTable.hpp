@@ -32,6 +32,10 @@ struct DsoReplica {
   uint64_t         _global_id;
   djava_sos_chunk* _chunk;      // the cache's handle of the chunk (dsoHeap.cpp)
   uint             _next_free;  // free-list link, when free
+  // For -XX:+PrintDistributedStatistics (dsoStatistics.hpp).
+  bool             _published_here;   // this node made the object shared
+  volatile uint64_t _lock_enters;     // monitor enters through the service
+  volatile uint64_t _lock_wait_ns;    // time those enters took
 };
 
 class DsoReplicaTable : AllStatic {
@@ -95,6 +99,8 @@ class DsoReplicaTable : AllStatic {
   static volatile bool _has_dead;
   static OopStorage*  _storage;
   static Mutex*       _lock;
+
+  friend class DsoStatistics;  // reads every entry under _lock
 };
 
 #endif // SHARE_DSO_DSOREPLICATABLE_HPP

@@ -6,7 +6,9 @@
 #include "precompiled.hpp"
 #include "oops/oop.inline.hpp"
 #include "classfile/vmSymbols.hpp"
+#include "dso/dsoGlobals.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoStatistics.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoThreads.hpp"
@@ -207,6 +209,11 @@ NODE_ENTRY(void, Node_registerProgramLoader(JNIEnv* env, jclass, jlong program, 
 JVM_END
 
 NODE_ENTRY(void, Node_dropProgram(JNIEnv* env, jclass, jlong program))
+  if (PrintDistributedStatistics && DsoNode::is_member()) {
+    char title[64];
+    jio_snprintf(title, sizeof(title), ", program " UINT64_FORMAT, (uint64_t)program);
+    DsoStatistics::print(thread, tty, (uint64_t)program, title);
+  }
   DsoHeap::drop_loader((uint64_t)program);
 JVM_END
 

@@ -1,0 +1,197 @@
+/*
+ * djava: -XX:+PrintDistributedStatistics, per class (see the header).
+ */
+
+#include "precompiled.hpp"
+#include "classfile/javaClasses.inline.hpp"
+#include "dso/dsoHeap.hpp"
+#include "dso/dsoNode.hpp"
+#include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoStatics.hpp"
+#include "dso/dsoStatistics.hpp"
+#include "dso/dsoThreads.hpp"
+#include "memory/resourceArea.hpp"
+#include "oops/arrayKlass.hpp"
+#include "oops/instanceKlass.hpp"
+#include "oops/oop.inline.hpp"
+#include "oops/weakHandle.inline.hpp"
+#include "runtime/mutexLocker.hpp"
+#include "runtime/safepointVerifiers.hpp"
+#include "utilities/growableArray.hpp"
+#include "utilities/ostream.hpp"
+#include "utilities/resourceHash.hpp"
+
+namespace {
+
+struct ClassRow {
+  const char* name;
+  uint64_t objects;
+  uint64_t published;
+  uint64_t lock_enters;
+  uint64_t lock_wait_ns;
+  djava_sos_stats cache;
+};
+
+// One entry's part, taken under the table's lock; the chunk's counters are
+// read afterwards (a chunk's mutex is never taken under that lock: a flush
+// holds the chunk's mutex and may publish).
+struct EntryShare {
+  const char* name;
+  djava_sos_chunk* chunk;
+  bool published;
+  uint64_t lock_enters;
+  uint64_t lock_wait_ns;
+};
+
+unsigned name_hash(const char* const& s) {
+  unsigned h = 2166136261u;
+  for (const char* p = s; *p != '\0'; p++) {
+    h = (h ^ (unsigned char)*p) * 16777619u;
+  }
+  return h;
+}
+
+bool name_equals(const char* const& a, const char* const& b) {
+  return strcmp(a, b) == 0;
+}
+
+typedef ResourceHashtable<const char*, int, name_hash, name_equals, 1031> RowIndex;
+
+// "int[][]", "java.lang.String[]", "Foo (static fields)", "Foo".
+const char* label_of(oop obj) {
+  if (java_lang_Class::is_instance(obj)) {
+    Klass* k = java_lang_Class::as_Klass(obj);
+    const char* name = k != NULL ? k->external_name() : "a primitive type";
+    size_t len = strlen(name) + 20;
+    char* label = NEW_RESOURCE_ARRAY(char, len);
+    jio_snprintf(label, len, "%s (static fields)", name);
+    return label;
+  }
+  Klass* k = obj->klass();
+  int dims = 0;
+  while (k->is_objArray_klass()) {
+    k = ObjArrayKlass::cast(k)->element_klass();
+    dims++;
+  }
+  const char* base = k->is_typeArray_klass()
+                         ? type2name(TypeArrayKlass::cast(k)->element_type())
+                         : k->external_name();
+  if (k->is_typeArray_klass()) {
+    dims++;
+  }
+  size_t len = strlen(base) + 2 * (size_t)dims + 1;
+  char* label = NEW_RESOURCE_ARRAY(char, len);
+  strcpy(label, base);
+  for (int i = 0; i < dims; i++) {
+    strcat(label, "[]");
+  }
+  return label;
+}
+
+uint64_t program_of_replica(oop obj, djava_sos_chunk* chunk) {
+  if (java_lang_Class::is_instance(obj)) {
+    Klass* k = java_lang_Class::as_Klass(obj);
+    return k != NULL && k->is_instance_klass() ? DsoStatics::program_of(InstanceKlass::cast(k)) : 0;
+  }
+  const djava_sos_meta* meta = DsoNode::lib().djava_sos_meta_of(chunk);
+  return meta != NULL ? meta->program : 0;
+}
+
+uint64_t moved(const ClassRow& r) {
+  return r.cache.bytes_in + r.cache.bytes_out;
+}
+
+int by_traffic(ClassRow* a, ClassRow* b) {
+  if (moved(*a) != moved(*b)) return moved(*a) > moved(*b) ? -1 : 1;
+  if (a->cache.misses != b->cache.misses) return a->cache.misses > b->cache.misses ? -1 : 1;
+  if (a->lock_enters != b->lock_enters) return a->lock_enters > b->lock_enters ? -1 : 1;
+  return strcmp(a->name, b->name);
+}
+
+}  // namespace
+
+void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t program,
+                          const char* title) {
+  ResourceMark rm(current);
+  GrowableArray<EntryShare> shares;
+  {
+    MutexLocker ml(DsoReplicaTable::_lock, Mutex::_no_safepoint_check_flag);
+    NoSafepointVerifier nsv;
+    for (uint index = 1; index < DsoReplicaTable::_high_water; index++) {
+      DsoReplica* e = &DsoReplicaTable::_entries[index];
+      if (e->_replica.is_empty() || e->_chunk == NULL) {
+        continue;
+      }
+      oop obj = e->_replica.peek();
+      if (obj == NULL || (program != 0 && program_of_replica(obj, e->_chunk) != program)) {
+        continue;
+      }
+      EntryShare s = { label_of(obj), e->_chunk, e->_published_here, e->_lock_enters,
+                       e->_lock_wait_ns };
+      shares.append(s);
+    }
+  }
+  RowIndex index;
+  GrowableArray<ClassRow> rows;
+  ClassRow total = {};
+  for (int i = 0; i < shares.length(); i++) {
+    const EntryShare& s = shares.at(i);
+    int* at = index.get(s.name);
+    if (at == NULL) {
+      ClassRow fresh = {};
+      fresh.name = s.name;
+      rows.append(fresh);
+      index.put(s.name, rows.length() - 1);
+      at = index.get(s.name);
+    }
+    djava_sos_stats c;
+    DsoNode::lib().djava_sos_chunk_stats(s.chunk, &c);
+    ClassRow* rows_of[] = { rows.adr_at(*at), &total };
+    for (ClassRow* r : rows_of) {
+      r->objects++;
+      r->published += s.published ? 1 : 0;
+      r->lock_enters += s.lock_enters;
+      r->lock_wait_ns += s.lock_wait_ns;
+      r->cache.misses += c.misses;
+      r->cache.upgrades += c.upgrades;
+      r->cache.invalidations += c.invalidations;
+      r->cache.flushes += c.flushes;
+      r->cache.bytes_in += c.bytes_in;
+      r->cache.bytes_out += c.bytes_out;
+    }
+  }
+  rows.sort(by_traffic);
+
+  st->print_cr("djava statistics of %s (%s)%s: threads shipped %zu, shared objects here "
+               UINT64_FORMAT " (published here " UINT64_FORMAT "); cache misses " UINT64_FORMAT
+               " (upgrades " UINT64_FORMAT "), invalidations " UINT64_FORMAT ", flushes "
+               UINT64_FORMAT ", bytes in " UINT64_FORMAT ", out " UINT64_FORMAT
+               "; monitor enters " UINT64_FORMAT " (%.1f ms)",
+               DsoNode::node_name(), DsoNode::is_thread_server() ? "thread server" : "launcher",
+               title, DsoThreads::shipped_count(), total.objects, total.published,
+               total.cache.misses, total.cache.upgrades, total.cache.invalidations,
+               total.cache.flushes, total.cache.bytes_in, total.cache.bytes_out,
+               total.lock_enters, total.lock_wait_ns / 1e6);
+  if (rows.is_empty()) {
+    return;
+  }
+  const int shown = MIN2(rows.length(), 20);
+  int width = 5;
+  for (int i = 0; i < shown; i++) {
+    width = MAX2(width, (int)MIN2(strlen(rows.at(i).name), (size_t)60));
+  }
+  st->print_cr("  %-*s %8s %9s %8s %8s %8s %10s %10s %8s %9s", width, "class", "objects",
+               "published", "misses", "invalid", "flushes", "bytes in", "bytes out", "enters",
+               "enter ms");
+  for (int i = 0; i < shown; i++) {
+    const ClassRow& r = rows.at(i);
+    st->print_cr("  %-*.*s %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+                 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %9.1f",
+                 width, width, r.name, r.objects, r.published, r.cache.misses,
+                 r.cache.invalidations, r.cache.flushes, r.cache.bytes_in, r.cache.bytes_out,
+                 r.lock_enters, r.lock_wait_ns / 1e6);
+  }
+  if (rows.length() > shown) {
+    st->print_cr("  ... and %d more classes", rows.length() - shown);
+  }
+}

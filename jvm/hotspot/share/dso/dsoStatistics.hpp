@@ -1,0 +1,30 @@
+/*
+ * djava: -XX:+PrintDistributedStatistics, per class.
+ *
+ * Performance in a distributed heap is never transparent: a program is slow
+ * because some of its classes go remote. This table says which: for every
+ * class with replicas on this node, how many objects, how many this node
+ * published, the cache misses, invalidations and flushes of their chunks,
+ * the bytes they moved and the monitor enters that went through the monitor
+ * service (with the time they took). The cache's counters are per chunk
+ * (djava_sos_chunk_stats); the monitor counters live in the replica table's
+ * entries; nothing is hashed on an access path.
+ */
+
+#ifndef SHARE_DSO_DSOSTATISTICS_HPP
+#define SHARE_DSO_DSOSTATISTICS_HPP
+
+#include "memory/allStatic.hpp"
+#include "utilities/globalDefinitions.hpp"
+
+class JavaThread;
+class outputStream;
+
+class DsoStatistics : AllStatic {
+ public:
+  // The node's totals and the classes of `program` (0: every program),
+  // most bytes moved first. In VM state.
+  static void print(JavaThread* current, outputStream* st, uint64_t program, const char* title);
+};
+
+#endif // SHARE_DSO_DSOSTATISTICS_HPP
