@@ -202,3 +202,14 @@ def test_statistics_name_the_classes_that_went_remote(classes):
     # let a node re-enter locally, but every enter is counted.
     assert enters == 1200, enters
     assert misses >= 2, "both servers fetched the counter"
+
+
+def test_jdk_values_keep_their_identity_on_every_node(cluster, secret_file, classes):
+    # Enum constants, static-final singletons and cached boxes of the JDK are
+    # each node's own instances: they travel by name, so == holds remotely
+    # and back. A box of its own (100000) is an ordinary shared object.
+    p = run(cluster, secret_file, classes, "named")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert ("remote true unit true yes true small true empty true big true 100000 state true"
+            in p.stdout), p.stdout + p.stderr
+    assert "back true true" in p.stdout, p.stdout + p.stderr

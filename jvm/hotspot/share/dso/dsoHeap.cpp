@@ -9,6 +9,7 @@
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoNamedValues.hpp"
 #include "dso/dsoLambda.hpp"
 #include "dso/dsoMarshal.hpp"
 #include "dso/dsoMark.hpp"
@@ -86,7 +87,9 @@ const char* DsoHeap::unshareable_reason(oop obj) {
 }
 
 static bool travels_by_value(oop obj) {
-  return java_lang_String::is_instance(obj) || java_lang_Class::is_instance(obj);
+  ResourceMark rm;
+  return java_lang_String::is_instance(obj) || java_lang_Class::is_instance(obj) ||
+         DsoNamedValues::name_of(obj) != NULL;
 }
 
 // ---- publication -----------------------------------------------------------------
@@ -178,8 +181,8 @@ class LocalReferences : public BasicOopIterateClosure {
     return !DsoThreads::is_node_local_field(_from->klass(), offset, &size);
   }
   void add(oop v) {
-    if (v != NULL && !DsoMark::is_shared(v->mark()) && !java_lang_String::is_instance(v) &&
-        !java_lang_Class::is_instance(v) && DsoHeap::unshareable_reason(v) == NULL) {
+    if (v != NULL && !DsoMark::is_shared(v->mark()) && !travels_by_value(v) &&
+        DsoHeap::unshareable_reason(v) == NULL) {
       _out->append(v);
     }
   }

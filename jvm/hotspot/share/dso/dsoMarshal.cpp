@@ -10,6 +10,7 @@
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoLambda.hpp"
 #include "dso/dsoMarshal.hpp"
+#include "dso/dsoNamedValues.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
@@ -143,8 +144,13 @@ RefEntry entry_for(oop v, BlobWriter* blob, uint64_t program) {
     e.kind_index = (DsoMarshal::ref_class << kind_shift) | blob->add(name, strlen(name));
     return e;
   }
-  const char* name = DsoLambda::shared_name(v->klass());  // a lambda's: its call site
   bool shared = DsoMark::is_shared(v->mark());
+  const char* named = shared ? NULL : DsoNamedValues::name_of(v);
+  if (named != NULL) {
+    e.kind_index = (DsoMarshal::ref_named << kind_shift) | blob->add(named, strlen(named));
+    return e;
+  }
+  const char* name = DsoLambda::shared_name(v->klass());  // a lambda's: its call site
   uint64_t shared_id = shared ? DsoReplicaTable::entry(DsoMark::index(v->mark()))->_global_id : 0;
   if ((!shared && DsoHeap::unshareable_reason(v) != NULL) || DsoHeap::is_foreign_id(shared_id)) {
     // Stays with its node; a foreign replica passes its owner's name on.
@@ -236,6 +242,8 @@ oop resolve_entry(JavaThread* current, uint64_t program, const RefEntry& e, cons
     }
     case DsoMarshal::ref_shared:
       return DsoHeap::replica_of(current, program, e.a, text, e.b, e.length, THREAD);
+    case DsoMarshal::ref_named:
+      return DsoNamedValues::resolve(current, text, THREAD);
     case DsoMarshal::ref_foreign:
       if (e.reserved == DsoNode::node_number()) {
         oop mine = DsoHeap::foreign_object((uint32_t)e.a);

@@ -19,11 +19,14 @@
  *     foreign       kind 4: an object that cannot be shared (native state): a =
  *                   its number on its node, reserved = that node, index = class
  *                   name; elsewhere it reads as an object refusing every use
+ *     JDK value     kind 5: an enum constant, static-final singleton or cached
+ *                   box of the JDK: index = its name (dsoNamedValues.hpp); the
+ *                   receiver's own instance
  *   blob: u32 count, then count times (u32 length, bytes): the names and
  *         string values the entries index
  *
- * Strings and classes travel by value and by name (their identity is
- * node-local); every other referenced object is shared, so a reference is
+ * Strings and classes travel by value and by name, and so do the JDK's
+ * values each node has its own of (their identity is node-local); every other referenced object is shared, so a reference is
  * its id plus what a node needs to make an empty replica of it without
  * asking anyone: its class and identity hash. Both nodes must lay the class
  * out alike (same VM flags); a size that does not match is refused.
@@ -42,7 +45,8 @@ class JavaThread;
 
 class DsoMarshal : AllStatic {
  public:
-  enum RefKind { ref_null = 0, ref_shared = 1, ref_string = 2, ref_class = 3, ref_foreign = 4 };
+  enum RefKind { ref_null = 0, ref_shared = 1, ref_string = 2, ref_class = 3, ref_foreign = 4,
+                 ref_named = 5 };
   static const size_t ref_entry_size = 24;
 
   // Encodes obj into buffer when it fits in capacity; returns the encoded

@@ -163,6 +163,42 @@ public class Dist {
         System.out.println("still here: the exit did not reach the launcher");
     }
 
+    // ---- JDK values with node-local identity travel by name --------------------
+    static class Holder {
+        Object unit, yes, small, empty, big1, big2;
+        Thread.State state;
+    }
+
+    static void named() throws Exception {
+        Holder h = new Holder();
+        h.unit = java.util.concurrent.TimeUnit.SECONDS;
+        h.yes = Boolean.TRUE;
+        h.small = Integer.valueOf(42);
+        h.empty = java.util.Collections.emptyList();
+        Integer big = 100_000;
+        h.big1 = big;
+        h.big2 = big;
+        h.state = Thread.State.RUNNABLE;
+        long launcher = pid();
+        String[] seen = new String[1];
+        Thread t = new Thread(() -> {
+            seen[0] = "remote " + (pid() != launcher)
+                    + " unit " + (h.unit == java.util.concurrent.TimeUnit.SECONDS)
+                    + " yes " + (h.yes == Boolean.TRUE)
+                    + " small " + (h.small == Integer.valueOf(42))
+                    + " empty " + (h.empty == java.util.Collections.emptyList())
+                    + " big " + (h.big1 == h.big2) + " " + h.big1
+                    + " state " + (h.state == Thread.State.RUNNABLE);
+            h.unit = java.util.concurrent.TimeUnit.MINUTES;
+            h.small = Integer.valueOf(-7);
+        });
+        t.start();
+        t.join();
+        System.out.println(seen[0]);
+        System.out.println("back " + (h.unit == java.util.concurrent.TimeUnit.MINUTES) + " "
+                + (h.small == Integer.valueOf(-7)));
+    }
+
     static class Talker extends Thread {
         final int k;
         Talker(int k) { this.k = k; }
@@ -288,6 +324,7 @@ public class Dist {
             case "buffer": buffer(); break;
             case "uncaught": uncaught(); break;
             case "exit": exit(); break;
+            case "named": named(); break;
             case "exit-while-waiting": exitWhileWaiting(); break;
             case "console": console(); break;
             case "alive": alive(); break;
