@@ -213,3 +213,14 @@ def test_jdk_values_keep_their_identity_on_every_node(cluster, secret_file, clas
     assert ("remote true unit true yes true small true empty true big true 100000 state true"
             in p.stdout), p.stdout + p.stderr
     assert "back true true" in p.stdout, p.stdout + p.stderr
+
+
+def test_interrupting_a_thread_sleeping_on_another_node(cluster, secret_file, classes):
+    # main interrupts a sleeper on a server, then a thread on a server
+    # interrupts sleeping main: each sleep ends at once with
+    # InterruptedException and a cleared status, not after its 60 s.
+    p = run(cluster, secret_file, classes, "interrupt-sleep", timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "sleeper interrupted remote=true quick=true cleared=true alive=false" in p.stdout, \
+        p.stdout + p.stderr
+    assert "main interrupted quick=true" in p.stdout, p.stdout + p.stderr

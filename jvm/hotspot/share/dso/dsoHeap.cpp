@@ -385,6 +385,11 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
     // An instance exists, so its class was initialized where it was made.
     ik->initialize(CHECK_NULL);
     fresh = ik->allocate_instance(CHECK_NULL);
+    if (ik->is_subclass_of(vmClasses::Thread_klass())) {
+      Handle thread(current, fresh);
+      DsoThreads::init_node_local_fields(current, thread, CHECK_NULL);
+      fresh = thread();
+    }
   } else if (k->is_typeArray_klass()) {
     fresh = TypeArrayKlass::cast(k)->allocate(array_length, CHECK_NULL);
   } else {

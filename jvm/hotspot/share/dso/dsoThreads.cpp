@@ -52,6 +52,7 @@ LocalField local_fields[max_local_fields];
 int local_field_count = 0;
 int group_offset = -1;
 int context_loader_offset = -1;
+int blocker_lock_offset = -1;
 
 volatile size_t shipped = 0;
 
@@ -80,14 +81,20 @@ void DsoThreads::initialize() {
         local_fields[local_field_count++] = { fs.offset(), size };
         if (fs.name()->equals("group")) group_offset = fs.offset();
         if (fs.name()->equals("contextClassLoader")) context_loader_offset = fs.offset();
+        if (fs.name()->equals("blockerLock")) blocker_lock_offset = fs.offset();
       }
     }
   }
-  guarantee(group_offset > 0 && context_loader_offset > 0,
-            "djava: java.lang.Thread has no group or contextClassLoader field");
+  guarantee(group_offset > 0 && context_loader_offset > 0 && blocker_lock_offset > 0,
+            "djava: java.lang.Thread has no group, contextClassLoader or blockerLock field");
   remote_threads_lock = new Monitor(Mutex::nonleaf, "DsoRemoteThreads_lock", true,
                                     Mutex::_safepoint_check_always);
   shipped_non_daemon = new (ResourceObj::C_HEAP, mtInternal) GrowableArray<uint64_t>(8, mtInternal);
+}
+
+void DsoThreads::init_node_local_fields(JavaThread* current, Handle thread, TRAPS) {
+  oop lock = vmClasses::Object_klass()->allocate_instance(CHECK);
+  thread->obj_field_put(blocker_lock_offset, lock);
 }
 
 size_t DsoThreads::shipped_count() {
@@ -322,6 +329,15 @@ void DsoThreads::bound_park(JavaThread* current, jboolean* is_absolute, jlong* t
   } else if (*time == 0 || *time > poll_ns) {
     *time = poll_ns;
   }
+}
+
+jlong DsoThreads::sleep_slice(JavaThread* current, jlong millis) {
+  oop thread_obj = current->threadObj();
+  if (!DsoNode::is_member() || DsoNode::is_leaving() || thread_obj == NULL ||
+      !DsoMark::is_shared(thread_obj->mark())) {
+    return millis;
+  }
+  return MIN2(millis, poll_interval_ms);
 }
 
 bool DsoThreads::runs_here(oop thread_obj) {

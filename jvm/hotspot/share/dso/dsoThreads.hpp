@@ -70,6 +70,10 @@ class DsoThreads : AllStatic {
   // Unsafe.park of a program's thread on a cluster node: at most a poll
   // interval, since an unpark from another node cannot reach it.
   static void bound_park(JavaThread* current, jboolean* is_absolute, jlong* time);
+  // How long Thread.sleep may park before it reads its interrupt status
+  // again (patches/0014): a poll interval when another node can interrupt
+  // the thread (its Thread object is shared), else all of millis.
+  static jlong sleep_slice(JavaThread* current, jlong millis);
   // Whether a Thread object's native thread (eetop) is one of this VM's: a
   // shipped thread's eetop may name another node's.
   static bool runs_here(oop thread_obj);
@@ -83,6 +87,10 @@ class DsoThreads : AllStatic {
   static uint64_t program_of(oop thread_obj);
   // The program objects made by the current thread belong to.
   static uint64_t current_program(JavaThread* current);
+
+  // A Thread replica made here: the node-local fields Thread's own methods
+  // need whatever node calls them (blockerLock, which interrupt() locks).
+  static void init_node_local_fields(JavaThread* current, Handle thread, TRAPS);
 
   // Whether the field at offset of an instance of k describes its object
   // on one node only (it neither leaves nor is overwritten).

@@ -16,7 +16,7 @@
 //                      the waiter saw
 //   holds              Thread.holdsLock(root) outside and inside synchronized
 //   unowned-wait       root.wait() without the monitor
-//   foreign-set        root.handle = FileDescriptor.out (cannot be shared)
+//   foreign-set        root.handle = a FileDescriptor of /dev/null (cannot be shared)
 //   foreign-use        uses root.handle: "valid V same S" or "refused MSG"
 // A failing command answers "error " and the exception.
 import djava.runtime.Node;
@@ -25,6 +25,7 @@ import java.io.InputStreamReader;
 import java.util.Arrays;
 
 public class HeapProbe {
+    static java.io.FileDescriptor opened;  // foreign-set's, on its node
     static class Box {
         boolean z; byte b; char c; short s; int i; long j; float f; double d;
         String text; String interned; Box other; Class<?> type;
@@ -206,12 +207,18 @@ public class HeapProbe {
                     return "interrupted";
                 }
             case "foreign-set":
-                root.handle = java.io.FileDescriptor.out;
+                // not FileDescriptor.out: a JDK singleton travels by name
+                try {
+                    opened = new java.io.FileInputStream("/dev/null").getFD();
+                    root.handle = opened;
+                } catch (java.io.IOException e) {
+                    return "error " + e;
+                }
                 return "set";
             case "foreign-use": {
                 java.io.FileDescriptor fd = (java.io.FileDescriptor) root.handle;
                 try {
-                    return "valid " + fd.valid() + " same " + (fd == java.io.FileDescriptor.out);
+                    return "valid " + fd.valid() + " same " + (fd == opened);
                 } catch (IllegalStateException e) {
                     return "refused " + e.getMessage();
                 }

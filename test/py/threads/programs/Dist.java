@@ -293,6 +293,45 @@ public class Dist {
         System.out.println("waiter " + seen[0] + " alive=" + w.isAlive());
     }
 
+    // Thread.sleep interrupted from another node, both ways: main interrupts
+    // a sleeper on a server; a thread on a server interrupts sleeping main.
+    static void interruptSleep() throws Exception {
+        String[] seen = new String[1];
+        long launcher = pid();
+        Thread sleeper = new Thread(() -> {
+            long start = System.nanoTime();
+            try {
+                Thread.sleep(60_000);
+                seen[0] = "slept through";
+            } catch (InterruptedException e) {
+                seen[0] = "interrupted remote=" + (pid() != launcher) + " quick="
+                        + ((System.nanoTime() - start) / 1_000_000 < 20_000)
+                        + " cleared=" + !Thread.currentThread().isInterrupted();
+            }
+        });
+        sleeper.start();
+        Thread.sleep(1000);
+        sleeper.interrupt();
+        sleeper.join(30_000);
+        System.out.println("sleeper " + seen[0] + " alive=" + sleeper.isAlive());
+
+        Thread main = Thread.currentThread();
+        Thread waker = new Thread(() -> {
+            try { Thread.sleep(1000); } catch (InterruptedException e) { }
+            main.interrupt();
+        });
+        waker.start();
+        long start = System.nanoTime();
+        try {
+            Thread.sleep(60_000);
+            System.out.println("main slept through");
+        } catch (InterruptedException e) {
+            System.out.println("main interrupted quick="
+                    + ((System.nanoTime() - start) / 1_000_000 < 20_000));
+        }
+        waker.join();
+    }
+
     // ---- a volatile flag spun on from another node ---------------------------
     static class Flag { volatile boolean up; volatile long seenAt; }
 
@@ -331,6 +370,7 @@ public class Dist {
             case "linger": linger(); break;
             case "latch": latch(); break;
             case "interrupt": interrupt(); break;
+            case "interrupt-sleep": interruptSleep(); break;
             case "spin": spin(); break;
             default: throw new IllegalArgumentException(args[0]);
         }
