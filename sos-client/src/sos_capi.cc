@@ -133,6 +133,20 @@ void djava_sos_release(djava_sos_chunk* chunk) {
   if ((old & kBlocked) && (old >> kPinShift) == 1) chunk->client->SlowRelease(chunk);
 }
 
+volatile uint64_t* djava_sos_word(djava_sos_chunk* chunk) {
+  // The inline protocol in the header is these functions' own, spelled out.
+  static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t) &&
+                    std::atomic<uint64_t>::is_always_lock_free,
+                "the state word must be a plain lock-free 64-bit word");
+  static_assert(kStateMask == DJAVA_SOS_WORD_STATE_MASK && kStateM == DJAVA_SOS_WORD_STATE_M &&
+                    kStateS == DJAVA_SOS_WORD_STATE_S && kBlocked == DJAVA_SOS_WORD_BLOCKED &&
+                    kPinShift == DJAVA_SOS_WORD_PIN_SHIFT,
+                "the header's word layout is the client's");
+  return reinterpret_cast<volatile uint64_t*>(&chunk->word);
+}
+
+void djava_sos_release_last(djava_sos_chunk* chunk) { chunk->client->SlowRelease(chunk); }
+
 void* djava_sos_data(djava_sos_chunk* chunk) { return chunk->bytes.get(); }
 
 size_t djava_sos_size(const djava_sos_chunk* chunk) { return chunk->size; }

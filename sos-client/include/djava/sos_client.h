@@ -139,6 +139,28 @@ int djava_sos_try_lock(djava_sos_chunk* chunk);
 /* End the access begun by load or lock. */
 void djava_sos_release(djava_sos_chunk* chunk);
 
+/* The chunk's state word, for a caller that tests and pins it inline (the
+ * JVM's interpreter: a cached access then costs no call). The word lives as
+ * long as the client; only these operations on it are allowed:
+ *  - a read that needs no pin (its bytes change only under a later access):
+ *    an acquire load; the copy is readable when the state bits are S or M
+ *    and BLOCKED is clear;
+ *  - try_lock: an acquire compare-and-swap from a word with state M and
+ *    BLOCKED clear to that word + PIN;
+ *  - release: an acq_rel fetch-and-sub of PIN; if the old word had BLOCKED
+ *    and exactly one pin, call djava_sos_release_last(chunk).
+ * Any other outcome means: take the calls above. */
+#define DJAVA_SOS_WORD_STATE_MASK 3u
+#define DJAVA_SOS_WORD_STATE_I 0u
+#define DJAVA_SOS_WORD_STATE_S 1u
+#define DJAVA_SOS_WORD_STATE_M 2u
+#define DJAVA_SOS_WORD_BLOCKED 4u
+#define DJAVA_SOS_WORD_PIN_SHIFT 32
+volatile uint64_t* djava_sos_word(djava_sos_chunk* chunk);
+/* What djava_sos_release does after its fetch-and-sub when the old word had
+ * BLOCKED and one pin: the revocation that waited for the access runs. */
+void djava_sos_release_last(djava_sos_chunk* chunk);
+
 /* The bytes, when the client keeps them; valid during an access. */
 void* djava_sos_data(djava_sos_chunk* chunk);
 size_t djava_sos_size(const djava_sos_chunk* chunk);

@@ -125,7 +125,7 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
     return 0;
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
-  e->_chunk = chunk;
+  DsoReplicaTable::set_chunk(e, chunk);
   e->_published_here = true;
   // Held strongly: this node has the only copy until another asks for it.
   e->_pin = OopHandle(Universe::vm_global(), obj);

@@ -57,22 +57,6 @@ JRT_ENTRY(void, DsoInterpreter::access_shared(JavaThread* current, oopDesc* obj,
   current->set_vm_result(h());
 JRT_END
 
-bool DsoInterpreter::try_access(oopDesc* obj, jboolean is_write) {
-  djava_sos_chunk* chunk = DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_chunk;
-  if (chunk == NULL) {
-    return false;
-  }
-  const DsoNodeLibrary& lib = DsoNode::lib();
-  if (is_write) {
-    return lib.djava_sos_try_lock(chunk) != 0;
-  }
-  if (lib.djava_sos_try_load(chunk) == 0) {
-    return false;
-  }
-  lib.djava_sos_release(chunk);
-  return true;
-}
-
-void DsoInterpreter::end_write(oopDesc* obj) {
-  DsoHeap::end_access(obj);
+void DsoInterpreter::release_last(DsoReplica* e) {
+  DsoNode::lib().djava_sos_release_last(e->_chunk);
 }

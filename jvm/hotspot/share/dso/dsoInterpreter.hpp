@@ -3,9 +3,11 @@
  *
  * bytecodeInterpreter.cpp (patches/0004) puts DSO_CHECK_ACCESS before every
  * field and array access; monitors of replicas go to the runtime
- * (patches/0009, dsoMonitors.hpp). For a
- * local object the check is one load of the mark word and a sign test; a
- * replica of a shared object calls into the VM.
+ * (patches/0009, dsoMonitors.hpp). For a local object the check is one load
+ * of the mark word and a sign test. For a replica whose copy this node holds
+ * it adds an indexed read of the replica table and a test of the chunk's
+ * state word (a compare-and-swap for a write), all inline; only a miss, an
+ * upgrade or a revocation in progress calls into the VM.
  *
  * The slow path gains the access through the node's shared-object cache
  * (dsoHeap.hpp): a read needs S or M, a write M. A write's access lasts until
@@ -21,7 +23,9 @@
 #ifndef SHARE_DSO_DSOINTERPRETER_HPP
 #define SHARE_DSO_DSOINTERPRETER_HPP
 
+#include "dso/abi/sos_client.h"
 #include "dso/dsoMark.hpp"
+#include "dso/dsoReplicaTable.hpp"
 #include "memory/allStatic.hpp"
 #include "oops/oopsHierarchy.hpp"
 
@@ -32,11 +36,43 @@ class DsoInterpreter : AllStatic {
   // Gains the access the bytecode needs (read: S or M; write: M), or throws.
   // Leaves the (possibly moved) object in vm_result.
   static void access_shared(JavaThread* current, oopDesc* obj, jboolean is_write);
+
+  // The cached case, inline and without leaving Java state: true with the
+  // access begun (a read's already ended) when this node holds the copy it
+  // needs. It tests the chunk's state word itself (sos_client.h spells out
+  // the protocol): a read is one acquire load and a test, a write one
+  // compare-and-swap that pins the copy until its store is done. The
+  // compiler's atomics, not HotSpot's Atomic: the protocol's orderings are
+  // those of sos-client's std::atomic, and Zero's Atomic ignores the
+  // ordering asked for and fences twice around every operation.
+  static bool try_access(oopDesc* obj, jboolean is_write) {
+    volatile uint64_t* word = DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_word;
+    if (word == NULL) {
+      return false;  // no cache here: the slow path refuses
+    }
+    uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    if (!is_write) {
+      return (w & DJAVA_SOS_WORD_STATE_MASK) != DJAVA_SOS_WORD_STATE_I &&
+             (w & DJAVA_SOS_WORD_BLOCKED) == 0;
+    }
+    return (w & (DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED)) == DJAVA_SOS_WORD_STATE_M &&
+           __atomic_compare_exchange_n(word, &w, w + pin, /* weak */ true, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+  }
+
   // Ends a write's access, after its store.
-  static void end_write(oopDesc* obj);
-  // The cached case without leaving Java state: true with the access begun
-  // (a read's already ended) when this node holds the copy it needs.
-  static bool try_access(oopDesc* obj, jboolean is_write);
+  static void end_write(oopDesc* obj) {
+    DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+    uint64_t old = __atomic_fetch_sub(e->_word, pin, __ATOMIC_ACQ_REL);
+    if ((old & DJAVA_SOS_WORD_BLOCKED) != 0 && (old >> DJAVA_SOS_WORD_PIN_SHIFT) == 1) {
+      release_last(e);
+    }
+  }
+
+ private:
+  static const uint64_t pin = UCONST64(1) << DJAVA_SOS_WORD_PIN_SHIFT;
+  // A revocation waited for the write that just ended.
+  static void release_last(DsoReplica* e);
 };
 
 // Used inside BytecodeInterpreter::run, where CALL_VM, THREAD and

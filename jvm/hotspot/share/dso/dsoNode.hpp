@@ -51,11 +51,11 @@ class JavaThread;
   X(djava_sos_load)                                                           \
   X(djava_sos_lock)                                                           \
   X(djava_sos_release)                                                        \
-  X(djava_sos_try_load)                                                       \
-  X(djava_sos_try_lock)                                                       \
   X(djava_sos_free)                                                           \
   X(djava_sos_size)                                                           \
   X(djava_sos_chunk_stats)                                                    \
+  X(djava_sos_word)                                                           \
+  X(djava_sos_release_last)                                                   \
   X(djava_monitor_connect)                                                    \
   X(djava_monitor_disconnect)                                                 \
   X(djava_monitor_enter)                                                      \
@@ -76,7 +76,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 4;
+  static const uint32_t abi_version = 5;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

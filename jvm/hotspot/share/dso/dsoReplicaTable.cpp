@@ -4,6 +4,7 @@
 
 #include "precompiled.hpp"
 #include "dso/dsoMark.hpp"
+#include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "gc/shared/oopStorage.hpp"
 #include "gc/shared/oopStorageSet.hpp"
@@ -52,6 +53,11 @@ void DsoReplicaTable::initialize() {
   _lock = new Mutex(Mutex::leaf, "DsoReplicaTable_lock", true, Mutex::_safepoint_check_never);
 }
 
+void DsoReplicaTable::set_chunk(DsoReplica* e, djava_sos_chunk* chunk) {
+  e->_chunk = chunk;
+  e->_word = chunk != NULL ? DsoNode::lib().djava_sos_word(chunk) : NULL;
+}
+
 uint DsoReplicaTable::allocate_index() {
   assert_lock_strong(_lock);
   if (_free_head != 0) {
@@ -84,7 +90,7 @@ void DsoReplicaTable::free_index(uint index) {
   e->_replica = WeakHandle();
   e->_pin = OopHandle();
   e->_global_id = 0;
-  e->_chunk = NULL;
+  set_chunk(e, NULL);
   e->_next_free = _free_head;
   _free_head = index;
 }
@@ -184,7 +190,7 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
   e->_replica = WeakHandle(_storage, h);
   e->_pin = OopHandle();
   e->_global_id = global_id;
-  e->_chunk = chunk;
+  set_chunk(e, chunk);
   e->_next_free = 0;
   e->_published_here = false;
   e->_lock_enters = 0;

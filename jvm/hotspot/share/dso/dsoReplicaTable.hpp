@@ -31,6 +31,7 @@ struct DsoReplica {
   OopHandle        _pin;        // holds the replica strongly while set (dsoHeap.cpp)
   uint64_t         _global_id;
   djava_sos_chunk* _chunk;      // the cache's handle of the chunk (dsoHeap.cpp)
+  volatile uint64_t* _word;     // its state word, tested inline (dsoInterpreter.hpp)
   uint             _next_free;  // free-list link, when free
   // For -XX:+PrintDistributedStatistics (dsoStatistics.hpp).
   bool             _published_here;   // this node made the object shared
@@ -61,6 +62,9 @@ class DsoReplicaTable : AllStatic {
   // other thread can find it.
   static uint materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash,
                           djava_sos_chunk* chunk = NULL);
+
+  // Gives an entry its chunk (or none), and the chunk's state word.
+  static void set_chunk(DsoReplica* e, djava_sos_chunk* chunk);
 
   static DsoReplica* entry(uint index) {
     assert(index > 0 && index < _high_water, "index %u out of range", index);

@@ -78,7 +78,7 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
                err_msg("djava: cannot share the static fields of %s", ik->external_name()), true);
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
-  e->_chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
+  DsoReplicaTable::set_chunk(e, DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id));
   e->_pin = OopHandle(Universe::vm_global(), mirror());
   DsoNode::lib().djava_sos_set_user(e->_chunk, index);
 
