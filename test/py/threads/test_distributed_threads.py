@@ -88,6 +88,7 @@ def test_system_exit_on_a_thread_server_ends_the_program_with_its_status(cluster
     p = run(cluster, secret_file, classes, "exit", timeout=60)
     assert p.returncode == 7, p.stdout + p.stderr
     assert "exiting with 7" in p.stdout
+    assert "main after join" not in p.stdout, "main's join returned before the exit"
     assert "still here" not in p.stdout
     assert p.stderr == "", "an exit is silent, as java's"
 

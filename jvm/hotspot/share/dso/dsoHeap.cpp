@@ -331,6 +331,16 @@ void DsoHeap::drop_loader(uint64_t program) {
   }
 }
 
+bool DsoHeap::runs_program(uint64_t program) {
+  MutexLocker ml(loaders_lock(), Mutex::_no_safepoint_check_flag);
+  for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {
+    if (program_loaders->at(i).program == program) {
+      return true;
+    }
+  }
+  return false;
+}
+
 uint64_t DsoHeap::program_of_loader(oop loader) {
   MutexLocker ml(loaders_lock(), Mutex::_no_safepoint_check_flag);
   for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {

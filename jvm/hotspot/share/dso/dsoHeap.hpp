@@ -78,6 +78,8 @@ class DsoHeap : AllStatic {
   static void drop_loader(uint64_t program);
   // The program whose classes a thread server's loader loads; 0 if none.
   static uint64_t program_of_loader(oop loader);
+  // Whether this thread server still runs program (its loader is registered).
+  static bool runs_program(uint64_t program);
 
   // Begins a read or write access to replica obj (a miss blocks this
   // thread, safepoint-safe, while the cache fetches); throws on failure

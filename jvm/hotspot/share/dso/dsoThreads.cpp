@@ -500,6 +500,16 @@ void DsoThreads::before_halt(JavaThread* current, TRAPS) {
     DsoNode::lib().djava_tm_program_exit(DsoNode::tm(), program, status, detail);
   }
   log_info(dso)("program %" PRIu64 ": %s", program, detail);
-  // The thread ends here; the program ends everywhere as its launcher exits.
+  // As in java, the exiting thread does not end before the program does:
+  // were it to end now, a join on it elsewhere could return (and its caller
+  // go on) before the launcher takes the exit. It waits until this server
+  // drops the program (the launcher has exited), bounded in case the
+  // cluster never says so, then ends.
+  const jlong bound_ms = 60 * 1000;
+  for (jlong waited = 0; waited < bound_ms && DsoHeap::runs_program(program);
+       waited += poll_interval_ms) {
+    ThreadToNativeFromVM in_native(current);
+    os::naked_short_sleep(poll_interval_ms);
+  }
   THROW(vmSymbols::java_lang_ThreadDeath());
 }

@@ -141,7 +141,8 @@ public class Dist {
     static void exit() throws Exception {
         Exiter t = new Exiter();
         t.start();
-        t.join();
+        t.join();  // as in java, the exiting thread never ends before the program
+        System.out.println("main after join: the exiting thread ended first");
         Thread.sleep(30_000);
         System.out.println("still here: the exit did not reach the launcher");
     }
