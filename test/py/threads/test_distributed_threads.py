@@ -225,3 +225,10 @@ def test_interrupting_a_thread_sleeping_on_another_node(cluster, secret_file, cl
     assert "sleeper interrupted remote=true quick=true cleared=true alive=false" in p.stdout, \
         p.stdout + p.stderr
     assert "main interrupted quick=true" in p.stdout, p.stdout + p.stderr
+
+
+def test_get_state_of_a_thread_on_another_node(cluster, secret_file, classes):
+    p = run(cluster, secret_file, classes, "state")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "state NEW, RUNNABLE alive=true, TERMINATED alive=false" in p.stdout, \
+        p.stdout + p.stderr

@@ -486,4 +486,7 @@ void DsoMarshal::decode(JavaThread* current, uint64_t program, Handle replica, c
   if (end > at) {
     Copy::conjoint_memory_atomic(bytes + (at - base), dest + at, (size_t)(end - at));
   }
+  if (ik->is_subclass_of(vmClasses::Thread_klass())) {
+    DsoThreads::refresh_status_of_remote(obj);
+  }
 }

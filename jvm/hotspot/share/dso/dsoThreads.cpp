@@ -97,6 +97,20 @@ void DsoThreads::init_node_local_fields(JavaThread* current, Handle thread, TRAP
   thread->obj_field_put(blocker_lock_offset, lock);
 }
 
+void DsoThreads::refresh_status_of_remote(oop thread_obj) {
+  bool alive = java_lang_Thread::thread(thread_obj) != NULL;
+  if (alive && runs_here(thread_obj)) {
+    return;
+  }
+  JavaThreadStatus status = java_lang_Thread::get_thread_status(thread_obj);
+  if (alive && status != JavaThreadStatus::RUNNABLE) {
+    java_lang_Thread::set_thread_status(thread_obj, JavaThreadStatus::RUNNABLE);
+  } else if (!alive && status != JavaThreadStatus::NEW) {
+    // Seen started (here or in an earlier copy), now ended.
+    java_lang_Thread::set_thread_status(thread_obj, JavaThreadStatus::TERMINATED);
+  }
+}
+
 size_t DsoThreads::shipped_count() {
   return Atomic::load(&shipped);
 }

@@ -88,6 +88,12 @@ class DsoThreads : AllStatic {
   // The program objects made by the current thread belong to.
   static uint64_t current_program(JavaThread* current);
 
+  // A Thread replica just installed, of a thread that does not run here:
+  // its node-local status (what getState() reads) follows what the shared
+  // fields say: RUNNABLE while it lives elsewhere, TERMINATED once it ended.
+  // The node it runs on keeps the exact status.
+  static void refresh_status_of_remote(oop thread_obj);
+
   // A Thread replica made here: the node-local fields Thread's own methods
   // need whatever node calls them (blockerLock, which interrupt() locks).
   static void init_node_local_fields(JavaThread* current, Handle thread, TRAPS);

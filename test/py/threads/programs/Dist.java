@@ -333,6 +333,22 @@ public class Dist {
         waker.join();
     }
 
+    // getState() of a thread that runs on another node: NEW, then alive
+    // (RUNNABLE: the exact state is its own node's), TERMINATED after join.
+    static void state() throws Exception {
+        Object lock = new Object();
+        Thread t = new Thread(() -> {
+            synchronized (lock) { try { lock.wait(2000); } catch (InterruptedException e) { } }
+        });
+        String before = t.getState().toString();
+        t.start();
+        Thread.sleep(500);
+        String during = t.getState() + " alive=" + t.isAlive();
+        t.join();
+        System.out.println("state " + before + ", " + during + ", " + t.getState() + " alive="
+                + t.isAlive());
+    }
+
     // ---- a volatile flag spun on from another node ---------------------------
     static class Flag { volatile boolean up; volatile long seenAt; }
 
@@ -371,6 +387,7 @@ public class Dist {
             case "linger": linger(); break;
             case "latch": latch(); break;
             case "interrupt": interrupt(); break;
+            case "state": state(); break;
             case "interrupt-sleep": interruptSleep(); break;
             case "spin": spin(); break;
             default: throw new IllegalArgumentException(args[0]);
