@@ -232,3 +232,13 @@ def test_get_state_of_a_thread_on_another_node(cluster, secret_file, classes):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "state NEW, RUNNABLE alive=true, TERMINATED alive=false" in p.stdout, \
         p.stdout + p.stderr
+
+
+def test_remote_threads_see_the_programs_system_properties(cluster, secret_file, classes):
+    address, _ = cluster
+    p = subprocess.run([JAVA, *node_options(address, secret_file), "-Ddist.cmdline=given",
+                        "-cp", classes, "Dist", "properties"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert ("properties remote=true cmdline=given main=yes own=here only javaHome=true "
+            "back=null") in p.stdout, p.stdout + p.stderr

@@ -62,6 +62,14 @@ public final class Launcher {
 
     private static void answer(Event e) {
         String name = new String(e.data, StandardCharsets.UTF_8);
+        if (name.equals(ProgramProperties.RESOURCE)) {
+            try {
+                Node.answerResource(e.requestId, ProgramProperties.launcherProperties(), null);
+            } catch (Throwable t) {
+                Node.answerResource(e.requestId, null, "the program's system properties: " + t);
+            }
+            return;
+        }
         try (InputStream in = ClassLoader.getSystemClassLoader().getResourceAsStream(name)) {
             Node.answerResource(e.requestId, in == null ? null : in.readAllBytes(), null);
         } catch (Throwable t) {

@@ -35,6 +35,7 @@ public final class ThreadServer {
             System.exit(2);
         }
         ConsoleRouter.install();
+        ProgramProperties.install();
         ThreadGroup parent = Thread.currentThread().getThreadGroup();
         System.err.println("thread-server " + Node.nodeName() + ": serving");
         while (true) {
@@ -65,6 +66,18 @@ public final class ThreadServer {
     private static Program register(long id, ThreadGroup parent) {
         Program p = new Program(id, parent);
         Node.registerProgramLoader(id, p.loader);
+        try {
+            ProgramProperties.addProgram(id, Node.fetchResource(id, ProgramProperties.RESOURCE));
+        } catch (java.io.IOException e) {
+            // The program still runs, with this node's properties; say so.
+            System.err.println("thread-server " + Node.nodeName() + ": the system properties of program "
+                    + Long.toUnsignedString(id) + ": " + e.getMessage());
+            try {
+                ProgramProperties.addProgram(id, null);
+            } catch (java.io.IOException impossible) {
+                throw new AssertionError(impossible);
+            }
+        }
         return p;
     }
 
@@ -93,5 +106,6 @@ public final class ThreadServer {
             threads[i].stop();
         }
         Node.dropProgram(id);
+        ProgramProperties.dropProgram(id);
     }
 }

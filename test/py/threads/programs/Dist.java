@@ -349,6 +349,25 @@ public class Dist {
                 + t.isAlive());
     }
 
+    // System properties: a thread on a server sees the launcher's -D and
+    // setProperty (made before it started), and its node's own JDK keys.
+    static void properties() throws Exception {
+        System.setProperty("dist.set.in.main", "yes");
+        String launcherHome = System.getProperty("java.home");
+        String[] seen = new String[1];
+        Thread t = new Thread(() -> {
+            System.setProperty("dist.set.remotely", "here only");
+            seen[0] = "remote=" + (pid() != launcherPid) + " cmdline=" + System.getProperty("dist.cmdline")
+                    + " main=" + System.getProperty("dist.set.in.main")
+                    + " own=" + System.getProperty("dist.set.remotely")
+                    + " javaHome=" + (System.getProperty("java.home") != null);
+        });
+        t.start();
+        t.join();
+        System.out.println("properties " + seen[0] + " back=" + System.getProperty("dist.set.remotely"));
+    }
+    static final long launcherPid = pid();
+
     // ---- a volatile flag spun on from another node ---------------------------
     static class Flag { volatile boolean up; volatile long seenAt; }
 
@@ -388,6 +407,7 @@ public class Dist {
             case "latch": latch(); break;
             case "interrupt": interrupt(); break;
             case "state": state(); break;
+            case "properties": properties(); break;
             case "interrupt-sleep": interruptSleep(); break;
             case "spin": spin(); break;
             default: throw new IllegalArgumentException(args[0]);
