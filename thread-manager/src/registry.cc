@@ -302,25 +302,43 @@ std::string ThreadRegistry::Exit(ProgramId program, int32_t status, const std::s
   return "";
 }
 
+// A server with spare capacity, the least loaded first; when every server
+// is full, the one least loaded for its capacity (it runs more threads than
+// it has CPUs): Java starts every thread at once, and a program whose
+// threads wait for each other (a barrier of N threads) must not wait for a
+// thread that waits for a slot. Capacity places threads; it never holds one.
 ServerId ThreadRegistry::PickServer() const {
   ServerId best = 0;
   const Server* b = nullptr;
+  auto spare = [](const Server& s) { return s.running.size() < s.capacity; };
   for (const auto& s : servers_) {
     const Server& c = s.second;
-    if (c.running.size() >= c.capacity) continue;
-    if (b == nullptr || c.running.size() < b->running.size() ||
-        (c.running.size() == b->running.size() && c.last_assigned < b->last_assigned)) {
+    bool better;
+    if (b == nullptr) {
+      better = true;
+    } else if (spare(c) != spare(*b)) {
+      better = spare(c);
+    } else if (spare(c)) {
+      better = c.running.size() < b->running.size() ||
+               (c.running.size() == b->running.size() && c.last_assigned < b->last_assigned);
+    } else {
+      // running/capacity, compared without division
+      uint64_t load_c = uint64_t{c.running.size()} * b->capacity;
+      uint64_t load_b = uint64_t{b->running.size()} * c.capacity;
+      better = load_c < load_b || (load_c == load_b && c.last_assigned < b->last_assigned);
+    }
+    if (better) {
       b = &c;
       best = s.first;
     }
   }
-  return b ? best : 0;
+  return best;
 }
 
 void ThreadRegistry::Dispatch(std::vector<Action>* out) {
   while (!queue_.empty()) {
     ServerId sid = PickServer();
-    if (sid == 0) return;  // no capacity anywhere: threads stay queued
+    if (sid == 0) return;  // no thread server yet: threads stay queued
     ThreadKey key = queue_.front();
     queue_.pop_front();
     Server& s = servers_[sid];

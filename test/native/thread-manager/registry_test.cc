@@ -69,7 +69,7 @@ TEST_F(RegistryTest, LeastLoadedFirst) {
   EXPECT_EQ(2u, a[6]);
 }
 
-TEST_F(RegistryTest, QueuesWithoutCapacityAndDrainsFifo) {
+TEST_F(RegistryTest, QueuesOnlyWithoutServersAndDrainsFifo) {
   reg_.RegisterProgram(100, 7, "node", "cp");
   ASSERT_EQ("", reg_.Submit(100, 1, false, &out_));
   ASSERT_EQ("", reg_.Submit(100, 2, false, &out_));
@@ -78,17 +78,30 @@ TEST_F(RegistryTest, QueuesWithoutCapacityAndDrainsFifo) {
   // Launcher heard "queued" twice.
   auto acts = Take();
   EXPECT_EQ(2, Count(acts, Action::kStateChanged));
+  // The first server takes both, in order, though its capacity is 1.
   reg_.RegisterServer(1, "s1", 1, 0, &out_);
-  auto a = Assigned(Take());
-  ASSERT_EQ(1u, a.size());
-  EXPECT_EQ(1u, a.begin()->first);  // FIFO: first submitted runs first
-  EXPECT_EQ(1u, reg_.QueueLength());
-  ASSERT_EQ("", reg_.ThreadEnded(1, 100, 1, false, "", &out_));
-  a = Assigned(Take());
-  ASSERT_EQ(1u, a.size());
-  EXPECT_EQ(2u, a.begin()->first);
-  EXPECT_EQ(ThreadState::kEnded, State(100, 1));
+  acts = Take();
+  std::vector<uint64_t> order;
+  for (const auto& a : acts)
+    if (a.kind == Action::kAssign) order.push_back(a.thread.thread);
+  EXPECT_EQ((std::vector<uint64_t>{1, 2}), order);
+  EXPECT_EQ(0u, reg_.QueueLength());
+  EXPECT_EQ(ThreadState::kRunning, State(100, 1));
   EXPECT_EQ(ThreadState::kRunning, State(100, 2));
+}
+
+// Java starts every thread at once: four threads that meet at a barrier on
+// two servers of one CPU each must all run, not wait for a free slot.
+TEST_F(RegistryTest, FullServersRunMoreThreadsRatherThanQueueThem) {
+  reg_.RegisterServer(1, "s1", 1, 0, &out_);
+  reg_.RegisterServer(2, "s2", 3, 0, &out_);
+  reg_.RegisterProgram(100, 7, "node", "cp");
+  for (uint64_t t = 1; t <= 8; t++) ASSERT_EQ("", reg_.Submit(100, t, false, &out_));
+  EXPECT_EQ(0u, reg_.QueueLength());
+  // Spare capacity first (1 + 3), then by load for capacity: 8 threads on
+  // capacities 1 and 3 land 2 and 6.
+  EXPECT_EQ(2, reg_.Running(1));
+  EXPECT_EQ(6, reg_.Running(2));
 }
 
 TEST_F(RegistryTest, SeveralProgramsShareServers) {
@@ -98,17 +111,15 @@ TEST_F(RegistryTest, SeveralProgramsShareServers) {
   reg_.Submit(100, 1, false, &out_);
   reg_.Submit(200, 1, false, &out_);
   reg_.Submit(100, 2, false, &out_);
-  EXPECT_EQ(2, reg_.Running(1));
-  EXPECT_EQ(1u, reg_.QueueLength());
+  EXPECT_EQ(3, reg_.Running(1));  // over its capacity of 2: nothing waits
+  EXPECT_EQ(0u, reg_.QueueLength());
   out_.clear();
-  // Program 200 ends: its slot serves program 100's queued thread, and the
-  // server is told to drop program 200.
+  // Program 200 ends: the server is told to drop it; program 100 goes on.
   reg_.ProgramEnded(200, "exit", &out_);
   auto acts = Take();
   EXPECT_EQ(1, Count(acts, Action::kDropProgram));
   EXPECT_EQ(1, Count(acts, Action::kFreeProgram));
-  auto a = Assigned(acts);
-  ASSERT_EQ(1u, a.size());
+  EXPECT_EQ(2, reg_.Running(1));
   EXPECT_EQ(ThreadState::kRunning, State(100, 2));
   EXPECT_FALSE(reg_.HasProgram(200));
 }
@@ -221,15 +232,12 @@ TEST_F(RegistryTest, MissedLivenessDeadlineIsServerDeath) {
   EXPECT_TRUE(failed);
 }
 
-TEST_F(RegistryTest, ProgramEndDropsQueuedAndTellsEveryServerItUsed) {
+TEST_F(RegistryTest, ProgramEndTellsEveryServerItUsed) {
+  reg_.RegisterProgram(100, 7, "a", "cp");
   reg_.RegisterServer(1, "s1", 1, 0, &out_);
   reg_.RegisterServer(2, "s2", 1, 0, &out_);
-  reg_.RegisterProgram(100, 7, "a", "cp");
   for (uint64_t t = 1; t <= 3; t++) reg_.Submit(100, t, false, &out_);
-  reg_.ThreadEnded(1, 100, 1, false, "", &out_);  // thread 3 now runs on s1
-  EXPECT_EQ(0u, reg_.QueueLength());
-  reg_.Submit(100, 4, false, &out_);
-  EXPECT_EQ(1u, reg_.QueueLength());
+  reg_.ThreadEnded(1, 100, 1, false, "", &out_);
   out_.clear();
   reg_.ProgramEnded(100, "System.exit", &out_);
   auto acts = Take();
@@ -237,13 +245,24 @@ TEST_F(RegistryTest, ProgramEndDropsQueuedAndTellsEveryServerItUsed) {
   for (const Action& a : acts)
     if (a.kind == Action::kDropProgram) dropped.insert(a.server);
   EXPECT_EQ((std::set<ServerId>{1, 2}), dropped);
-  EXPECT_EQ(0u, reg_.QueueLength());
   EXPECT_EQ(0, reg_.Running(1));
   EXPECT_EQ(0, reg_.Running(2));
   EXPECT_EQ(0, Count(acts, Action::kAssign));
   // A late end report from a server is harmless.
   EXPECT_EQ("", reg_.ThreadEnded(1, 100, 3, false, "", &out_));
   EXPECT_TRUE(reg_.ProgramsOf(7).empty());
+}
+
+TEST_F(RegistryTest, ProgramEndDropsItsQueuedThreads) {
+  reg_.RegisterProgram(100, 7, "a", "cp");
+  reg_.Submit(100, 1, false, &out_);
+  reg_.Submit(100, 2, false, &out_);
+  EXPECT_EQ(2u, reg_.QueueLength());
+  reg_.ProgramEnded(100, "System.exit", &out_);
+  EXPECT_EQ(0u, reg_.QueueLength());
+  out_.clear();
+  reg_.RegisterServer(1, "s1", 1, 0, &out_);
+  EXPECT_EQ(0, Count(Take(), Action::kAssign));
 }
 
 TEST_F(RegistryTest, ServerServesManyProgramsOverItsLife) {

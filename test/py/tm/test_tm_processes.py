@@ -30,8 +30,9 @@ def test_four_threads_on_two_servers_land_two_and_two(procs, thread_manager, sec
     assert sorted(where) == ["alpha", "alpha", "beta", "beta"], out
 
 
-def test_threads_queue_without_capacity_and_several_programs_share(procs, thread_manager,
+def test_a_full_server_runs_every_thread_and_several_programs_share(procs, thread_manager,
                                                                    secret_file, tm_probe):
+    # capacity 1, two programs of 3 threads: all six run (none waits for a slot)
     start_server(procs, tm_probe, thread_manager, secret_file, "only", 1, 100)
     launchers = [procs.start([tm_probe, "launch", thread_manager, secret_file, str(20 + i), "3",
                               "30000"]) for i in range(2)]
@@ -84,9 +85,10 @@ def test_killed_launcher_makes_servers_drop_program(procs, thread_manager, secre
     launcher = procs.start([tm_probe, "launch", thread_manager, secret_file, "61", "2",
                             "30000"])
     assert read_line(server) == "assigned 61 1"
+    assert read_line(server) == "assigned 61 2"  # capacity 1 places; it never holds back
     launcher.send_signal(signal.SIGKILL)
     assert read_line(server, timeout=15) == "drop 61"
-    # The server's slot serves the next program.
+    # The server serves the next program.
     launcher2 = procs.start([tm_probe, "launch", thread_manager, secret_file, "62", "1",
                              "30000"])
     assert read_line(server, timeout=15) == "assigned 62 1"
