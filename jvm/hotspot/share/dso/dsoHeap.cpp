@@ -211,9 +211,15 @@ void DsoHeap::publish_local_closure(JavaThread* current, Handle root, TRAPS) {
     if (publish_one(current, obj, program) == 0) {
       ResourceMark rm2(current);
       const char* name = obj->klass()->external_name();
+      const char* thread_name = NULL;
+      if (obj->is_a(vmClasses::Thread_klass()) && java_lang_Thread::name(obj) != NULL) {
+        thread_name = java_lang_String::as_utf8_string(java_lang_Thread::name(obj));
+      }
       THROW_MSG(vmSymbols::java_lang_IllegalStateException(),
-                err_msg("djava: cannot start a thread on another node: a %s it reaches is held "
-                        "locked (synchronized) by another thread of this node", name));
+                err_msg("djava: cannot start a thread on another node: a %s%s%s%s it reaches is "
+                        "held locked (synchronized) by another thread of this node", name,
+                        thread_name != NULL ? " (\"" : "", thread_name != NULL ? thread_name : "",
+                        thread_name != NULL ? "\")" : ""));
     }
     published++;
     refs.set_from(obj);

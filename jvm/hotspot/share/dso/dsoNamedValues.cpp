@@ -10,6 +10,7 @@
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoNamedValues.hpp"
 #include "memory/resourceArea.hpp"
+#include "memory/universe.hpp"
 #include "oops/fieldStreams.inline.hpp"
 #include "oops/instanceKlass.inline.hpp"
 #include "oops/klass.inline.hpp"
@@ -152,6 +153,9 @@ const char* DsoNamedValues::name_of(oop v) {
   if (!k->is_instance_klass() || !is_jdk_class(k)) {
     return NULL;
   }
+  if (k->is_subclass_of(vmClasses::ThreadGroup_klass())) {
+    return "G:program:group";
+  }
   if (java_lang_boxing_object::is_instance(v)) {
     const char* box = box_name(v);
     if (box != NULL) {
@@ -186,6 +190,12 @@ const char* DsoNamedValues::name_of(oop v) {
 }
 
 oop DsoNamedValues::resolve(JavaThread* current, const char* name, TRAPS) {
+  if (strcmp(name, "G:program:group") == 0) {
+    // The program's group on this node: that of its threads here.
+    oop thread_obj = current->threadObj();
+    oop group = thread_obj != NULL ? java_lang_Thread::threadGroup(thread_obj) : NULL;
+    return group != NULL ? group : Universe::main_thread_group();
+  }
   char kind;
   char klass[512];
   const char* rest;

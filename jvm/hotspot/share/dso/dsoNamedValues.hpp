@@ -12,6 +12,10 @@
  *                        value's class, its superclass or its outer class)
  *   "B:<class>:<value>"  the cached box of that value (Integer, Long, Short,
  *                        Byte, Character)
+ *   "G:program:group"    a ThreadGroup: a node's groups hold its own threads,
+ *                        so on arrival it is the program's group there (the
+ *                        accessing thread's), e.g. the group a thread factory
+ *                        made elsewhere puts its threads in
  * Only objects of classes the boot or platform loader defined qualify: a
  * program's own enums and singletons live in its shared statics already.
  */
