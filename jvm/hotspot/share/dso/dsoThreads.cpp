@@ -296,8 +296,22 @@ static void shipped_thread_entry(JavaThread* thread, TRAPS) {
 
 void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group, Handle loader,
                                TRAPS) {
+  // A thread may be placed on the node that started it, before the starting
+  // thread has left Thread.start(), which is synchronized: the Thread's
+  // header is then displaced into the starter's stack lock, and its tag with
+  // it. The starter leaves start() right after the thread manager took the
+  // thread; wait for that (bounded), in a safepoint-safe state.
+  for (int waited_ms = 0; thread->mark().has_locker() && waited_ms < 10 * 1000; waited_ms++) {
+    ThreadToNativeFromVM in_native(current);
+    os::naked_short_sleep(1);
+  }
   if (!DsoMark::is_shared(thread->mark())) {
-    THROW_MSG(vmSymbols::java_lang_IllegalArgumentException(), "djava: not a shipped thread");
+    ResourceMark rm(current);
+    THROW_MSG(vmSymbols::java_lang_IllegalArgumentException(),
+              err_msg("djava: not a shipped thread (its header: %s)",
+                      thread->mark().has_locker()    ? "still locked by its starter"
+                      : thread->mark().has_monitor() ? "an inflated monitor"
+                                                     : "untagged"));
   }
   thread->obj_field_put(group_offset, group());
   thread->obj_field_put(context_loader_offset, loader());
