@@ -76,9 +76,13 @@ def test_exit_statuses_are_meaningful(classes, tmp_path):
 def test_signal_ends_vm_like_java(sig, status, classes, tmp_path):
     """A signal to djava reaches the VM: shutdown hooks run, status is java's."""
     results = []
+    # A shell runs background commands with SIGINT ignored, and a JVM keeps an
+    # ignored SIGINT ignored: give both launchers the default, whatever ran us.
+    default_sigint = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
     for launcher in (STOCK_JAVA, DJAVA):
         p = subprocess.Popen([launcher, "-cp", classes, "Sleeper"], cwd=tmp_path,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=default_sigint)
         assert p.stdout.readline() == "ready\n"
         p.send_signal(sig)
         out, err = p.communicate(timeout=TIMEOUT)
