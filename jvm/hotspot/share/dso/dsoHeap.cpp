@@ -326,25 +326,28 @@ void DsoHeap::register_loader(JavaThread* current, uint64_t program, Handle load
   program_loaders->append(ProgramLoader{program, OopHandle(Universe::vm_global(), loader())});
 }
 
-void DsoHeap::drop_loader(uint64_t program) {
-  MutexLocker ml(loaders_lock(), Mutex::_no_safepoint_check_flag);
+// The position of program's loader in program_loaders, or -1. Under loaders_lock.
+static int loader_index(uint64_t program) {
   for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {
     if (program_loaders->at(i).program == program) {
-      program_loaders->at(i).loader.release(Universe::vm_global());
-      program_loaders->delete_at(i);
-      return;
+      return i;
     }
+  }
+  return -1;
+}
+
+void DsoHeap::drop_loader(uint64_t program) {
+  MutexLocker ml(loaders_lock(), Mutex::_no_safepoint_check_flag);
+  int i = loader_index(program);
+  if (i >= 0) {
+    program_loaders->at(i).loader.release(Universe::vm_global());
+    program_loaders->delete_at(i);
   }
 }
 
 bool DsoHeap::runs_program(uint64_t program) {
   MutexLocker ml(loaders_lock(), Mutex::_no_safepoint_check_flag);
-  for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {
-    if (program_loaders->at(i).program == program) {
-      return true;
-    }
-  }
-  return false;
+  return loader_index(program) >= 0;
 }
 
 uint64_t DsoHeap::program_of_loader(oop loader) {
@@ -365,12 +368,8 @@ static oop loader_of(uint64_t program) {
     return SystemDictionary::java_system_loader();
   }
   MutexLocker ml(loaders_lock(), Mutex::_no_safepoint_check_flag);
-  for (int i = 0; program_loaders != NULL && i < program_loaders->length(); i++) {
-    if (program_loaders->at(i).program == program) {
-      return program_loaders->at(i).loader.resolve();
-    }
-  }
-  return NULL;
+  int i = loader_index(program);
+  return i >= 0 ? program_loaders->at(i).loader.resolve() : NULL;
 }
 
 Klass* DsoHeap::resolve_class(JavaThread* current, uint64_t program, const char* class_name,
