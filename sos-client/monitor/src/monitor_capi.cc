@@ -32,6 +32,11 @@ int Guard(djava_monitor_client* c, F f) {
   capi_error_set = true;
   return DJAVA_MON_IO;
 }
+int BadArgument(const char* why) {
+  capi_error = why;
+  capi_error_set = true;
+  return DJAVA_MON_BAD_ARGUMENT;
+}
 }  // namespace
 
 extern "C" {
@@ -64,6 +69,22 @@ int djava_monitor_wait(djava_monitor_client* c, uint64_t object, uint64_t progra
                        uint64_t thread, int64_t timeout_ms) {
   return Guard(c, [&](MonitorClient* m) {
     return m->Wait(object, LocalThread{program, thread}, timeout_ms);
+  });
+}
+
+int djava_monitor_wait_polled(djava_monitor_client* c, uint64_t object, uint64_t program,
+                              uint64_t thread, int64_t timeout_ms, int64_t poll_ms) {
+  if (poll_ms < 0) return BadArgument("poll interval is negative");
+  return Guard(c, [&](MonitorClient* m) {
+    return m->Wait(object, LocalThread{program, thread}, timeout_ms, poll_ms);
+  });
+}
+
+int djava_monitor_wait_more(djava_monitor_client* c, uint64_t program, uint64_t thread,
+                            int64_t poll_ms) {
+  if (poll_ms < 0) return BadArgument("poll interval is negative");
+  return Guard(c, [&](MonitorClient* m) {
+    return m->WaitMore(LocalThread{program, thread}, poll_ms);
   });
 }
 

@@ -48,7 +48,7 @@ MonitorClient::~MonitorClient() {
 void MonitorClient::Close() {
   {
     std::unique_lock<std::mutex> lock(mu_);
-    if (!closed_ && pending_.empty() && local_.Idle() && !LeaveLocked(&lock))
+    if (!closed_ && !AnyBlocked() && local_.Idle() && !LeaveLocked(&lock))
       std::fprintf(stderr, "djava monitor client: the monitor service did not confirm this "
                            "node's leave: %s\n", closed_ ? io_error_.c_str() : "timed out");
   }
@@ -105,28 +105,46 @@ void MonitorClient::Finish(Pending* p, int status, const std::string& error) {
   p->cv.notify_all();
 }
 
-int MonitorClient::Block(std::unique_lock<std::mutex>* lock, LocalThread t, Pending* p) {
-  p->cv.wait(*lock, [p] { return p->done; });
+int MonitorClient::Block(std::unique_lock<std::mutex>* lock, LocalThread t,
+                         const std::shared_ptr<Pending>& p, int64_t poll_ms) {
+  if (poll_ms < 0) {
+    p->cv.wait(*lock, [&p] { return p->done; });
+  } else if (!p->cv.wait_for(*lock, std::chrono::milliseconds(poll_ms), [&p] { return p->done; })) {
+    return DJAVA_MON_WAITING;
+  }
   auto it = pending_.find(t);
   if (it != pending_.end() && it->second == p) pending_.erase(it);
   if (p->status != DJAVA_MON_OK) last_error = p->error;
   return p->status;
 }
 
+MonitorClient::Pending* MonitorClient::Awaiting(LocalThread t, uint64_t obj) {
+  auto it = pending_.find(t);
+  if (it == pending_.end() || it->second->done || it->second->obj != obj) return nullptr;
+  return it->second.get();
+}
+
+bool MonitorClient::AnyBlocked() const {
+  for (const auto& p : pending_)
+    if (!p.second->done) return true;
+  return false;
+}
+
 int MonitorClient::Enter(uint64_t obj, LocalThread t) {
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
   if (local_.Enter(obj, t) == LocalMonitors::Send::kNothing) return DJAVA_MON_OK;
-  Pending p;
-  p.obj = obj;
-  pending_[t] = &p;
+  auto p = std::make_shared<Pending>();
+  p->obj = obj;
+  pending_[t] = p;
   monitorpb::MonitorRequest req;
   auto* e = req.mutable_enter();
   uint64_t o;
   ToProto(obj, t, &o, e->mutable_thread());
   e->set_object(o);
-  if (!SendLocked(ShardOf(obj), &req)) Finish(&p, DJAVA_MON_IO, "monitor service connection lost");
-  return Block(&lock, t, &p);
+  if (!SendLocked(ShardOf(obj), &req))
+    Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
+  return Block(&lock, t, p);
 }
 
 int MonitorClient::Exit(uint64_t obj, LocalThread t) {
@@ -150,23 +168,33 @@ int MonitorClient::Exit(uint64_t obj, LocalThread t) {
   return DJAVA_MON_OK;
 }
 
-int MonitorClient::Wait(uint64_t obj, LocalThread t, int64_t timeout_ms) {
+int MonitorClient::Wait(uint64_t obj, LocalThread t, int64_t timeout_ms, int64_t poll_ms) {
   if (timeout_ms < 0) return SetError(DJAVA_MON_BAD_ARGUMENT, "timeout value is negative");
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
   if (!local_.BeginWait(obj, t))
     return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
-  Pending p;
-  p.obj = obj;
-  pending_[t] = &p;
+  auto p = std::make_shared<Pending>();
+  p->obj = obj;
+  pending_[t] = p;
   monitorpb::MonitorRequest req;
   auto* w = req.mutable_wait();
   uint64_t o;
   ToProto(obj, t, &o, w->mutable_thread());
   w->set_object(o);
   w->set_timeout_ms(static_cast<uint64_t>(timeout_ms));
-  if (!SendLocked(ShardOf(obj), &req)) Finish(&p, DJAVA_MON_IO, "monitor service connection lost");
-  return Block(&lock, t, &p);
+  if (!SendLocked(ShardOf(obj), &req))
+    Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
+  return Block(&lock, t, p, poll_ms);
+}
+
+int MonitorClient::WaitMore(LocalThread t, int64_t poll_ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = pending_.find(t);
+  if (it == pending_.end())
+    return SetError(DJAVA_MON_BAD_ARGUMENT, "the thread has no wait in progress");
+  std::shared_ptr<Pending> p = it->second;
+  return Block(&lock, t, p, poll_ms);
 }
 
 int MonitorClient::Notify(uint64_t obj, LocalThread t, bool all) {
@@ -201,9 +229,8 @@ int MonitorClient::Interrupt(LocalThread target) {
 int MonitorClient::Cancel(LocalThread t) {
   std::unique_lock<std::mutex> lock(mu_);
   auto it = pending_.find(t);
-  if (it == pending_.end()) return DJAVA_MON_OK;
-  Pending* p = it->second;
-  pending_.erase(it);
+  if (it == pending_.end() || it->second->done) return DJAVA_MON_OK;
+  Pending* p = it->second.get();
   local_.Forget(p->obj, t);
   monitorpb::MonitorRequest req;
   auto* c = req.mutable_cancel_enter();
@@ -256,8 +283,7 @@ void MonitorClient::ReaderLoop(size_t shard) {
                 ") lost: " + shards_[shard]->Error();
   }
   // Nothing may stay blocked on a service that is gone.
-  for (auto& p : pending_) Finish(p.second, DJAVA_MON_IO, io_error_);
-  pending_.clear();
+  for (auto& p : pending_) Finish(p.second.get(), DJAVA_MON_IO, io_error_);
   pong_cv_.notify_all();
   for (auto& s : shards_) s->Shutdown();
 }
@@ -268,8 +294,8 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
     case monitorpb::MonitorEvent::kGranted: {
       const auto& g = ev.granted();
       LocalThread t{g.thread().program(), g.thread().thread()};
-      auto it = pending_.find(t);
-      bool wanted = it != pending_.end() && it->second->obj == g.object();
+      Pending* p = Awaiting(t, g.object());
+      bool wanted = p != nullptr;
       if (local_.OnGranted(g.object(), t, g.lease(), wanted) == LocalMonitors::Send::kExit) {
         monitorpb::MonitorRequest req;
         uint64_t o;
@@ -281,8 +307,7 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
         int st = DJAVA_MON_OK;
         if (g.reason() == monitorpb::TIMED_OUT) st = DJAVA_MON_TIMED_OUT;
         if (g.reason() == monitorpb::INTERRUPTED) st = DJAVA_MON_INTERRUPTED;
-        Finish(it->second, st, st == DJAVA_MON_INTERRUPTED ? "interrupted" : "");
-        pending_.erase(it);
+        Finish(p, st, st == DJAVA_MON_INTERRUPTED ? "interrupted" : "");
       }
       break;
     }
@@ -300,23 +325,19 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
         // The whole program failed (or ended): every blocked thread of it
         // ends now, with the reason as its error.
         failed_programs_.emplace(program, f.error());
-        for (auto it = pending_.begin(); it != pending_.end();) {
-          if (it->first.program == program) {
-            local_.Forget(it->second->obj, it->first);
-            Finish(it->second, DJAVA_MON_FAILED, f.error());
-            it = pending_.erase(it);
-          } else {
-            ++it;
+        for (auto& p : pending_) {
+          if (p.first.program == program && !p.second->done) {
+            local_.Forget(p.second->obj, p.first);
+            Finish(p.second.get(), DJAVA_MON_FAILED, f.error());
           }
         }
       } else {
         LocalThread t{program, f.thread().thread()};
         failed_programs_.emplace(program, f.error());
         auto it = pending_.find(t);
-        if (it != pending_.end()) {
+        if (it != pending_.end() && !it->second->done) {
           local_.Forget(it->second->obj, t);
-          Finish(it->second, DJAVA_MON_FAILED, f.error());
-          pending_.erase(it);
+          Finish(it->second.get(), DJAVA_MON_FAILED, f.error());
         }
       }
       break;

@@ -35,7 +35,12 @@ class MonitorClient {
   // LastError() says why.
   int Enter(uint64_t obj, LocalThread t);
   int Exit(uint64_t obj, LocalThread t);
-  int Wait(uint64_t obj, LocalThread t, int64_t timeout_ms);
+  // Object.wait. poll_ms < 0: blocks until the wait ends. Otherwise returns
+  // DJAVA_MON_WAITING after poll_ms if the thread is still in the wait set;
+  // it stays there until WaitMore or Cancel (the JVM polls its own state
+  // between the two without leaving the wait set, so no notify is lost).
+  int Wait(uint64_t obj, LocalThread t, int64_t timeout_ms, int64_t poll_ms = -1);
+  int WaitMore(LocalThread t, int64_t poll_ms);
   int Notify(uint64_t obj, LocalThread t, bool all);
   int Interrupt(LocalThread target);
   int Cancel(LocalThread t);
@@ -63,7 +68,14 @@ class MonitorClient {
   size_t ShardOf(uint64_t obj) const { return sos::HomeShard(obj, shards_.size()); }
   int Check(LocalThread t);  // closed or program failed?
   bool SendLocked(size_t shard, monitorpb::MonitorRequest* req);
-  int Block(std::unique_lock<std::mutex>* lock, LocalThread t, Pending* p);
+  // Waits until p is done (at most poll_ms if >= 0: DJAVA_MON_WAITING).
+  // Only the blocked thread removes its entry from pending_, so that a
+  // result that arrives between two polls is kept for it.
+  int Block(std::unique_lock<std::mutex>* lock, LocalThread t, const std::shared_ptr<Pending>& p,
+            int64_t poll_ms = -1);
+  // Whether a grant or failure for (t, obj) has a blocked request to end.
+  Pending* Awaiting(LocalThread t, uint64_t obj);
+  bool AnyBlocked() const;
   void Finish(Pending* p, int status, const std::string& error);
   void ReaderLoop(size_t shard);
   void OnEvent(size_t shard, const monitorpb::MonitorEvent& ev);
@@ -72,7 +84,7 @@ class MonitorClient {
 
   std::mutex mu_;
   LocalMonitors local_;
-  std::map<LocalThread, Pending*> pending_;
+  std::map<LocalThread, std::shared_ptr<Pending>> pending_;
   std::map<uint64_t, std::string> failed_programs_;
   bool closed_ = false;
   std::string io_error_;

@@ -121,6 +121,76 @@ TEST_P(MonitorClientTest, InterruptFromAnotherNodeWakesWaiter) {
   EXPECT_EQ(DJAVA_MON_INTERRUPTED, status);
 }
 
+// The wait the JVM uses: it returns to poll the thread's own state while the
+// thread stays in the wait set. A notify that comes while the waiter is
+// between two polls (not blocked in the client at all) still ends the wait:
+// the window in which the JVM's old sliced waits lost notifications.
+TEST_P(MonitorClientTest, PolledWaitKeepsANotifyThatComesBetweenPolls) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->Wait(kObj, ta, 0, 5));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitMore(ta, 5));
+  // The waiter is "in the JVM" now; b notifies meanwhile.
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->Notify(kObj, tb, false));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  int status = DJAVA_MON_WAITING;
+  for (int i = 0; i < 400 && status == DJAVA_MON_WAITING; i++) status = a->WaitMore(ta, 5);
+  EXPECT_EQ(DJAVA_MON_OK, status);
+  EXPECT_EQ(1, a->Count(kObj, ta));
+  EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
+  // Nothing is left pending for the thread.
+  EXPECT_EQ(DJAVA_MON_BAD_ARGUMENT, a->WaitMore(ta, 0));
+}
+
+// The caller's timeout is the service's, however many polls it takes.
+TEST_P(MonitorClientTest, PolledTimedWaitTimesOutOnceWithTheMonitorHeld) {
+  auto a = NewNode(&host_);
+  LocalThread t{kProg, 1};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, t));
+  auto start = steady_clock::now();
+  int polls = 0;
+  int status = a->Wait(kObj, t, 60, 5);
+  for (; status == DJAVA_MON_WAITING && polls < 1000; polls++) status = a->WaitMore(t, 5);
+  auto ms = std::chrono::duration_cast<milliseconds>(steady_clock::now() - start).count();
+  EXPECT_EQ(DJAVA_MON_TIMED_OUT, status);
+  EXPECT_GE(ms, 60);
+  EXPECT_GE(polls, 2);
+  EXPECT_EQ(1, a->Count(kObj, t));
+  EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, t));
+}
+
+// What the JVM does when a poll finds the thread interrupted (on any node):
+// it interrupts its own wait, which then ends INTERRUPTED, monitor held.
+TEST_P(MonitorClientTest, PolledWaitEndsWhenTheWaiterInterruptsItself) {
+  auto a = NewNode(&host_);
+  LocalThread t{kProg, 1};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, t));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->Wait(kObj, t, 0, 5));
+  ASSERT_EQ(DJAVA_MON_OK, a->Interrupt(t));
+  int status = DJAVA_MON_WAITING;
+  for (int i = 0; i < 400 && status == DJAVA_MON_WAITING; i++) status = a->WaitMore(t, 5);
+  EXPECT_EQ(DJAVA_MON_INTERRUPTED, status);
+  EXPECT_EQ(1, a->Count(kObj, t));
+  EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, t));
+}
+
+TEST_P(MonitorClientTest, PolledWaitCancelledBetweenPolls) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->Wait(kObj, ta, 0, 5));
+  ASSERT_EQ(DJAVA_MON_OK, a->Cancel(ta));
+  EXPECT_EQ(DJAVA_MON_CANCELLED, a->WaitMore(ta, 5));
+  EXPECT_EQ(0, a->Count(kObj, ta));
+  // The waiter left the wait set: a notify has nobody to wake, and the
+  // monitor is free.
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->Notify(kObj, tb, true));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+}
+
 TEST_P(MonitorClientTest, CancelEndsABlockedEnter) {
   auto a = NewNode(&host_), b = NewNode(&host_);
   LocalThread ta{kProg, 1}, tb{kProg, 2};

@@ -51,12 +51,13 @@ void DsoMonitors::throw_for(JavaThread* current, int status, const char* what, o
 
 void DsoMonitors::enter(JavaThread* current, Handle obj) {
   uint64_t id = DsoHeap::id_of(obj());
+  uint64_t program = DsoThreads::current_program(current);
   uint64_t key = thread_key(current);
   int status;
   jlong start = os::javaTimeNanos();
   {
     ThreadToNativeFromVM in_native(current);
-    status = DsoNode::lib().djava_monitor_enter(_client, id, DsoNode::program(), key);
+    status = DsoNode::lib().djava_monitor_enter(_client, id, program, key);
   }
   DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
   Atomic::inc(&e->_lock_enters);
@@ -70,7 +71,8 @@ void DsoMonitors::enter(JavaThread* current, Handle obj) {
 void DsoMonitors::exit(JavaThread* current, oop obj) {
   // Exits are sent, never waited for: this may run where the thread
   // cannot block (a leaf call from the interpreter).
-  int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj), DsoNode::program(),
+  int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj),
+                                                 DsoThreads::current_program(current),
                                                  thread_key(current));
   if (status != DJAVA_MON_OK && !DsoNode::is_leaving()) {
     log_warning(dso)("exit of the monitor of " UINT64_FORMAT_X ": %s", DsoHeap::id_of(obj),
@@ -79,7 +81,8 @@ void DsoMonitors::exit(JavaThread* current, oop obj) {
 }
 
 void DsoMonitors::jni_exit(JavaThread* current, oop obj, TRAPS) {
-  int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj), DsoNode::program(),
+  int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj),
+                                                 DsoThreads::current_program(current),
                                                  thread_key(current));
   if (status != DJAVA_MON_OK) {
     throw_for(current, status, "cannot exit", obj, THREAD);
@@ -90,57 +93,62 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
   if (millis < 0) {
     THROW_MSG(vmSymbols::java_lang_IllegalArgumentException(), "timeout value is negative");
   }
+  if (interruptible && DsoThreads::is_interrupted(current, true)) {
+    THROW(vmSymbols::java_lang_InterruptedException());
+  }
   uint64_t id = DsoHeap::id_of(obj());
+  uint64_t program = DsoThreads::current_program(current);
   uint64_t key = thread_key(current);
-  jlong deadline = millis > 0 ? os::javaTimeMillis() + millis : 0;
-  while (true) {
-    if (interruptible && DsoThreads::is_interrupted(current, true)) {
-      THROW(vmSymbols::java_lang_InterruptedException());
-    }
-    // At most a poll interval, then the interrupt status is read again (it
-    // may be set on another node): the wait re-enters and waits again, a
-    // spurious wake-up Java allows; nobody can notify meanwhile, because
-    // this thread holds the monitor, so no notification is lost.
-    jlong slice = DsoThreads::poll_interval_ms;
-    if (deadline != 0) {
-      jlong left = deadline - os::javaTimeMillis();
-      if (left <= 0) {
-        return;
+  // One wait in the service, with the caller's timeout. The thread stays in
+  // the monitor's wait set until it ends: a notify can never fall between
+  // two waits. Every poll interval the client returns to look at the
+  // interrupt status, which another node may have set in the shared Thread;
+  // if it is set, the thread interrupts its own wait through the service.
+  bool interrupt_sent = false;
+  int status;
+  {
+    ThreadToNativeFromVM in_native(current);
+    status = DsoNode::lib().djava_monitor_wait_polled(_client, id, program, key, millis,
+                                                      DsoThreads::poll_interval_ms);
+  }
+  while (status == DJAVA_MON_WAITING) {
+    if (interruptible && !interrupt_sent && DsoThreads::is_interrupted(current, false)) {
+      interrupt_sent = true;
+      if (DsoNode::lib().djava_monitor_interrupt(_client, program, key) != DJAVA_MON_OK) {
+        log_warning(dso)("interrupting the wait on " UINT64_FORMAT_X ": %s", id,
+                         DsoNode::lib().djava_monitor_last_error());
       }
-      slice = MIN2(slice, left);
     }
-    int status;
-    {
-      ThreadToNativeFromVM in_native(current);
-      status = DsoNode::lib().djava_monitor_wait(_client, id, DsoNode::program(), key, slice);
-    }
-    if (status == DJAVA_MON_OK) {
-      return;  // notified; the monitor is held again
-    }
-    if (status == DJAVA_MON_INTERRUPTED) {
+    ThreadToNativeFromVM in_native(current);
+    status = DsoNode::lib().djava_monitor_wait_more(_client, program, key,
+                                                    DsoThreads::poll_interval_ms);
+  }
+  switch (status) {
+    case DJAVA_MON_OK:          // notified; the monitor is held again
+    case DJAVA_MON_TIMED_OUT:
+      return;
+    case DJAVA_MON_INTERRUPTED:
       if (interruptible) {
         DsoThreads::is_interrupted(current, true);
         THROW(vmSymbols::java_lang_InterruptedException());
       }
-      continue;
-    }
-    if (status != DJAVA_MON_TIMED_OUT) {
+      return;                   // a wake-up Java allows; the flag stays set
+    default:
       throw_for(current, status, "cannot wait on", obj(), THREAD);
-      return;
-    }
   }
 }
 
 void DsoMonitors::notify(JavaThread* current, Handle obj, bool all, TRAPS) {
   int status = DsoNode::lib().djava_monitor_notify(_client, DsoHeap::id_of(obj()),
-                                                   DsoNode::program(), thread_key(current),
-                                                   all ? 1 : 0);
+                                                   DsoThreads::current_program(current),
+                                                   thread_key(current), all ? 1 : 0);
   if (status != DJAVA_MON_OK) {
     throw_for(current, status, "cannot notify", obj(), THREAD);
   }
 }
 
 bool DsoMonitors::holds_lock(JavaThread* current, oop obj) {
-  return DsoNode::lib().djava_monitor_count(_client, DsoHeap::id_of(obj), DsoNode::program(),
+  return DsoNode::lib().djava_monitor_count(_client, DsoHeap::id_of(obj),
+                                            DsoThreads::current_program(current),
                                             thread_key(current)) > 0;
 }

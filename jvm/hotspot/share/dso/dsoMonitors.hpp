@@ -42,8 +42,8 @@ class DsoMonitors : AllStatic {
   // is logged. jni_exit throws IllegalMonitorStateException instead.
   static void exit(JavaThread* current, oop obj);
   static void jni_exit(JavaThread* current, oop obj, TRAPS);
-  // A wait looks at the thread's interrupt status at least every 50 ms
-  // (dsoMonitors.cpp says why that loses no notification).
+  // A wait stays in the service's wait set until it ends, looking at the
+  // thread's interrupt status (settable from any node) every poll interval.
   static void wait(JavaThread* current, Handle obj, jlong millis, bool interruptible, TRAPS);
   static void notify(JavaThread* current, Handle obj, bool all, TRAPS);
   static bool holds_lock(JavaThread* current, oop obj);

@@ -60,7 +60,9 @@ class JavaThread;
   X(djava_monitor_disconnect)                                                 \
   X(djava_monitor_enter)                                                      \
   X(djava_monitor_exit)                                                       \
-  X(djava_monitor_wait)                                                       \
+  X(djava_monitor_wait_polled)                                                \
+  X(djava_monitor_wait_more)                                                  \
+  X(djava_monitor_interrupt)                                                  \
   X(djava_monitor_notify)                                                     \
   X(djava_monitor_count)                                                      \
   X(djava_monitor_last_error)
@@ -76,7 +78,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 5;
+  static const uint32_t abi_version = 6;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

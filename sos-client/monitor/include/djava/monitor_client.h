@@ -32,7 +32,8 @@ enum djava_monitor_status {
   DJAVA_MON_CANCELLED = 4,    /* djava_monitor_cancel ended the call; monitor not held */
   DJAVA_MON_FAILED = 5,       /* the program failed; see djava_monitor_last_error */
   DJAVA_MON_IO = 6,           /* the monitor service is unreachable */
-  DJAVA_MON_BAD_ARGUMENT = 7
+  DJAVA_MON_BAD_ARGUMENT = 7,
+  DJAVA_MON_WAITING = 8       /* wait_polled/wait_more: still in the wait set */
 };
 
 /* Connects to the monitor service of every sos-server shard ("host:port",
@@ -56,6 +57,16 @@ int djava_monitor_exit(djava_monitor_client* c, uint64_t object, uint64_t progra
  * TIMED_OUT or INTERRUPTED. */
 int djava_monitor_wait(djava_monitor_client* c, uint64_t object, uint64_t program,
                        uint64_t thread, int64_t timeout_ms);
+/* The same wait, returning every poll_ms (>= 0) with DJAVA_MON_WAITING while
+ * the thread is still in the wait set, so that the caller can look at its
+ * own state (its interrupt status, set on another node) in between; it stays
+ * in the wait set, so no notification is missed meanwhile. The caller then
+ * continues with djava_monitor_wait_more until another status, or ends the
+ * wait with djava_monitor_cancel (or djava_monitor_interrupt of itself). */
+int djava_monitor_wait_polled(djava_monitor_client* c, uint64_t object, uint64_t program,
+                              uint64_t thread, int64_t timeout_ms, int64_t poll_ms);
+int djava_monitor_wait_more(djava_monitor_client* c, uint64_t program, uint64_t thread,
+                            int64_t poll_ms);
 int djava_monitor_notify(djava_monitor_client* c, uint64_t object, uint64_t program,
                          uint64_t thread, int all);
 /* Thread.interrupt() of (program, thread): if it waits on a shared monitor it
