@@ -242,3 +242,28 @@ def test_remote_threads_see_the_programs_system_properties(cluster, secret_file,
     assert p.returncode == 0, p.stdout + p.stderr
     assert ("properties remote=true cmdline=given main=yes own=here only javaHome=true "
             "back=null") in p.stdout, p.stdout + p.stderr
+
+
+def test_a_thread_pool_runs_its_workers_on_the_servers(cluster, secret_file, classes):
+    # Thread.start() is synchronized: the second worker's closure leads back
+    # to the first worker's Thread, which its starter had published while
+    # holding it locked (the monitor now passes to the cluster's at start).
+    p = run(cluster, secret_file, classes, "pool")
+    assert p.returncode == 0, p.stdout + p.stderr
+    m = re.search(r"pool sum (\d+) terminated (\w+) launcher (\d+) workers \[([\d, ]+)\]",
+                  p.stdout)
+    assert m, p.stdout + p.stderr
+    assert m.group(1) == str(sum(k * k for k in range(40)))
+    assert m.group(2) == "true"
+    workers = set(m.group(4).split(", "))
+    assert m.group(3) not in workers
+    assert workers <= {str(s.pid) for s in cluster[1]}
+    assert "djava" not in p.stderr, p.stderr
+
+
+def test_every_join_returns_when_its_thread_ends(cluster, secret_file, classes):
+    # Threads ending at every moment of the joiner's wait on their monitor:
+    # a notifyAll must never fall between two waits of the joiner.
+    p = run(cluster, secret_file, classes, "joins")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "joined 48 of 48" in p.stdout, p.stdout + p.stderr

@@ -135,12 +135,26 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
   return index;
 }
 
+// The header that carries obj's tag, as the calling thread may read it: the
+// mark, or the displaced header of a stack lock the caller itself holds.
+// Thread.start() is synchronized, so the thread being shipped is published
+// while its starter holds it locked, and its own closure may lead back to it
+// (a pool's worker -> the pool -> its set of workers -> the worker's thread).
+static markWord header_seen_by(JavaThread* current, oop obj) {
+  markWord mark = obj->mark();
+  if (mark.has_locker() && current->is_lock_owned((address)mark.locker())) {
+    return mark.locker()->displaced_header();
+  }
+  return mark;
+}
+
 uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
   if (obj.is_null() || travels_by_value(obj())) {
     return 0;
   }
-  if (DsoMark::is_shared(obj->mark())) {
-    return id_of(obj());
+  markWord header = header_seen_by(current, obj());
+  if (DsoMark::is_shared(header)) {
+    return DsoReplicaTable::entry(DsoMark::index(header))->_global_id;
   }
   const char* why = unshareable_reason(obj());
   if (why != NULL) {
@@ -164,7 +178,8 @@ namespace {
 // Collects the local, shareable objects an object references.
 class LocalReferences : public BasicOopIterateClosure {
  public:
-  explicit LocalReferences(GrowableArray<oop>* out) : _out(out), _from(NULL) {}
+  LocalReferences(JavaThread* current, GrowableArray<oop>* out)
+    : _current(current), _out(out), _from(NULL) {}
   void set_from(oop from) { _from = from; }
   virtual void do_oop(oop* p) { if (shared_field(p)) add(RawAccess<>::oop_load(p)); }
   virtual void do_oop(narrowOop* p) {
@@ -181,31 +196,33 @@ class LocalReferences : public BasicOopIterateClosure {
     return !DsoThreads::is_node_local_field(_from->klass(), offset, &size);
   }
   void add(oop v) {
-    if (v != NULL && !DsoMark::is_shared(v->mark()) && !travels_by_value(v) &&
+    if (v != NULL && !DsoMark::is_shared(header_seen_by(_current, v)) && !travels_by_value(v) &&
         DsoHeap::unshareable_reason(v) == NULL) {
       _out->append(v);
     }
   }
+  JavaThread* _current;
   GrowableArray<oop>* _out;
   oop _from;
 };
 
 }  // namespace
 
-void DsoHeap::publish_local_closure(JavaThread* current, Handle root, TRAPS) {
+void DsoHeap::publish_local_closure(JavaThread* current, Handle root,
+                                    GrowableArrayCHeap<Handle, mtInternal>* stack_locked, TRAPS) {
   // No safepoint while raw oops are held: publication never takes one.
   NoSafepointVerifier nsv;
   ResourceMark rm(current);
   const int limit = 1000000;  // beyond that, publication stays lazy
   uint64_t program = DsoThreads::current_program(current);
   GrowableArray<oop> pending;
-  LocalReferences refs(&pending);
+  LocalReferences refs(current, &pending);
   refs.set_from(root());
   root->oop_iterate(&refs);
   int published = 0;
   while (!pending.is_empty() && published < limit) {
     oop obj = pending.pop();
-    if (DsoMark::is_shared(obj->mark())) {
+    if (DsoMark::is_shared(header_seen_by(current, obj))) {
       continue;  // reached twice
     }
     if (publish_one(current, obj, program) == 0) {
@@ -222,6 +239,9 @@ void DsoHeap::publish_local_closure(JavaThread* current, Handle root, TRAPS) {
                         thread_name != NULL ? "\")" : ""));
     }
     published++;
+    if (obj->mark().has_locker()) {
+      stack_locked->append(Handle(current, obj));  // by this thread: publish_one succeeded
+    }
     refs.set_from(obj);
     obj->oop_iterate(&refs);
   }

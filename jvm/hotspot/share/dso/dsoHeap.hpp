@@ -21,6 +21,7 @@
 #include "memory/allStatic.hpp"
 #include "oops/oopsHierarchy.hpp"
 #include "runtime/handles.hpp"
+#include "utilities/growableArray.hpp"
 #include "utilities/exceptions.hpp"
 
 #include "dso/abi/sos_client.h"
@@ -43,8 +44,10 @@ class DsoHeap : AllStatic {
   // through local objects (a shipped thread's closure): lazily, at a flush,
   // another thread might hold one locked, and a locked object cannot take
   // the tag. Throws IllegalStateException naming an object another thread
-  // holds locked right now.
-  static void publish_local_closure(JavaThread* current, Handle root, TRAPS);
+  // holds locked right now. The objects the current thread holds locked
+  // are added to stack_locked (for DsoMonitors::adopt_stack_lock).
+  static void publish_local_closure(JavaThread* current, Handle root,
+                                    GrowableArrayCHeap<Handle, mtInternal>* stack_locked, TRAPS);
 
   // The same for a local object met while encoding; returns its replica
   // index. Must not safepoint. obj must be shareable (see foreign_number).

@@ -10,6 +10,7 @@
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "runtime/atomic.hpp"
+#include "runtime/basicLock.hpp"
 #include "dso/dsoThreads.hpp"
 #include "logging/log.hpp"
 #include "memory/resourceArea.hpp"
@@ -17,19 +18,21 @@
 #include "runtime/handles.inline.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/os.hpp"
+#include "runtime/osThread.hpp"
 #include "runtime/thread.inline.hpp"
 #include "utilities/exceptions.hpp"
 
 djava_monitor_client* DsoMonitors::_client = NULL;
 
 uint64_t DsoMonitors::thread_key(JavaThread* thread) {
-  oop thread_obj = thread->threadObj();
-  if (thread_obj != NULL && DsoMark::is_shared(thread_obj->mark())) {
-    return DsoHeap::id_of(thread_obj);  // the same key on every node it reaches
-  }
-  // A thread of this node only: its node and its Java thread id, in a range
-  // no object id uses (the top bit).
-  uint64_t tid = thread_obj != NULL ? (uint64_t)java_lang_Thread::thread_id(thread_obj) : 0;
+  // The thread's name in the monitor service: this node and the thread's
+  // kernel id, unique among the node's live threads, in a range no object id
+  // uses (the top bit). It must not change while the thread holds a monitor,
+  // so it does not depend on whether the thread's Thread object is shared
+  // (a shipped thread's closure may publish its starter's Thread, as a
+  // lambda capturing Thread.currentThread() does). A thread runs on one node
+  // only, so no other node ever needs its key.
+  uint64_t tid = (uint64_t)thread->osthread()->thread_id();
   return (UCONST64(1) << 63) | ((uint64_t)DsoNode::node_number() << 32) | (tid & 0xffffffff);
 }
 
@@ -49,8 +52,9 @@ void DsoMonitors::throw_for(JavaThread* current, int status, const char* what, o
   }
 }
 
-void DsoMonitors::enter(JavaThread* current, Handle obj) {
-  uint64_t id = DsoHeap::id_of(obj());
+int DsoMonitors::enter_index(JavaThread* current, uint index) {
+  DsoReplica* e = DsoReplicaTable::entry(index);
+  uint64_t id = e->_global_id;
   uint64_t program = DsoThreads::current_program(current);
   uint64_t key = thread_key(current);
   int status;
@@ -59,12 +63,49 @@ void DsoMonitors::enter(JavaThread* current, Handle obj) {
     ThreadToNativeFromVM in_native(current);
     status = DsoNode::lib().djava_monitor_enter(_client, id, program, key);
   }
-  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
   Atomic::inc(&e->_lock_enters);
   Atomic::add(&e->_lock_wait_ns, (uint64_t)(os::javaTimeNanos() - start));
+  return status;
+}
+
+void DsoMonitors::enter(JavaThread* current, Handle obj) {
+  int status = enter_index(current, DsoMark::index(obj->mark()));
   if (status != DJAVA_MON_OK) {
     JavaThread* THREAD = current;
     throw_for(current, status, "cannot enter", obj(), THREAD);
+  }
+}
+
+void DsoMonitors::adopt_stack_lock(JavaThread* current, Handle obj, TRAPS) {
+  markWord mark = obj->mark();
+  if (!mark.has_locker() || !current->is_lock_owned((address)mark.locker())) {
+    return;
+  }
+  BasicLock* lock = mark.locker();
+  markWord header = lock->displaced_header();
+  assert(DsoMark::is_shared(header), "published while stack locked: the tag is in the lock");
+  uint index = DsoMark::index(header);
+  // Nobody else knows the object yet: the service grants at once.
+  int status = enter_index(current, index);
+  if (status != DJAVA_MON_OK) {
+    ResourceMark rm(current);
+    THROW_MSG(vmSymbols::java_lang_InternalError(),
+              err_msg("djava: cannot take the monitor of shared object " UINT64_FORMAT_X
+                      " (%s): %s", DsoReplicaTable::entry(index)->_global_id,
+                      obj->klass()->external_name(), DsoNode::lib().djava_monitor_last_error()));
+  }
+  // The lock record keeps the tagged header, as for any replica this thread
+  // locks: its unlock finds the mark not pointing at it and goes to the
+  // runtime, which exits the cluster's monitor (patches/0009).
+  if (obj->cas_set_mark(header, mark) != mark) {
+    // Another thread of this node inflated the lock meanwhile (it contends
+    // for it, or hashed the object): HotSpot's monitor stays in charge here.
+    DsoNode::lib().djava_monitor_exit(_client, DsoReplicaTable::entry(index)->_global_id,
+                                      DsoThreads::current_program(current), thread_key(current));
+    ResourceMark rm(current);
+    log_warning(dso)("shared object " UINT64_FORMAT_X " (%s) stays locked by HotSpot's own "
+                     "monitor until its starter leaves synchronized code",
+                     DsoReplicaTable::entry(index)->_global_id, obj->klass()->external_name());
   }
 }
 

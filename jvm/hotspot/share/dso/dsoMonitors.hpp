@@ -38,6 +38,11 @@ class DsoMonitors : AllStatic {
   // monitorenter, synchronized methods, JNI MonitorEnter, ObjectLocker.
   // Throws (an Error naming the object) only if the cluster fails.
   static void enter(JavaThread* current, Handle obj);
+  // An object just published by the current thread while it holds it with
+  // HotSpot's stack lock (Thread.start() is synchronized): the thread holds
+  // the cluster's monitor instead, and the object's mark carries its tag
+  // again, so that every node and every path sees it as shared.
+  static void adopt_stack_lock(JavaThread* current, Handle obj, TRAPS);
   // Never blocks (it may run in a leaf call); an exit the service refuses
   // is logged. jni_exit throws IllegalMonitorStateException instead.
   static void exit(JavaThread* current, oop obj);
@@ -50,6 +55,8 @@ class DsoMonitors : AllStatic {
 
  private:
   static uint64_t thread_key(JavaThread* thread);
+  // Enters the monitor of the replica at index; a djava_monitor_status.
+  static int enter_index(JavaThread* current, uint index);
   static void throw_for(JavaThread* current, int status, const char* what, oop obj, TRAPS);
 
   static djava_monitor_client* _client;

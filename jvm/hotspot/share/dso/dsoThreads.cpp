@@ -10,6 +10,7 @@
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoMark.hpp"
+#include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
@@ -217,6 +218,28 @@ static const char* unshareable_reference(oop holder, bool is_thread) {
   return NULL;
 }
 
+// Writes eetop, the shared "alive" marker, of a shared thread. False, with
+// an exception pending, if the cluster refused the access.
+static bool set_alive_marker(JavaThread* current, Handle thread, JavaThread* value) {
+  JavaThread* THREAD = current;
+  DsoHeap::begin_access(current, thread, true, CHECK_false);
+  java_lang_Thread::set_thread(thread(), value);
+  DsoHeap::end_access(thread());
+  return true;
+}
+
+// A thread that could not be shipped is left unstarted, as Thread.start()
+// expects when start0 throws; the pending exception is kept.
+static void unstart(JavaThread* current, Handle thread) {
+  JavaThread* THREAD = current;
+  Handle pending(current, PENDING_EXCEPTION);
+  CLEAR_PENDING_EXCEPTION;
+  set_alive_marker(current, thread, NULL);
+  CLEAR_PENDING_EXCEPTION;  // the first failure is the one to report
+  java_lang_Thread::set_thread_status(thread(), JavaThreadStatus::NEW);
+  THREAD->set_pending_exception(pending(), __FILE__, __LINE__);
+}
+
 bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   if (!DsoNode::is_member() || !DjavaShipThreads ||
       (DsoNode::is_thread_server() && program_of(current->threadObj()) == 0)) {
@@ -242,28 +265,24 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   }
   bool daemon = java_lang_Thread::is_daemon(thread());
   uint64_t program = current_program(current);
+  uint64_t id = DsoHeap::publish(current, thread, CHECK_(true));
+  // Thread.start() is synchronized: the starter holds the thread with
+  // HotSpot's stack lock, which hides the tag of a shared object; it holds
+  // the cluster's monitor instead from now on.
+  DsoMonitors::adopt_stack_lock(current, thread, CHECK_(true));
   // Alive from now on, on every node (eetop != 0; see the header).
-  if (DsoMark::is_shared(thread->mark())) {
-    DsoHeap::begin_access(current, thread, true, CHECK_(true));
-    java_lang_Thread::set_thread(thread(), (JavaThread*)1);
-    DsoHeap::end_access(thread());
-  } else {
-    java_lang_Thread::set_thread(thread(), (JavaThread*)1);
-  }
-  java_lang_Thread::set_thread_status(thread(), JavaThreadStatus::RUNNABLE);
-  uint64_t id = DsoHeap::publish(current, thread, THREAD);
-  if (HAS_PENDING_EXCEPTION) {
-    java_lang_Thread::set_thread(thread(), NULL);
-    java_lang_Thread::set_thread_status(thread(), JavaThreadStatus::NEW);
+  if (!set_alive_marker(current, thread, (JavaThread*)1)) {
     return true;
   }
-  DsoHeap::publish_local_closure(current, thread, THREAD);
-  if (HAS_PENDING_EXCEPTION) {
-    return true;  // the thread stays unstarted here; the exception says why
+  java_lang_Thread::set_thread_status(thread(), JavaThreadStatus::RUNNABLE);
+  GrowableArrayCHeap<Handle, mtInternal> stack_locked;
+  DsoHeap::publish_local_closure(current, thread, &stack_locked, THREAD);
+  for (int i = 0; i < stack_locked.length() && !HAS_PENDING_EXCEPTION; i++) {
+    DsoMonitors::adopt_stack_lock(current, stack_locked.at(i), THREAD);
   }
-  if (!daemon) {
-    MutexLocker ml(current, remote_threads_lock);
-    shipped_non_daemon->append(id);
+  if (HAS_PENDING_EXCEPTION) {
+    unstart(current, thread);  // the exception says why
+    return true;
   }
   int rc;
   {
@@ -272,11 +291,17 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   }
   if (rc != 0) {
     ResourceMark rm(current);
-    THROW_MSG_(vmSymbols::java_lang_InternalError(),
-               err_msg("djava: the thread manager refused thread \"%s\": %s",
+    Exceptions::fthrow(THREAD_AND_LOCATION, vmSymbols::java_lang_InternalError(),
+                       "djava: the thread manager refused thread \"%s\": %s",
                        java_lang_Thread::name(thread()) != NULL
                            ? java_lang_String::as_utf8_string(java_lang_Thread::name(thread()))
-                           : "?", DsoNode::lib().djava_tm_last_error()), true);
+                           : "?", DsoNode::lib().djava_tm_last_error());
+    unstart(current, thread);
+    return true;
+  }
+  if (!daemon) {
+    MutexLocker ml(current, remote_threads_lock);
+    shipped_non_daemon->append(id);
   }
   Atomic::inc(&shipped);
   log_info(dso)("shipped thread " UINT64_FORMAT_X " (%s)%s", id, thread->klass()->external_name(),
@@ -436,7 +461,10 @@ void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
     java_lang_Thread::release_set_thread(thread_obj(), NULL);
     DsoHeap::end_access(thread_obj());
   }
-  if (program == 0) {
+  // Only thread servers run shipped threads. A launcher's own thread whose
+  // Thread became shared (main, reachable from a FutureTask's waiters, say)
+  // ends here without the thread manager ever having run it.
+  if (program == 0 || !DsoNode::is_thread_server()) {
     return;
   }
   ThreadToNativeFromVM in_native(thread);

@@ -4,7 +4,9 @@
  *
  * One client per process (= per node), shared by all its Java threads; every
  * function is thread-safe. A Java thread is named cluster-wide by
- * (program, thread) = its program id and the shared-object id of its Thread.
+ * (program, thread): its program id and a key the node gives it, unique
+ * among the cluster's live threads and fixed while the thread lives (the
+ * JVM's is its node number and kernel thread id, dsoMonitors.cpp).
  *
  * Blocking calls (enter, wait) can be ended from another thread with
  * djava_monitor_cancel (the JVM's way out of a blocked call, e.g. VM exit),

@@ -391,6 +391,51 @@ public class Dist {
         System.out.println("spinner saw the flag " + (f.seenAt > 0) + " alive=" + s.isAlive());
     }
 
+    // ---- a thread pool: its workers are shipped threads -----------------------
+    static void pool() throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        java.util.List<java.util.concurrent.Future<long[]>> futures = new java.util.ArrayList<>();
+        for (int n = 0; n < 40; n++) {
+            final long k = n;
+            futures.add(pool.submit(() -> new long[] {k * k, pid()}));
+        }
+        long sum = 0;
+        TreeSet<Long> workers = new TreeSet<>();
+        for (java.util.concurrent.Future<long[]> f : futures) {
+            long[] r = f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            sum += r[0];
+            workers.add(r[1]);
+        }
+        pool.shutdown();
+        boolean terminated = pool.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+        System.out.println("pool sum " + sum + " terminated " + terminated + " launcher " + pid()
+                + " workers " + workers);
+    }
+
+    // ---- joins of threads that end at all moments of the joiner's wait ------
+    static class Napper extends Thread {
+        final int ms;
+        Napper(int ms) { this.ms = ms; }
+        @Override public void run() {
+            try { Thread.sleep(ms); } catch (InterruptedException e) { }
+        }
+    }
+
+    static void joins() throws Exception {
+        int joined = 0, total = 0;
+        for (int round = 0; round < 24; round++) {
+            Napper a = new Napper((round * 7) % 60), b = new Napper((round * 13) % 90);
+            a.start();
+            b.start();
+            for (Napper t : new Napper[] {a, b}) {
+                total++;
+                t.join(20_000);  // bounded: a lost wake-up shows as a count, not a hang
+                if (!t.isAlive()) joined++;
+            }
+        }
+        System.out.println("joined " + joined + " of " + total);
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "placement": placement(); break;
@@ -410,6 +455,8 @@ public class Dist {
             case "properties": properties(); break;
             case "interrupt-sleep": interruptSleep(); break;
             case "spin": spin(); break;
+            case "pool": pool(); break;
+            case "joins": joins(); break;
             default: throw new IllegalArgumentException(args[0]);
         }
     }
