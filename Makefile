@@ -140,12 +140,11 @@ test-py: all deps-test
 	$(PYTHON) -m pytest test/py
 
 # jtreg itself runs on the stock server VM of the base image; the tests run on
-# build/jdk, locally and on real local clusters (test/jtreg/run says how).
-# make test runs the local group only until a known bug (a thread started by a
-# thread-server thread sometimes never runs) no longer makes the distributed
-# runs flaky; test-jtreg-distributed runs those.
+# build/jdk, locally and on real local clusters of 2 thread servers, as they
+# are and with -Xmn2m on every node (test/jtreg/run says how).
+# test-jtreg-distributed: the cluster runs alone.
 test-jtreg: all deps-test
-	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java local
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java all
 
 test-jtreg-distributed: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java distributed
