@@ -551,7 +551,13 @@ void Client::OnRevoke(uint64_t id, uint64_t txn, bool flush, bool keep_shared) {
   c->revoke.flush = flush;
   c->revoke.keep_shared = keep_shared;
   c->revoke.txn = txn;
-  c->word.fetch_or(kBlocked);
+  uint64_t before = c->word.fetch_or(kBlocked);
+  // Writers that announce themselves instead of pinning may be storing
+  // into the copy right now: they finish before the bytes are read.
+  if ((before & kStateMask) == kStateM && have_callbacks_ &&
+      callbacks_.quiesce_writers != nullptr) {
+    callbacks_.quiesce_writers(callbacks_.context, djava_sos_word(c));
+  }
   MaybeRevoke(c);
 }
 

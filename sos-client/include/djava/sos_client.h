@@ -88,6 +88,13 @@ typedef struct {
    * can attach them before they call produce(). May be null. */
   void (*thread_started)(void* context, const char* name);
   void (*thread_ending)(void* context);
+  /* For a JVM whose inline writers announce themselves instead of pinning
+   * (see djava_sos_word): the revoker of a chunk in state M calls it after
+   * it set BLOCKED and before it reads the bytes or changes the state; it
+   * returns once no writer that saw the word in M before then is still
+   * storing. Runs on the client's service thread, holding the chunk's own
+   * lock (which no announced writer takes). May be null. */
+  void (*quiesce_writers)(void* context, volatile uint64_t* word);
 } djava_sos_callbacks;
 
 typedef struct {
@@ -148,7 +155,13 @@ void djava_sos_release(djava_sos_chunk* chunk);
  *  - try_lock: an acquire compare-and-swap from a word with state M and
  *    BLOCKED clear to that word + PIN;
  *  - release: an acq_rel fetch-and-sub of PIN; if the old word had BLOCKED
- *    and exactly one pin, call djava_sos_release_last(chunk).
+ *    and exactly one pin, call djava_sos_release_last(chunk);
+ *  - an announced write, with a quiesce_writers callback: the writer
+ *    publishes "storing into this word" where the callback can see it, then
+ *    loads the word (acquire); with state M and BLOCKED clear it stores and
+ *    withdraws the announcement (release), else it withdraws it and takes
+ *    the calls above. The callback makes pending announcements visible (an
+ *    asymmetric fence: membarrier) and waits for the announcers.
  * Any other outcome means: take the calls above. */
 #define DJAVA_SOS_WORD_STATE_MASK 3u
 #define DJAVA_SOS_WORD_STATE_I 0u

@@ -2,9 +2,12 @@
 // process (SosService on a wire::ServiceHost, as sos-server's main does), the
 // clients connect over TCP exactly as a JVM's would.
 #include <gtest/gtest.h>
+#include <linux/membarrier.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -313,6 +316,107 @@ TEST(SosClient, CallbacksKeepTheBytesInTheJvmsObjects) {
   EXPECT_NE(std::string(e.message).find("no class Refused"), std::string::npos) << e.message;
   djava_sos_abandon(a);
   djava_sos_abandon(b);
+}
+
+// The JVM's inline writes without a pin (sos_client.h, djava_sos_word): a
+// writer announces the state word it stores under, then tests the word; the
+// revoker sets BLOCKED, calls quiesce_writers (membarrier, then waits for
+// announcers) and only then reads the bytes. Node a increments a "field"
+// that way from two threads, node b by lock/release, so a's copy is flushed
+// and invalidated again and again under a's stores: a store the flush missed
+// would be lost when a fetches the chunk back, and the total would be short.
+struct AnnouncingJvm {
+  std::atomic<uint64_t> field{0};  // the bytes "inside a Java object"
+  std::atomic<volatile uint64_t*> slots[2] = {};  // the writers' announcements
+};
+
+TEST(SosClient, AnnouncedWritesAreNeverLostToAFlush) {
+  ASSERT_EQ(syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0), 0);
+  Server server;
+  AnnouncingJvm jvm_a, jvm_b;
+  djava_sos_callbacks cb{};
+  cb.install = [](void* ctx, djava_sos_chunk*, uint64_t, const djava_sos_meta*,
+                  const void* bytes, size_t size, char*, size_t) -> int {
+    uint64_t v = 0;
+    std::memcpy(&v, bytes, std::min(size, sizeof(v)));
+    static_cast<AnnouncingJvm*>(ctx)->field.store(v, std::memory_order_relaxed);
+    return 0;
+  };
+  cb.produce = [](void* ctx, djava_sos_chunk*, uint64_t, void* buffer, size_t capacity) -> size_t {
+    if (capacity < 8) return 8;
+    uint64_t v = static_cast<AnnouncingJvm*>(ctx)->field.load(std::memory_order_relaxed);
+    std::memcpy(buffer, &v, 8);
+    return 8;
+  };
+  cb.quiesce_writers = [](void* ctx, volatile uint64_t* word) {
+    auto* j = static_cast<AnnouncingJvm*>(ctx);
+    ASSERT_EQ(syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0), 0);
+    for (auto& slot : j->slots)
+      while (slot.load(std::memory_order_acquire) == word) std::this_thread::yield();
+  };
+  djava_sos_callbacks cba = cb, cbb = cb;
+  cba.context = &jvm_a;
+  cbb.context = &jvm_b;
+  djava_sos_client* a = server.Connect("a", &cba);
+  djava_sos_client* b = server.Connect("b", &cbb);
+  djava_sos_meta meta = Meta("Counter");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 8, &meta, nullptr);
+  djava_sos_chunk* cbk = djava_sos_chunk_for(b, djava_sos_id(ca));
+  // All three run for the same time, so that the copy moves between the
+  // nodes all along (a loop of counted operations would mostly run alone).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+  std::atomic<uint64_t> increments{0};
+  std::atomic<int> inline_writes{0}, failures{0};
+  std::mutex a_monitor;  // a's two threads exclude each other, as a Java monitor would
+  // The slow path: an access by lock/release.
+  auto locked_increment = [&](djava_sos_chunk* c, AnnouncingJvm* jvm) {
+    djava_sos_error e{};
+    if (djava_sos_lock(c, &e) != DJAVA_SOS_OK) {
+      failures++;
+      return;
+    }
+    jvm->field.store(jvm->field.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    djava_sos_release(c);
+    increments++;
+  };
+  auto a_writer = [&](int me) {
+    volatile uint64_t* word = djava_sos_word(ca);
+    while (std::chrono::steady_clock::now() < until) {
+      std::lock_guard<std::mutex> l(a_monitor);
+      jvm_a.slots[me].store(word, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+      if ((w & (DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED)) == DJAVA_SOS_WORD_STATE_M) {
+        // A writer slow between its test and its store (descheduled, say):
+        // the revoker must wait for it.
+        uint64_t v = jvm_a.field.load(std::memory_order_relaxed);
+        for (volatile int spin = 0; spin < 2000; spin = spin + 1) {
+        }
+        jvm_a.field.store(v + 1, std::memory_order_relaxed);
+        jvm_a.slots[me].store(nullptr, std::memory_order_release);
+        inline_writes++;
+        increments++;
+        continue;
+      }
+      jvm_a.slots[me].store(nullptr, std::memory_order_relaxed);
+      locked_increment(ca, &jvm_a);
+    }
+  };
+  std::thread a0(a_writer, 0), a1(a_writer, 1);
+  std::thread b0([&] {
+    while (std::chrono::steady_clock::now() < until) locked_increment(cbk, &jvm_b);
+  });
+  a0.join();
+  a1.join();
+  b0.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_GT(inline_writes.load(), 0) << "no write took the announced path";
+  EXPECT_LT(inline_writes.load(), increments.load() - 100) << "the copy hardly moved";
+  djava_sos_client* checker = server.Connect("checker");
+  EXPECT_EQ(ReadU64(djava_sos_chunk_for(checker, djava_sos_id(ca))), increments.load());
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+  djava_sos_abandon(checker);
 }
 
 TEST(SosClient, PrefetchedChunksLoadWithoutAnotherRequest) {

@@ -9,6 +9,7 @@
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoInterpreter.hpp"
 #include "dso/dsoNamedValues.hpp"
 #include "dso/dsoLambda.hpp"
 #include "dso/dsoMarshal.hpp"
@@ -574,7 +575,7 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
 
 // The cache's own threads may produce bytes for a flush: they must be
 // JavaThreads to read the heap safely.
-static JavaThread* attached_thread() {
+JavaThread* DsoHeap::attach_cache_thread() {
   Thread* t = Thread::current_or_null();
   if (t == NULL) {
     JNIEnv* env;
@@ -590,7 +591,7 @@ static JavaThread* attached_thread() {
 
 static size_t produce(void* context, djava_sos_chunk* chunk, uint64_t id, void* buffer,
                       size_t capacity) {
-  JavaThread* current = attached_thread();
+  JavaThread* current = DsoHeap::attach_cache_thread();
   uint index = (uint)DsoNode::lib().djava_sos_user(chunk);
   if (index == 0 || DsoReplicaTable::replica(index) == NULL) {
     // Cannot happen while replicas are held strongly; if it does, the
@@ -622,7 +623,7 @@ static void cache_thread_ending(void* context) {
 }
 
 static const djava_sos_callbacks the_callbacks = {
-  NULL, install, produce, NULL, cache_thread_ending
+  NULL, install, produce, NULL, cache_thread_ending, DsoInterpreter::quiesce_writers
 };
 
 const djava_sos_callbacks* DsoHeap::callbacks() {

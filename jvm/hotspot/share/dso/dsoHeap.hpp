@@ -91,6 +91,10 @@ class DsoHeap : AllStatic {
   static void end_access(oop obj);
 
   static uint64_t id_of(oop replica);
+
+  // The shared-object cache's own thread, attached to the VM on first use
+  // (it produces bytes for flushes and waits for writers).
+  static JavaThread* attach_cache_thread();
   // Objects this node published (PrintDistributedStatistics).
   static size_t published_count();
   // Why obj cannot be shared, or NULL if it can.

@@ -14,7 +14,12 @@
 #include "oops/oop.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
+#include "runtime/threadSMR.hpp"
 #include "utilities/exceptions.hpp"
+
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // A replica with no chunk: this VM is not a cluster node (the self-test's
 // replicas), so its bytes cannot be kept coherent.
@@ -59,4 +64,38 @@ JRT_END
 
 void DsoInterpreter::release_last(DsoReplica* e) {
   DsoNode::lib().djava_sos_release_last(e->_chunk);
+}
+
+bool DsoInterpreter::_announced_writes = false;
+
+void DsoInterpreter::initialize() {
+  _announced_writes =
+      syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  log_info(dso)("inline writes of cached shared objects %s",
+                _announced_writes ? "announce themselves (membarrier)" : "pin the copy (CAS)");
+}
+
+void DsoInterpreter::quiesce_writers(void* context, volatile uint64_t* word) {
+  if (!_announced_writes) {
+    return;  // writers pin: the revoker waits for the pins
+  }
+  // BLOCKED is set: a writer that announces itself from now on sees it. Make
+  // the announcements of the others visible here ...
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+    fatal("djava: membarrier failed after it was registered: %s", os::strerror(errno));
+  }
+  // ... and wait for each to end its store (a few instructions, unless the
+  // writer was descheduled in between).
+  DsoHeap::attach_cache_thread();
+  JavaThreadIteratorWithHandle jtiwh;
+  for (JavaThread* t = jtiwh.next(); t != NULL; t = jtiwh.next()) {
+    for (int spins = 0; __atomic_load_n(t->dso_inline_write_addr(), __ATOMIC_ACQUIRE) == word;
+         spins++) {
+      if (spins < 100) {
+        SpinPause();
+      } else {
+        os::naked_yield();
+      }
+    }
+  }
 }

@@ -6,8 +6,17 @@
  * (patches/0009, dsoMonitors.hpp). For a local object the check is one load
  * of the mark word and a sign test. For a replica whose copy this node holds
  * it adds an indexed read of the replica table and a test of the chunk's
- * state word (a compare-and-swap for a write), all inline; only a miss, an
- * upgrade or a revocation in progress calls into the VM.
+ * state word, all inline; only a miss, an upgrade or a revocation in
+ * progress calls into the VM.
+ *
+ * A write must not be torn or lost by a flush that reads the copy while the
+ * store is under way. The writer announces it in its JavaThread (the word
+ * it stores under), then tests the word; the revoker sets BLOCKED, makes
+ * every thread's pending announcement visible with one membarrier() (an
+ * asymmetric fence: the writers pay no locked instruction) and waits until
+ * no thread announces that word (quiesce_writers, called by sos-client).
+ * Where membarrier is missing the writer pins the copy with a
+ * compare-and-swap instead and unpins it after the store.
  *
  * The slow path gains the access through the node's shared-object cache
  * (dsoHeap.hpp): a read needs S or M, a write M. A write's access lasts until
@@ -28,8 +37,7 @@
 #include "dso/dsoReplicaTable.hpp"
 #include "memory/allStatic.hpp"
 #include "oops/oopsHierarchy.hpp"
-
-class JavaThread;
+#include "runtime/thread.hpp"
 
 class DsoInterpreter : AllStatic {
  public:
@@ -45,23 +53,42 @@ class DsoInterpreter : AllStatic {
   // compiler's atomics, not HotSpot's Atomic: the protocol's orderings are
   // those of sos-client's std::atomic, and Zero's Atomic ignores the
   // ordering asked for and fences twice around every operation.
-  static bool try_access(oopDesc* obj, jboolean is_write) {
+  static bool try_access(JavaThread* thread, oopDesc* obj, jboolean is_write) {
     volatile uint64_t* word = DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_word;
     if (word == NULL) {
       return false;  // no cache here: the slow path refuses
     }
-    uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
     if (!is_write) {
+      uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
       return (w & DJAVA_SOS_WORD_STATE_MASK) != DJAVA_SOS_WORD_STATE_I &&
              (w & DJAVA_SOS_WORD_BLOCKED) == 0;
     }
+    if (_announced_writes) {
+      volatile uint64_t* volatile* slot = thread->dso_inline_write_addr();
+      *slot = word;
+      // Orders the compiler only: the revoker's membarrier orders the CPUs.
+      __atomic_signal_fence(__ATOMIC_SEQ_CST);
+      uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+      if ((w & (DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED)) == DJAVA_SOS_WORD_STATE_M) {
+        return true;
+      }
+      *slot = NULL;
+      return false;
+    }
+    uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
     return (w & (DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED)) == DJAVA_SOS_WORD_STATE_M &&
            __atomic_compare_exchange_n(word, &w, w + pin, /* weak */ true, __ATOMIC_ACQUIRE,
                                        __ATOMIC_RELAXED);
   }
 
-  // Ends a write's access, after its store.
-  static void end_write(oopDesc* obj) {
+  // Ends a write's access, after its store: the announcement, or the pin
+  // (of the inline CAS, or of the slow path's access).
+  static void end_write(JavaThread* thread, oopDesc* obj) {
+    volatile uint64_t* volatile* slot = thread->dso_inline_write_addr();
+    if (*slot != NULL) {
+      __atomic_store_n(slot, (volatile uint64_t*)NULL, __ATOMIC_RELEASE);
+      return;
+    }
     DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
     uint64_t old = __atomic_fetch_sub(e->_word, pin, __ATOMIC_ACQ_REL);
     if ((old & DJAVA_SOS_WORD_BLOCKED) != 0 && (old >> DJAVA_SOS_WORD_PIN_SHIFT) == 1) {
@@ -69,17 +96,25 @@ class DsoInterpreter : AllStatic {
     }
   }
 
+  // At node start: writers announce themselves if this kernel has
+  // membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), else they pin.
+  static void initialize();
+  // sos-client's quiesce_writers callback (sos_client.h).
+  static void quiesce_writers(void* context, volatile uint64_t* word);
+
  private:
   static const uint64_t pin = UCONST64(1) << DJAVA_SOS_WORD_PIN_SHIFT;
   // A revocation waited for the write that just ended.
   static void release_last(DsoReplica* e);
+
+  static bool _announced_writes;
 };
 
 // Used inside BytecodeInterpreter::run, where CALL_VM, THREAD and
 // handle_exception are defined.
 #define DSO_CHECK_ACCESS(obj, is_write)                                         \
   if (DsoMark::is_shared((obj)->mark()) &&                                      \
-      !DsoInterpreter::try_access((obj), (is_write))) {                         \
+      !DsoInterpreter::try_access(THREAD, (obj), (is_write))) {                 \
     CALL_VM(DsoInterpreter::access_shared(THREAD, (obj), (is_write)),           \
             handle_exception);                                                  \
     obj = (decltype(obj))THREAD->vm_result();                                   \
@@ -88,7 +123,7 @@ class DsoInterpreter : AllStatic {
 
 #define DSO_END_WRITE(obj)                                                      \
   if (DsoMark::is_shared((obj)->mark())) {                                      \
-    DsoInterpreter::end_write(obj);                                             \
+    DsoInterpreter::end_write(THREAD, obj);                                     \
   }
 
 #endif // SHARE_DSO_DSOINTERPRETER_HPP

@@ -6,6 +6,7 @@
 #include "oops/oop.inline.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoReplicaTable.hpp"
@@ -191,6 +192,7 @@ void DsoNode::join(JavaThread* current) {
   jio_snprintf(_node_name, sizeof(_node_name), "%s:%d", host, os::current_process_id());
   char what[error_length] = "";
   char why[error_length] = "";
+  DsoInterpreter::initialize();  // before the cache can call it back
   bool joined;
   {
     // Network round trips: safepoints and GC proceed meanwhile.
