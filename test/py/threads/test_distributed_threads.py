@@ -158,6 +158,38 @@ def test_a_killed_thread_server_fails_the_program_with_a_clear_error(cluster, se
     assert re.search(rf"djava: the program failed: .*\S+:({server_pids})\b", err), err
 
 
+def program_frames(server):
+    """The lines of a thread dump of the server JVM (jcmd) that show the test
+    program's frames."""
+    dump = subprocess.run([os.path.join(JDK, "bin", "jcmd"), str(server.pid), "Thread.print"],
+                          capture_output=True, text=True, timeout=60)
+    assert "Full thread dump" in dump.stdout, dump.stdout + dump.stderr
+    return [line for line in dump.stdout.splitlines() if "at Dist" in line]
+
+
+def test_a_killed_launchers_threads_end_on_the_servers(cluster, secret_file, classes, procs):
+    # One thread sleeps for a minute, one waits on a shared monitor forever:
+    # when their launcher dies, the servers drop the program and neither
+    # thread may live on there.
+    address, servers = cluster
+    p = procs.start([JAVA, *node_options(address, secret_file), "-cp", classes, "Dist",
+                     "stranded"])
+    assert read_line(p, timeout=60) == "stranded"
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=10)
+    deadline = time.monotonic() + 20
+    left = None
+    while time.monotonic() < deadline:
+        left = [f for s in servers for f in program_frames(s)]
+        if not left:
+            break
+        time.sleep(0.5)
+    assert not left, "threads of the dead program still run:\n" + "\n".join(left)
+    # The servers serve the next program.
+    q = run(cluster, secret_file, classes, "counter")
+    assert q.returncode == 0 and "total 1200" in q.stdout, q.stdout + q.stderr
+
+
 def stats_rows(text, header):
     """The class rows of the statistics block whose header line contains
     `header`: {class: [objects, published, misses, invalid, flushes,

@@ -8,7 +8,9 @@
  */
 package djava.runtime;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 public final class ThreadServer {
@@ -18,6 +20,10 @@ public final class ThreadServer {
         final long id;
         final ProgramLoader loader;
         final ThreadGroup group;
+        // The program's threads started here. Its group does not list them:
+        // ThreadGroup.add runs in Thread.start(), on the node that started
+        // the thread.
+        final List<Thread> threads = new ArrayList<>();
 
         Program(long id, ThreadGroup parent) {
             this.id = id;
@@ -85,6 +91,8 @@ public final class ThreadServer {
         try {
             Thread t = (Thread) Node.attach(e.thread);
             Node.startThread(t, p.group, p.loader);
+            p.threads.removeIf(old -> old.getState() == Thread.State.TERMINATED);
+            p.threads.add(t);
         } catch (Throwable t) {
             String why = "cannot start thread " + Long.toHexString(e.thread) + " of program "
                     + Long.toUnsignedString(p.id) + " on " + Node.nodeName() + ": " + t;
@@ -99,11 +107,11 @@ public final class ThreadServer {
         if (p == null) {
             return;
         }
-        // The program ended: its threads here must not go on.
-        Thread[] threads = new Thread[p.group.activeCount() + 16];
-        int n = p.group.enumerate(threads, true);
-        for (int i = 0; i < n; i++) {
-            threads[i].stop();
+        // The program ended: its threads here must not go on (a sleeping or
+        // parked one wakes up to a ThreadDeath; one blocked in the cluster
+        // has its call failed by the services already).
+        for (Thread t : p.threads) {
+            t.stop();
         }
         Node.dropProgram(id);
         ProgramProperties.dropProgram(id);

@@ -436,6 +436,22 @@ public class Dist {
         System.out.println("joined " + joined + " of " + total);
     }
 
+    // ---- threads left on the servers when the launcher dies -------------------
+    static void stranded() throws Exception {
+        Object lock = new Object();
+        Sleeper sleeper = new Sleeper();
+        Thread waiter = new Thread(() -> {
+            synchronized (lock) {
+                try { lock.wait(); } catch (InterruptedException e) { }
+            }
+        });
+        sleeper.start();
+        waiter.start();
+        Thread.sleep(500);
+        System.out.println("stranded");
+        sleeper.join();
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "placement": placement(); break;
@@ -457,6 +473,7 @@ public class Dist {
             case "spin": spin(); break;
             case "pool": pool(); break;
             case "joins": joins(); break;
+            case "stranded": stranded(); break;
             default: throw new IllegalArgumentException(args[0]);
         }
     }
