@@ -155,6 +155,7 @@ test: test-native test-py test-jtreg
 bench: all
 	@mkdir -p bench/results
 	$(PYTHON) bench/micro/run.py --out bench/results/micro.md
+	$(PYTHON) bench/micro/uncached.py --out bench/results/uncached.md
 	$(BUILD)/bin/sos-bench --iterations 5000 | tee bench/results/sos.md
 	bench/monitor/run-bench | tee bench/results/monitor.md
 

@@ -8,7 +8,7 @@
 // Prints a markdown table and the ratio (b)/(a). Targets (issue 3):
 // uncached load <= 1.5x ping-pong, cached load+release <= 50 ns.
 //
-//   sos-bench [--server PATH] [--iterations N] [--size BYTES]
+//   sos-bench [--ping-pong-only] [--server PATH] [--iterations N] [--size BYTES]
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -367,20 +367,30 @@ int main(int argc, char** argv) {
   std::string server = DefaultServer(argv[0]);
   int iterations = 2000;
   size_t size = 64;
+  bool ping_pong_only = false;
+  if (argc > 1 && std::string(argv[1]) == "--ping-pong-only") {
+    ping_pong_only = true;  // the floor for other benchmarks (bench/micro/uncached.py)
+    argv++;
+    argc--;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--server") server = argv[i + 1];
     else if (a == "--iterations") iterations = std::max(10, std::atoi(argv[i + 1]));
     else if (a == "--size") size = static_cast<size_t>(std::atol(argv[i + 1]));
-    else Die("usage: sos-bench [--server PATH] [--iterations N] [--size BYTES]");
+    else Die("usage: sos-bench [--ping-pong-only] [--server PATH] [--iterations N] [--size BYTES]");
   }
-  if (argc % 2 == 0) Die("usage: sos-bench [--server PATH] [--iterations N] [--size BYTES]");
+  if (argc % 2 == 0) Die("usage: sos-bench [--ping-pong-only] [--server PATH] [--iterations N] [--size BYTES]");
   signal(SIGPIPE, SIG_IGN);
 
   // Frame sizes of a load: a Read request and a Grant carrying `size` bytes
   // (the frame header plus the protobuf encoding of those messages).
   const size_t request_bytes = 4 + 13, reply_bytes = 4 + 22 + size;
   Summary ping = PingPong(request_bytes, reply_bytes, iterations);
+  if (ping_pong_only) {
+    std::printf("ping-pong p50 %.2f us mean %.2f us\n", ping.p50, ping.mean);
+    return 0;
+  }
   Summary ping_yield = PingPong(request_bytes, reply_bytes, iterations, true);
 
   Cluster cluster;

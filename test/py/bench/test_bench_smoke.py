@@ -20,3 +20,15 @@ def test_microbenchmarks_produce_the_table(tmp_path):
     for row in rows[1:]:
         cells = [c.strip() for c in row.split("|")[2:-1]]
         assert len(cells) == 6 and all(float(c) >= 0 for c in cells), row
+
+
+def test_uncached_read_benchmark_produces_its_table(tmp_path):
+    # UncachedRead checks its own sums; the table has both measurements.
+    out = tmp_path / "uncached.md"
+    p = subprocess.run(["/usr/bin/python3", os.path.join(TOP, "bench", "micro", "uncached.py"),
+                        "--rounds", "1", "--objects", "50", "--out", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    text = out.read_text()
+    assert "loopback TCP ping-pong" in text and "uncached field read in djava" in text, text
+    assert float(text.split("uncached read / ping-pong: ")[1].split()[0]) > 0, text
