@@ -15,6 +15,10 @@ final class Event {
     static final int CONSOLE = 8;
     static final int EXIT = 9;
 
+    // STATE: the thread states of tm_client.h (djava_tm_thread_state).
+    static final int THREAD_ENDED = 3;
+    static final int THREAD_ENDED_BY_EXCEPTION = 4;
+
     static final int STREAM_OUT = 1;
     static final int STREAM_ERR = 2;
 

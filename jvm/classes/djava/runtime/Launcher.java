@@ -54,8 +54,15 @@ public final class Launcher {
                 case Event.ERROR:
                     System.err.println("djava: the thread manager: " + e.detail);
                     break;
+                case Event.STATE:
+                    // A thread that never ran (its server could not start
+                    // it) is made dead here, and its joiners woken.
+                    if (e.state == Event.THREAD_ENDED || e.state == Event.THREAD_ENDED_BY_EXCEPTION) {
+                        Node.settleEnded(e.thread, e.detail);
+                    }
+                    break;
                 default:
-                    break;  // thread states: the VM has seen them already
+                    break;
             }
         }
     }

@@ -249,6 +249,15 @@ NODE_ENTRY(void, Node_threadFailed(JNIEnv* env, jclass, jlong program, jlong thr
                                        why != NULL ? why : "");
 JVM_END
 
+// The launcher heard that one of its shipped threads ended: if the thread
+// never ran (its server could not start it), nobody else marks it dead.
+NODE_ENTRY(void, Node_settleEnded(JNIEnv* env, jclass, jlong thread_id, jstring detail))
+  if (!require_member(thread)) return;
+  ResourceMark rm(thread);
+  DsoThreads::settle_never_ran(thread, (uint64_t)thread_id,
+                               utf8_or_null(JNIHandles::resolve(detail)));
+JVM_END
+
 #define CC (char*)
 #define FN_PTR(f) CAST_FROM_FN_PTR(void*, &f)
 
@@ -270,6 +279,7 @@ static JNINativeMethod node_methods[] = {
   { CC"isThreadServer", CC"()Z", FN_PTR(Node_isThreadServer) },
   { CC"nodeName", CC"()Ljava/lang/String;", FN_PTR(Node_nodeName) },
   { CC"threadFailed", CC"(JJLjava/lang/String;)V", FN_PTR(Node_threadFailed) },
+  { CC"settleEnded", CC"(JLjava/lang/String;)V", FN_PTR(Node_settleEnded) },
 };
 
 JVM_ENTRY(void, JVM_RegisterDjavaNodeMethods(JNIEnv* env, jclass node_class))

@@ -26,10 +26,13 @@
 #include "runtime/jniHandles.inline.hpp"
 #include "runtime/mutexLocker.hpp"
 #include "runtime/os.hpp"
+#include "runtime/synchronizer.hpp"
 #include "runtime/thread.inline.hpp"
 #include "runtime/threadSMR.hpp"
 #include "runtime/vframe.inline.hpp"
 #include "utilities/growableArray.hpp"
+#include "utilities/defaultStream.hpp"
+#include "utilities/ostream.hpp"
 
 // ---- Thread's node-local fields -------------------------------------------------
 
@@ -473,6 +476,38 @@ void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
     log_warning(dso)("reporting the end of thread " UINT64_FORMAT_X ": %s", id,
                      DsoNode::lib().djava_tm_last_error());
   }
+}
+
+void DsoThreads::settle_never_ran(JavaThread* current, uint64_t id, const char* detail) {
+  uint index = DsoReplicaTable::index_of(id);
+  oop obj = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
+  if (obj == NULL || !obj->is_a(vmClasses::Thread_klass())) {
+    return;
+  }
+  JavaThread* THREAD = current;
+  Handle t(current, obj);
+  DsoHeap::begin_access(current, t, false, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    CLEAR_PENDING_EXCEPTION;  // the cluster failed: the program fails with it
+    return;
+  }
+  bool ran_or_running = java_lang_Thread::thread(t()) == NULL;
+  DsoHeap::end_access(t());
+  if (ran_or_running) {
+    return;  // it ended where it ran and said so there
+  }
+  if (!set_alive_marker(current, t, NULL)) {
+    CLEAR_PENDING_EXCEPTION;
+    return;
+  }
+  java_lang_Thread::set_thread_status(t(), JavaThreadStatus::TERMINATED);
+  oop name = java_lang_Thread::name(t());
+  jio_fprintf(defaultStream::error_stream(), "djava: thread \"%s\" never ran: %s\n",
+              name != NULL ? java_lang_String::as_utf8_string(name) : "?",
+              detail != NULL ? detail : "its thread server could not start it");
+  ObjectLocker lock(t, current);
+  lock.notify_all(current);
+  CLEAR_PENDING_EXCEPTION;
 }
 
 void DsoThreads::note_live_non_daemon(uint64_t program, uint32_t count) {

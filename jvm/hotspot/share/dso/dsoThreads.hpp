@@ -47,6 +47,11 @@ class DsoThreads : AllStatic {
   // ensure_join, before the joiners are notified: a shipped thread's end
   // becomes visible everywhere and the thread manager learns of it.
   static void thread_ended(JavaThread* thread, Handle thread_obj);
+  // On the launcher, when the thread manager reports that a shipped thread
+  // ended: if it never ran (a server could not start it: its eetop is still
+  // the launcher's 1), it is made dead here, its joiners are woken and the
+  // reason goes to stderr. A thread that ran has done all that itself.
+  static void settle_never_ran(JavaThread* current, uint64_t id, const char* detail);
 
   // Threads::destroy_vm on the launching node: main and every local
   // non-daemon thread have ended; wait for the program's remote ones.

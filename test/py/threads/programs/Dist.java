@@ -452,6 +452,18 @@ public class Dist {
         sleeper.join();
     }
 
+    // ---- a thread whose class no thread server can load ---------------------
+    static void neverRan(String classFile) throws Exception {
+        byte[] bytes = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(classFile));
+        Class<?> c = java.lang.invoke.MethodHandles.lookup().defineClass(bytes);
+        Thread t = (Thread) c.getDeclaredConstructor().newInstance();
+        t.start();
+        long start = System.nanoTime();
+        t.join(60_000);
+        System.out.println("joined alive=" + t.isAlive() + " state=" + t.getState() + " quick="
+                + ((System.nanoTime() - start) / 1_000_000 < 30_000));
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "placement": placement(); break;
@@ -474,6 +486,7 @@ public class Dist {
             case "pool": pool(); break;
             case "joins": joins(); break;
             case "stranded": stranded(); break;
+            case "never-ran": neverRan(args[1]); break;
             default: throw new IllegalArgumentException(args[0]);
         }
     }
