@@ -115,7 +115,9 @@ void DsoMonitors::exit(JavaThread* current, oop obj) {
   int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj),
                                                  DsoThreads::current_program(current),
                                                  thread_key(current));
-  if (status != DJAVA_MON_OK && !DsoNode::is_leaving()) {
+  // A failed (or dropped) program's monitors are gone already: its threads
+  // unwinding out of synchronized code have nothing to report.
+  if (status != DJAVA_MON_OK && status != DJAVA_MON_FAILED && !DsoNode::is_leaving()) {
     log_warning(dso)("exit of the monitor of " UINT64_FORMAT_X ": %s", DsoHeap::id_of(obj),
                      DsoNode::lib().djava_monitor_last_error());
   }
