@@ -409,6 +409,8 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
   c->revoke = djava_sos_chunk::Revoke();
   uint64_t state = c->word.load() & kStateMask;
   sospb::BypassMessage m;
+  sospb::Chunk* described = nullptr;  // its class, described when sent
+  uint32_t class_local = 0;
   if (!r.flush) {
     if (c->stash != nullptr && c->stash->access == sospb::SHARED) c->stash.reset();
     if (state == kStateS) state = kStateI;
@@ -428,7 +430,8 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
       if (state == kStateM || (stash_m && !c->stash->has_data)) {
         // The installed bytes are current (for an uninstalled upgrade, the
         // read copy it upgrades).
-        classes_.Describe(c->class_local, ch);
+        described = ch;
+        class_local = c->class_local;
         ch->set_array_length(c->meta.array_length);
         ch->set_identity_hash(c->meta.identity_hash);
         if (have_callbacks_) {
@@ -438,7 +441,8 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
           if (c->size > 0) std::memcpy(&(*data)[0], c->bytes.get(), c->size);
         }
       } else {
-        classes_.Describe(c->stash->class_local, ch);
+        described = ch;
+        class_local = c->stash->class_local;
         ch->set_array_length(c->stash->array_length);
         ch->set_identity_hash(c->stash->identity_hash);
         *data = c->stash->data;
@@ -458,8 +462,16 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
       }
     }
   }
-  // A failed send means the server is gone; the receiver reports that.
-  bypass_->Send(m);
+  {
+    // A class goes in full in the first message that uses it, its number in
+    // later ones: describing and sending are one step, or a later message
+    // (another chunk's flush, on another thread) could overtake the one with
+    // the descriptor, and the server would meet a number never defined.
+    std::lock_guard<std::mutex> l(bypass_send_mu_);
+    if (described != nullptr) classes_.Describe(class_local, described);
+    // A failed send means the server is gone; the receiver reports that.
+    bypass_->Send(m);
+  }
   SetState(c, state, false);
   c->cv.notify_all();
 }

@@ -151,6 +151,7 @@ class Client {
   std::string name_;
   std::unique_ptr<wire::Connection> main_;
   std::unique_ptr<wire::Connection> bypass_;
+  std::mutex bypass_send_mu_;  // orders describing a class with sending (PerformRevoke)
   std::thread receiver_;
   ClassRegistry classes_;
   std::atomic<uint64_t> next_seq_{1};
