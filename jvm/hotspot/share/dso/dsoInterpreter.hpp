@@ -113,7 +113,7 @@ class DsoInterpreter : AllStatic {
 // Used inside BytecodeInterpreter::run, where CALL_VM, THREAD and
 // handle_exception are defined.
 #define DSO_CHECK_ACCESS(obj, is_write)                                         \
-  if (DsoMark::is_shared((obj)->mark()) &&                                      \
+  if (DsoMark::is_shared_relaxed(obj) &&                                        \
       !DsoInterpreter::try_access(THREAD, (obj), (is_write))) {                 \
     CALL_VM(DsoInterpreter::access_shared(THREAD, (obj), (is_write)),           \
             handle_exception);                                                  \
@@ -122,7 +122,7 @@ class DsoInterpreter : AllStatic {
   }
 
 #define DSO_END_WRITE(obj)                                                      \
-  if (DsoMark::is_shared((obj)->mark())) {                                      \
+  if (DsoMark::is_shared_relaxed(obj)) {                                        \
     DsoInterpreter::end_write(THREAD, obj);                                     \
   }
 

@@ -46,6 +46,15 @@ class DsoMark : AllStatic {
     return is_shared(obj->mark());
   }
 
+  // The same as one plain load, for the interpreter's per-bytecode test:
+  // oopDesc::mark() goes through Atomic::load, and on Zero the compiler then
+  // keeps the loaded word in a stack slot and reads it back (two more
+  // instructions and a memory round trip on every field write of a local
+  // object). A relaxed atomic load is one mov.
+  static bool is_shared_relaxed(const oopDesc* obj) {
+    return __atomic_load_n(reinterpret_cast<const intptr_t*>(obj->mark_addr()), __ATOMIC_RELAXED) < 0;
+  }
+
   static uint index(markWord mark) {
     return (uint)((mark.value() & index_mask_in_place) >> index_shift);
   }
