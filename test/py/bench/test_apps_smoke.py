@@ -1,0 +1,38 @@
+"""Smoke runs of the application benchmarks (bench/apps) under djava at tiny
+sizes, on a private cluster of 2 thread servers: each program checks its
+own result against a single-threaded run and says "correct". Nothing here
+asserts anything about time."""
+
+import os
+import subprocess
+
+import pytest
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+JAVAC = os.path.join(TOP, "build", "jvm", "base-image", "bin", "javac")
+DJAVA = os.path.join(TOP, "build", "bin", "djava")
+
+APPS = {
+    "MatrixMultiply": ["40", "4"],
+    "SOR": ["40", "4", "4"],
+    "RayTracer": ["24", "4"],
+}
+
+
+@pytest.fixture(scope="module")
+def classes(tmp_path_factory):
+    out = tmp_path_factory.mktemp("apps")
+    sources = [os.path.join(TOP, "bench", "apps", f"{name}.java") for name in APPS]
+    subprocess.run([JAVAC, "-d", str(out), *sources], check=True)
+    return str(out)
+
+
+@pytest.mark.parametrize("app", sorted(APPS))
+def test_application_runs_distributed_and_is_correct(classes, app):
+    env = dict(os.environ, DJAVA_THREAD_SERVERS="2")
+    env.pop("DJAVA_CLUSTER", None)
+    p = subprocess.run([DJAVA, "-cp", classes, app, *APPS[app]], capture_output=True, text=True,
+                       timeout=300, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "correct" in p.stdout, p.stdout + p.stderr
+    assert "WRONG" not in p.stdout
