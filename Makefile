@@ -156,6 +156,7 @@ bench: all
 	@mkdir -p bench/results
 	$(PYTHON) bench/micro/run.py --out bench/results/micro.md
 	$(PYTHON) bench/micro/uncached.py --out bench/results/uncached.md
+	$(PYTHON) bench/apps/run.py --out bench/results/apps.md
 	$(BUILD)/bin/sos-bench --iterations 5000 | tee bench/results/sos.md
 	bench/monitor/run-bench | tee bench/results/monitor.md
 

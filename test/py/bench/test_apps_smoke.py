@@ -37,3 +37,18 @@ def test_application_runs_distributed_and_is_correct(classes, app):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "correct" in p.stdout, p.stdout + p.stderr
     assert "WRONG" not in p.stdout
+
+
+def test_application_table_has_every_configuration(tmp_path):
+    # The driver of make bench, at smoke sizes: every application on every
+    # VM it compares (it stops on any run that is not "correct").
+    out = tmp_path / "apps.md"
+    p = subprocess.run(["/usr/bin/python3", os.path.join(TOP, "bench", "apps", "run.py"),
+                        "--rounds", "1", "--small", "--servers", "1,2", "--out", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    text = out.read_text()
+    for app in APPS:
+        rows = [l for l in text.splitlines() if l.startswith(f"| {app} |")]
+        assert len(rows) == 2, text  # times, then speedups
+        assert all(float(c) > 0 for c in rows[0].split("|")[2:-1]), rows[0]
