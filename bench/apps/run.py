@@ -41,14 +41,17 @@ def timed_run(cmd, env, classes, app, args):
     return float(re.search(r"([\d.]+) ms", p.stdout.splitlines()[-1]).group(1))
 
 
+def djava_name(servers):
+    return f"djava, {servers} server{'s' if servers > 1 else ''}"
+
+
 def configurations(servers):
     base = dict(os.environ)
     base.pop("DJAVA_CLUSTER", None)
     configs = [("java JIT", [os.path.join(BUILD, "jdk", "bin", "java"), "-server"], base, THREADS),
                ("Ref, 1 thread", [os.path.join(BUILD, "jdk-ref", "bin", "java")], base, 1)]
     for n in servers:
-        configs.append((f"djava, {n} server{'s' if n > 1 else ''}",
-                        [os.path.join(BUILD, "bin", "djava")],
+        configs.append((djava_name(n), [os.path.join(BUILD, "bin", "djava")],
                         dict(base, DJAVA_THREAD_SERVERS=str(n)), THREADS))
     return configs
 
@@ -75,7 +78,7 @@ def main():
                 print(f"round {r + 1}/{args.rounds}: {app} done", file=sys.stderr, flush=True)
     med = {k: statistics.median(v) for k, v in ms.items()}
     names = [c[0] for c in configs]
-    djava1 = f"djava, {servers[0]} server{'s' if servers[0] > 1 else ''}"
+    djava1 = djava_name(servers[0])
     lines = [f"Applications, {THREADS} threads (Ref: 1), ms of each program's parallel part, "
              f"median of {args.rounds} interleaved rounds{' (smoke sizes)' if args.small else ''}.",
              "", "| application | " + " | ".join(names) + " |",
@@ -88,10 +91,7 @@ def main():
               "|---|" + "---|" * (len(servers) + 1)]
     for app in APPS:
         base = med[(app, djava1)]
-        cells = []
-        for n in servers:
-            name = f"djava, {n} server{'s' if n > 1 else ''}"
-            cells.append(f"{base / med[(app, name)]:.2f}")
+        cells = [f"{base / med[(app, djava_name(n))]:.2f}" for n in servers]
         lines.append(f"| {app} | " + " | ".join(cells) +
                      f" | {base / med[(app, 'Ref, 1 thread')]:.2f} |")
     text = "\n".join(lines) + "\n"

@@ -226,7 +226,7 @@ static const char* unshareable_reference(oop holder, bool is_thread) {
 static bool set_alive_marker(JavaThread* current, Handle thread, JavaThread* value) {
   JavaThread* THREAD = current;
   DsoHeap::begin_access(current, thread, true, CHECK_false);
-  java_lang_Thread::set_thread(thread(), value);
+  java_lang_Thread::release_set_thread(thread(), value);
   DsoHeap::end_access(thread());
   return true;
 }
@@ -455,14 +455,10 @@ void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
   }
   uint64_t program = program_of(thread_obj());
   uint64_t id = DsoHeap::id_of(thread_obj());
-  JavaThread* THREAD = thread;
-  DsoHeap::begin_access(thread, thread_obj, true, THREAD);
-  if (HAS_PENDING_EXCEPTION) {
+  if (!set_alive_marker(thread, thread_obj, NULL)) {
     // The cluster failed: its thread manager reports the program failed.
+    JavaThread* THREAD = thread;
     CLEAR_PENDING_EXCEPTION;
-  } else {
-    java_lang_Thread::release_set_thread(thread_obj(), NULL);
-    DsoHeap::end_access(thread_obj());
   }
   // Only thread servers run shipped threads. A launcher's own thread whose
   // Thread became shared (main, reachable from a FutureTask's waiters, say)
@@ -491,10 +487,10 @@ void DsoThreads::settle_never_ran(JavaThread* current, uint64_t id, const char* 
     CLEAR_PENDING_EXCEPTION;  // the cluster failed: the program fails with it
     return;
   }
-  bool ran_or_running = java_lang_Thread::thread(t()) == NULL;
+  bool cleared_where_it_ran = java_lang_Thread::thread(t()) == NULL;
   DsoHeap::end_access(t());
-  if (ran_or_running) {
-    return;  // it ended where it ran and said so there
+  if (cleared_where_it_ran) {
+    return;  // it ran, ended there and said so there
   }
   if (!set_alive_marker(current, t, NULL)) {
     CLEAR_PENDING_EXCEPTION;

@@ -48,8 +48,8 @@ class DsoThreads : AllStatic {
   // becomes visible everywhere and the thread manager learns of it.
   static void thread_ended(JavaThread* thread, Handle thread_obj);
   // On the launcher, when the thread manager reports that a shipped thread
-  // ended: if it never ran (a server could not start it: its eetop is still
-  // the launcher's 1), it is made dead here, its joiners are woken and the
+  // ended: if it never ran (a server could not start it: its alive marker,
+  // eetop, was never cleared), it is made dead here, its joiners are woken and the
   // reason goes to stderr. A thread that ran has done all that itself.
   static void settle_never_ran(JavaThread* current, uint64_t id, const char* detail);
 
