@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -103,6 +104,7 @@ Client::~Client() {
   if (main_) main_->Shutdown();
   if (bypass_) bypass_->Shutdown();
   if (receiver_.joinable()) receiver_.join();
+  StopRetrying();
 }
 
 djava_sos_status Client::Close(djava_sos_error* error) {
@@ -138,6 +140,7 @@ void Client::Abandon() {
   main_->Shutdown();
   bypass_->Shutdown();
   if (receiver_.joinable()) receiver_.join();
+  StopRetrying();
 }
 
 void Client::Callback(void (*fn)(void*)) {
@@ -273,7 +276,11 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
     }
     if (c->revoke.active || c->installing) {
       MaybeRevoke(c);
-      if (c->revoke.active || c->installing) c->cv.wait(l);
+      // A deferred revocation leaves the chunk usable meanwhile: the thread
+      // that would wait here may be the one the JVM waits for.
+      const uint64_t now = c->word.load() & kStateMask;
+      const bool usable = now == kStateM || (!write && now == kStateS);
+      if (c->installing || (c->revoke.active && !(c->revoke.deferred && usable))) c->cv.wait(l);
       continue;
     }
     if (c->outstanding == djava_sos_chunk::Asked::kNone) {
@@ -383,11 +390,11 @@ size_t Client::Produce(djava_sos_chunk* c, std::string* data) {
   data->resize(c->size);
   size_t size = callbacks_.produce(callbacks_.context, c, c->id, data->empty() ? nullptr : &(*data)[0],
                                    data->size());
-  while (size > data->size()) {
+  while (size > data->size() && size != DJAVA_SOS_PRODUCE_LATER) {
     data->resize(size);
     size = callbacks_.produce(callbacks_.context, c, c->id, &(*data)[0], data->size());
   }
-  data->resize(size);
+  if (size != DJAVA_SOS_PRODUCE_LATER) data->resize(size);
   return size;
 }
 
@@ -398,7 +405,9 @@ void Client::SlowRelease(djava_sos_chunk* c) {
 }
 
 void Client::MaybeRevoke(djava_sos_chunk* c) {
-  if (!c->revoke.active || c->installing || Pins(c->word.load()) != 0) return;
+  // A deferred revocation waits for the retry thread to block the chunk
+  // again: until then accesses may start at any moment.
+  if (!c->revoke.active || c->revoke.deferred || c->installing || Pins(c->word.load()) != 0) return;
   // A grant some thread waits for is used once before it is taken back.
   if (c->stash != nullptr && c->waiters > 0) return;
   PerformRevoke(c);
@@ -435,7 +444,13 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
         ch->set_array_length(c->meta.array_length);
         ch->set_identity_hash(c->meta.identity_hash);
         if (have_callbacks_) {
-          c->size = Produce(c, data);
+          const size_t size = Produce(c, data);
+          if (size == DJAVA_SOS_PRODUCE_LATER) {
+            c->revoke = r;
+            DeferRevoke(c);
+            return;
+          }
+          c->size = size;
         } else {
           data->resize(c->size);
           if (c->size > 0) std::memcpy(&(*data)[0], c->bytes.get(), c->size);
@@ -543,6 +558,75 @@ void Client::OnGrant(const sospb::ServerMessage& m) {
   c->cv.notify_all();
 }
 
+// Blocks the chunk for a revocation and carries it out once no access is in
+// progress (at once, or by the release of the last access).
+void Client::ArmRevoke(djava_sos_chunk* c) {
+  c->revoke.deferred = false;
+  uint64_t before = c->word.fetch_or(kBlocked);
+  // Writers that announce themselves instead of pinning may be storing
+  // into the copy right now: they finish before the bytes are read.
+  if ((before & kStateMask) == kStateM && have_callbacks_ &&
+      callbacks_.quiesce_writers != nullptr) {
+    callbacks_.quiesce_writers(callbacks_.context, djava_sos_word(c));
+  }
+  MaybeRevoke(c);
+}
+
+// The JVM cannot produce the bytes yet: the chunk goes back to work
+// (unblocked, in its state) and the retry thread tries again.
+void Client::DeferRevoke(djava_sos_chunk* c) {
+  c->revoke.deferred = true;
+  deferred_revokes_++;
+  c->stats.deferred_flushes++;
+  SetState(c, c->word.load() & kStateMask, false);
+  c->cv.notify_all();
+  std::lock_guard<std::mutex> l(retry_mu_);
+  if (retry_stopping_) return;  // leaving: the server gives up on the node
+  deferred_.push_back(c);
+  if (!retrier_.joinable()) retrier_ = std::thread([this] { RetryLoop(); });
+  retry_cv_.notify_one();
+}
+
+void Client::RetryLoop() {
+  if (have_callbacks_ && callbacks_.thread_started != nullptr)
+    callbacks_.thread_started(callbacks_.context, "djava sos retry");
+  // Waits from 1 ms up to 64 ms while retries keep failing: what the JVM
+  // waits for (another thread leaving synchronized code) usually takes
+  // microseconds, but may take long, and each retry blocks the chunk.
+  auto delay = std::chrono::milliseconds(1);
+  std::unique_lock<std::mutex> l(retry_mu_);
+  while (!retry_stopping_) {
+    if (deferred_.empty()) {
+      delay = std::chrono::milliseconds(1);
+      retry_cv_.wait(l, [this] { return retry_stopping_ || !deferred_.empty(); });
+      continue;
+    }
+    retry_cv_.wait_for(l, delay, [this] { return retry_stopping_; });
+    if (retry_stopping_) break;
+    std::vector<djava_sos_chunk*> due;
+    due.swap(deferred_);
+    l.unlock();
+    for (djava_sos_chunk* c : due) {
+      std::lock_guard<std::mutex> cl(c->mu);
+      if (c->revoke.active && c->revoke.deferred && !broken_) ArmRevoke(c);
+    }
+    l.lock();
+    if (!deferred_.empty()) delay = std::min(delay * 2, std::chrono::milliseconds(64));
+  }
+  l.unlock();
+  if (have_callbacks_ && callbacks_.thread_ending != nullptr)
+    callbacks_.thread_ending(callbacks_.context);
+}
+
+void Client::StopRetrying() {
+  {
+    std::lock_guard<std::mutex> l(retry_mu_);
+    retry_stopping_ = true;
+    retry_cv_.notify_all();
+  }
+  if (retrier_.joinable()) retrier_.join();
+}
+
 void Client::OnRevoke(uint64_t id, uint64_t txn, bool flush, bool keep_shared) {
   djava_sos_chunk* c = Find(id);
   if (c == nullptr) {
@@ -563,14 +647,7 @@ void Client::OnRevoke(uint64_t id, uint64_t txn, bool flush, bool keep_shared) {
   c->revoke.flush = flush;
   c->revoke.keep_shared = keep_shared;
   c->revoke.txn = txn;
-  uint64_t before = c->word.fetch_or(kBlocked);
-  // Writers that announce themselves instead of pinning may be storing
-  // into the copy right now: they finish before the bytes are read.
-  if ((before & kStateMask) == kStateM && have_callbacks_ &&
-      callbacks_.quiesce_writers != nullptr) {
-    callbacks_.quiesce_writers(callbacks_.context, djava_sos_word(c));
-  }
-  MaybeRevoke(c);
+  ArmRevoke(c);
 }
 
 void Client::OnError(const sospb::ServerMessage& m) {
@@ -666,6 +743,13 @@ djava_sos_status Client::Free(djava_sos_chunk* c, djava_sos_error* error) {
   return Fail(error, c->answer_status, "%s", c->answer_message.c_str());
 }
 
+void Client::Discard(djava_sos_chunk* c) {
+  std::lock_guard<std::mutex> l(c->mu);
+  c->freed = true;
+  SetState(c, kStateI, false);
+  c->cv.notify_all();
+}
+
 void Client::GetStats(djava_sos_stats* stats) const {
   stats->misses = misses_;
   stats->upgrades = upgrades_;
@@ -673,6 +757,7 @@ void Client::GetStats(djava_sos_stats* stats) const {
   stats->flushes = flushes_;
   stats->bytes_in = bytes_in_;
   stats->bytes_out = bytes_out_;
+  stats->deferred_flushes = deferred_revokes_;
 }
 
 }  // namespace sos

@@ -5,8 +5,9 @@
 // revocations, errors) runs under the chunk's own mutex, so a thread waiting
 // for one chunk never blocks threads using others.
 //
-// Threads: the caller's threads, and one receiver thread reading the main
-// connection. Grants are stashed by the receiver and installed by the thread
+// Threads: the caller's threads, one receiver thread reading the main
+// connection, and (started when first needed) a retry thread for flushes
+// whose bytes the JVM could not produce at once. Grants are stashed by the receiver and installed by the thread
 // that needs them (a JVM installs bytes into its objects on its own thread).
 // An invalidate or flush is carried out as soon as no access to the chunk is
 // in progress: by the receiver when the chunk is idle, else by the thread
@@ -25,6 +26,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "class_registry.h"
 #include "djava/sos_client.h"
@@ -83,6 +85,9 @@ struct djava_sos_chunk {
     bool flush = false;  // else invalidate
     bool keep_shared = false;
     uint64_t txn = 0;
+    // The JVM could not produce the bytes yet: the chunk works as before
+    // until the retry thread arms the revocation again (Client::RetryLoop).
+    bool deferred = false;
   } revoke;
   bool freed = false;
 };
@@ -112,6 +117,7 @@ class Client {
   djava_sos_chunk* ChunkFor(uint64_t id);
   djava_sos_status Prefetch(const uint64_t* ids, size_t n, djava_sos_error* error);
   djava_sos_status Free(djava_sos_chunk* c, djava_sos_error* error);
+  void Discard(djava_sos_chunk* c);
   void GetStats(djava_sos_stats* stats) const;
 
   // The slow paths of djava_sos_load/lock/release.
@@ -131,8 +137,12 @@ class Client {
   void Disconnected(const std::string& why);
 
   // With c->mu held.
+  void ArmRevoke(djava_sos_chunk* c);
   void MaybeRevoke(djava_sos_chunk* c);
   void PerformRevoke(djava_sos_chunk* c);
+  void DeferRevoke(djava_sos_chunk* c);
+  void RetryLoop();
+  void StopRetrying();
   std::vector<djava_sos_chunk*> AllChunks();
   // The chunk's current bytes from the JVM's produce callback; their size.
   size_t Produce(djava_sos_chunk* c, std::string* data);
@@ -153,6 +163,13 @@ class Client {
   std::unique_ptr<wire::Connection> bypass_;
   std::mutex bypass_send_mu_;  // orders describing a class with sending (PerformRevoke)
   std::thread receiver_;
+  // Deferred revocations (DeferRevoke), taken by the retry thread. Lock
+  // order: a chunk's mu, then retry_mu_.
+  std::mutex retry_mu_;
+  std::condition_variable retry_cv_;
+  std::vector<djava_sos_chunk*> deferred_;
+  bool retry_stopping_ = false;
+  std::thread retrier_;
   ClassRegistry classes_;
   std::atomic<uint64_t> next_seq_{1};
   std::atomic<uint64_t> next_sequence_{1};  // of this node's chunk ids
@@ -173,6 +190,7 @@ class Client {
   bool ok_to_die_ = false;
 
   std::atomic<uint64_t> misses_{0}, upgrades_{0}, invalidations_{0}, flushes_{0};
+  std::atomic<uint64_t> deferred_revokes_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
 };
 

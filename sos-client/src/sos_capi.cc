@@ -166,6 +166,8 @@ djava_sos_status djava_sos_free(djava_sos_chunk* chunk, djava_sos_error* error) 
   return chunk->client->Free(chunk, slot.get(error));
 }
 
+void djava_sos_discard(djava_sos_chunk* chunk) { chunk->client->Discard(chunk); }
+
 void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats) {
   reinterpret_cast<const Client*>(client)->GetStats(stats);
 }

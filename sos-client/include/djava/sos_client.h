@@ -67,6 +67,8 @@ typedef struct {
   uint32_t identity_hash;
 } djava_sos_meta;
 
+#define DJAVA_SOS_PRODUCE_LATER ((size_t)-1)
+
 typedef struct {
   void* context;
   /* After a fetch, on the thread whose access needs the chunk, before that
@@ -81,7 +83,12 @@ typedef struct {
    * `capacity`, write nothing and return the size: the client calls again
    * with a buffer that large. Runs when no access to the chunk is in
    * progress, on the client's service thread or on the thread whose release
-   * ended the last access. */
+   * ended the last access.
+   * DJAVA_SOS_PRODUCE_LATER says the bytes cannot be produced yet (a JVM
+   * cannot make an object they reference shared while another thread holds
+   * it locked): the client keeps the chunk as it is, lets accesses go on,
+   * and asks again later on its own thread, backing off, until produce
+   * gives the bytes. The server's answer timeout bounds the wait. */
   size_t (*produce)(void* context, djava_sos_chunk* chunk, uint64_t id, void* buffer,
                     size_t capacity);
   /* The client's own threads call these when they start and end, so a JVM
@@ -190,6 +197,11 @@ djava_sos_status djava_sos_prefetch(djava_sos_client* client, const uint64_t* id
  * node holds a copy. */
 djava_sos_status djava_sos_free(djava_sos_chunk* chunk, djava_sos_error* error);
 
+/* Forget a chunk whose id never left this node (a publication undone
+ * before anyone could learn of it): no message; accesses fail as for a
+ * freed chunk. Never waits, so a produce callback may call it. */
+void djava_sos_discard(djava_sos_chunk* chunk);
+
 /* Cached accesses are not counted: a shared counter would cost more than
  * the access itself. */
 typedef struct {
@@ -199,6 +211,7 @@ typedef struct {
   uint64_t flushes;            /* modified copies sent to the server */
   uint64_t bytes_in;
   uint64_t bytes_out;
+  uint64_t deferred_flushes;   /* flushes put off: produce said LATER */
 } djava_sos_stats;
 void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats);
 /* One chunk's share of those counters (a JVM's statistics per class). */

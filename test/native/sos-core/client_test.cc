@@ -426,6 +426,75 @@ TEST(SosClient, AnnouncedWritesAreNeverLostToAFlush) {
   djava_sos_abandon(checker);
 }
 
+// A JVM whose bytes reference an object another of its threads holds
+// locked cannot produce them until that thread leaves synchronized code.
+struct LockedReferentJvm {
+  std::atomic<uint64_t> field{0};
+  std::atomic<bool> referent_locked{true};
+  std::atomic<int> refused{0};
+};
+
+TEST(SosClient, AFlushWaitsForItsBytesWhileTheChunkStaysInUse) {
+  Server server;
+  LockedReferentJvm jvm;
+  djava_sos_callbacks cb{};
+  cb.context = &jvm;
+  cb.install = [](void*, djava_sos_chunk*, uint64_t, const djava_sos_meta*, const void*, size_t,
+                  char*, size_t) -> int { return 0; };
+  cb.produce = [](void* ctx, djava_sos_chunk*, uint64_t, void* buffer, size_t capacity) -> size_t {
+    auto* j = static_cast<LockedReferentJvm*>(ctx);
+    if (j->referent_locked.load()) {
+      j->refused++;
+      return DJAVA_SOS_PRODUCE_LATER;
+    }
+    if (capacity < 8) return 8;
+    uint64_t v = j->field.load();
+    std::memcpy(buffer, &v, 8);
+    return 8;
+  };
+  djava_sos_client* a = server.Connect("a", &cb);
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_meta meta = Meta("Holder");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 8, &meta, nullptr);
+  jvm.field = 1;
+  std::atomic<bool> read_done{false};
+  std::atomic<uint64_t> seen{0};
+  std::thread reader([&] {
+    seen = ReadU64(djava_sos_chunk_for(b, djava_sos_id(ca)));
+    read_done = true;
+  });
+  // While the flush waits, the owner's threads keep using the chunk (one of
+  // them is the lock holder the JVM waits for).
+  for (int i = 0; i < 200 && jvm.refused.load() < 3; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_GE(jvm.refused.load(), 3) << "produce was not asked again";
+  for (int i = 0; i < 50; i++) {
+    djava_sos_error e{};
+    ASSERT_EQ(djava_sos_lock(ca, &e), DJAVA_SOS_OK) << e.message;
+    jvm.field = jvm.field + 1;
+    djava_sos_release(ca);
+  }
+  EXPECT_FALSE(read_done.load()) << "the reader got bytes that were never produced";
+  jvm.referent_locked = false;  // the holder leaves synchronized code
+  reader.join();
+  EXPECT_EQ(seen.load(), 51u) << "the reader must see every write made while it waited";
+  djava_sos_stats stats{};
+  djava_sos_get_stats(a, &stats);
+  EXPECT_GE(stats.deferred_flushes, 3u);
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
+TEST(SosClient, ADiscardedChunkIsForgottenWithoutAMessage) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_chunk* c = djava_sos_alloc(a, 8, nullptr, nullptr);
+  djava_sos_discard(c);
+  djava_sos_error e{};
+  EXPECT_EQ(djava_sos_load(c, &e), DJAVA_SOS_FREED);
+  djava_sos_abandon(a);
+}
+
 TEST(SosClient, PrefetchedChunksLoadWithoutAnotherRequest) {
   Server server;
   djava_sos_client* a = server.Connect("a");

@@ -190,21 +190,24 @@ def test_a_killed_launchers_threads_end_on_the_servers(cluster, secret_file, cla
     assert q.returncode == 0 and "total 1200" in q.stdout, q.stdout + q.stderr
 
 
+@pytest.mark.parametrize("starter", ["never-ran", "never-ran-nested"])
 def test_a_thread_no_server_can_start_is_dead_and_says_why(cluster, secret_file, classes,
-                                                           tmp_path):
+                                                           tmp_path, starter):
     # Its class was defined at run time, so no server can load it: the
-    # start fails there, and the launcher must not wait for it forever.
+    # start fails there, and its starter must not wait for it forever,
+    # whether the starter is main or a thread on a thread server (whose
+    # thread the launcher never saw).
     hidden = tmp_path / "hidden"
     subprocess.run([JAVAC, "-d", str(hidden), os.path.join(PROGRAMS, "hidden", "Hidden.java")],
                    check=True)
     address, _ = cluster
     p = subprocess.run([JAVA, *node_options(address, secret_file), "-cp", classes, "Dist",
-                        "never-ran", str(hidden / "Hidden.class")],
+                        starter, str(hidden / "Hidden.class")],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "joined alive=false state=TERMINATED quick=true" in p.stdout, p.stdout + p.stderr
     assert "hidden ran" not in p.stdout
-    assert re.search(r'djava: thread "Thread-\d+" never ran: .*NoClassDefFoundError: Hidden',
+    assert re.search(r'djava: thread ("Thread-\d+"|[0-9a-f]+) never ran: .*NoClassDefFoundError: Hidden',
                      p.stderr), p.stderr
 
 

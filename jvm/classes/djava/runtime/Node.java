@@ -81,6 +81,7 @@ public final class Node {
     /** A shipped thread that could not start here ends with this reason. */
     static native void threadFailed(long program, long thread, String detail);
 
-    /** On the launcher: a shipped thread ended; settles one that never ran. */
+    /** A shipped thread ended (on the launcher; on a thread server, one it started): settles one
+     *  that never ran. */
     static native void settleEnded(long thread, String detail);
 }

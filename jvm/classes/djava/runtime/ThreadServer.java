@@ -63,6 +63,14 @@ public final class ThreadServer {
                 case Event.ERROR:
                     System.err.println("thread-server " + Node.nodeName() + ": " + e.detail);
                     break;
+                case Event.STATE:
+                    // A thread started here that never ran elsewhere: its
+                    // joiners here are woken (the launcher reports it).
+                    if ((e.state == Event.THREAD_ENDED || e.state == Event.THREAD_ENDED_BY_EXCEPTION)
+                            && e.detail != null && !e.detail.isEmpty()) {
+                        Node.settleEnded(e.thread, e.detail);
+                    }
+                    break;
                 default:
                     break;
             }

@@ -19,6 +19,8 @@
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoStatics.hpp"
 #include "runtime/mutexLocker.hpp"
+#include "runtime/objectMonitor.inline.hpp"
+#include "runtime/threadSMR.hpp"
 #include "utilities/growableArray.hpp"
 #include "jni.h"
 #include "logging/log.hpp"
@@ -121,8 +123,9 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
   uint64_t id = DsoNode::lib().djava_sos_id(chunk);
   uint index = DsoReplicaTable::publish(current, obj, id);
   if (index == 0) {
-    // Nobody knows the id: the chunk goes, so that it is never flushed.
-    DsoNode::lib().djava_sos_free(chunk, &error);
+    // Nobody knows the id: the chunk goes, without a message (this may be
+    // the cache's receiver thread, which a request's answer would need).
+    DsoNode::lib().djava_sos_discard(chunk);
     return 0;
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
@@ -149,6 +152,24 @@ static markWord header_seen_by(JavaThread* current, oop obj) {
   return mark;
 }
 
+// An object whose HotSpot monitor is inflated while nobody holds or waits
+// on it: the deflation thread would restore its header, but only within a
+// minute (GuaranteedAsyncDeflationInterval) unless asked.
+static bool has_idle_monitor(oop obj) {
+  markWord mark = obj->mark();
+  if (!mark.has_monitor()) {
+    return false;
+  }
+  ObjectMonitor* monitor = mark.monitor();
+  return monitor->owner() == NULL && monitor->waiters() == 0;
+}
+
+static void request_monitor_deflation() {
+  ObjectSynchronizer::set_is_async_deflation_requested(true);
+  MonitorLocker ml(MonitorDeflation_lock, Mutex::_no_safepoint_check_flag);
+  ml.notify_all();
+}
+
 uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
   if (obj.is_null() || travels_by_value(obj())) {
     return 0;
@@ -164,6 +185,16 @@ uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
                 err_msg("djava: a %s cannot be shared: %s", obj->klass()->external_name(), why));
   }
   uint index = publish_one(current, obj(), DsoThreads::current_program(current));
+  // HotSpot keeps a monitor inflated long after its last use, with the
+  // header inside it: once deflated, the object can take the tag.
+  for (int waited_ms = 0; index == 0 && waited_ms < 2000 && has_idle_monitor(obj()); waited_ms += 5) {
+    request_monitor_deflation();
+    {
+      ThreadBlockInVM blocked(current);
+      os::naked_short_sleep(5);
+    }
+    index = publish_one(current, obj(), DsoThreads::current_program(current));
+  }
   if (index == 0) {
     DsoNode::stop_if_left(current);
     ResourceMark rm(current);
@@ -210,7 +241,7 @@ class LocalReferences : public BasicOopIterateClosure {
 }  // namespace
 
 void DsoHeap::publish_local_closure(JavaThread* current, Handle root,
-                                    GrowableArrayCHeap<Handle, mtInternal>* stack_locked, TRAPS) {
+                                    GrowableArrayCHeap<Handle, mtInternal>* stack_locked) {
   // No safepoint while raw oops are held: publication never takes one.
   NoSafepointVerifier nsv;
   ResourceMark rm(current);
@@ -227,17 +258,11 @@ void DsoHeap::publish_local_closure(JavaThread* current, Handle root,
       continue;  // reached twice
     }
     if (publish_one(current, obj, program) == 0) {
-      ResourceMark rm2(current);
-      const char* name = obj->klass()->external_name();
-      const char* thread_name = NULL;
-      if (obj->is_a(vmClasses::Thread_klass()) && java_lang_Thread::name(obj) != NULL) {
-        thread_name = java_lang_String::as_utf8_string(java_lang_Thread::name(obj));
-      }
-      THROW_MSG(vmSymbols::java_lang_IllegalStateException(),
-                err_msg("djava: cannot start a thread on another node: a %s%s%s%s it reaches is "
-                        "held locked (synchronized) by another thread of this node", name,
-                        thread_name != NULL ? " (\"" : "", thread_name != NULL ? thread_name : "",
-                        thread_name != NULL ? "\")" : ""));
+      // Another thread holds it locked (or HotSpot's monitor of it is
+      // inflated): it stays local for now, and becomes shared when the
+      // bytes of the object that led here leave this node, which waits
+      // until it is unlocked (DsoHeap's produce).
+      continue;
     }
     published++;
     if (obj->mark().has_locker()) {
@@ -250,11 +275,16 @@ void DsoHeap::publish_local_closure(JavaThread* current, Handle root,
 
 uint DsoHeap::publish_referenced(oop obj, uint64_t program) {
   assert(unshareable_reason(obj) == NULL, "the encoding makes it foreign instead");
+  // Only an unlocked object: a lock, even the encoding thread's own, would
+  // have to become the cluster's monitor first (DsoMonitors), which a flush
+  // cannot wait for. The flush waits instead (DsoHeap's produce).
+  if (!obj->mark().is_neutral()) {
+    return 0;
+  }
   uint index = publish_one(Thread::current(), obj, program);
-  if (index == 0) {
-    ResourceMark rm;
-    fatal("djava: a shared object references a %s locked on this node; it cannot be shared "
-          "while locked", obj->klass()->external_name());
+  if (index == 0 && obj->mark().is_neutral()) {
+    log_warning(dso)("a %s cannot be made shared: this node's replica table or chunk ids are "
+                     "used up, or it is too large", obj->klass()->external_name());
   }
   return index;
 }
@@ -559,7 +589,14 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
   }
   uint64_t program = meta->program;
   if (java_lang_Class::is_instance(replica())) {
-    program = DsoThreads::current_program(current);
+    // A class's statics: the program of the class, not of whichever thread
+    // touched the mirror (a thread server's own thread reads a program
+    // class's mirror when it links a lambda of that class).
+    Klass* k = java_lang_Class::as_Klass(replica());
+    program = k != NULL && k->is_instance_klass() ? DsoStatics::program_of(InstanceKlass::cast(k)) : 0;
+    if (program == 0) {
+      program = DsoThreads::current_program(current);
+    }
   }
   DsoMarshal::decode(current, program, replica, (const u1*)bytes, size, current);
   if (current->has_pending_exception()) {
@@ -589,6 +626,78 @@ JavaThread* DsoHeap::attach_cache_thread() {
   return t->as_Java_thread();
 }
 
+// A flush put off because the bytes reference an object that cannot be
+// shared yet: says why when the wait grows long (sos-server cuts a node off
+// whose flush stays unanswered, by default after 30 s), and asks for idle
+// HotSpot monitors to be deflated (an object keeps an inflated monitor long
+// after its last lock, and its header is in the monitor meanwhile).
+static void flush_put_off(JavaThread* current, DsoReplica* e, uint64_t id, oop replica,
+                          oop blocker) {
+  jlong now = os::javaTimeNanos();
+  if (e->_flush_deferred_ns == 0) {
+    e->_flush_deferred_ns = now;
+  }
+  markWord mark = blocker->mark();
+  address owner = NULL;
+  bool waited_on = false;
+  bool idle = has_idle_monitor(blocker);
+  if (idle) {
+    request_monitor_deflation();
+  } else if (mark.has_locker()) {
+    owner = (address)mark.locker();
+  } else if (mark.has_monitor()) {
+    owner = (address)mark.monitor()->owner();
+    waited_on = mark.monitor()->waiters() > 0;
+  }
+  const jlong warn_after = NANOSECS_PER_SEC, warn_every = 10 * NANOSECS_PER_SEC;
+  if (now - e->_flush_deferred_ns < warn_after ||
+      (e->_flush_warned_ns != 0 && now - e->_flush_warned_ns < warn_every)) {
+    return;
+  }
+  e->_flush_warned_ns = now;
+  ResourceMark rm(current);
+  stringStream why;
+  if (mark.is_neutral()) {
+    why.print("could not make shared (see the warning before)");
+  } else if (idle) {
+    why.print("no thread holds, but whose HotSpot monitor is not deflated yet");
+  } else if (waited_on) {
+    why.print("threads wait on (Object.wait)");
+  } else {
+    oop name = NULL;
+    if (owner != NULL) {
+      ThreadsListHandle tlh(current);
+      JavaThread* t = Threads::owning_thread_from_monitor_owner(tlh.list(), owner);
+      name = t != NULL && t->threadObj() != NULL ? java_lang_Thread::name(t->threadObj()) : NULL;
+    }
+    if (name != NULL) {
+      why.print("thread \"%s\" holds locked (synchronized)", java_lang_String::as_utf8_string(name));
+    } else {
+      why.print("another thread holds locked (synchronized)");
+    }
+  }
+  log_warning(dso)("shared object " UINT64_FORMAT_X " (%s) is wanted by another node, but it "
+                   "references a %s that %s; it cannot be shared until then (waiting %.1f s)",
+                   id, replica->klass()->external_name(), blocker->klass()->external_name(),
+                   why.as_string(), (now - e->_flush_deferred_ns) / 1e9);
+}
+
+// Encodes the replica at index for a flush, or says it must wait.
+static size_t encode_for_flush(JavaThread* current, uint index, uint64_t id, void* buffer,
+                               size_t capacity, uint64_t program) {
+  DsoReplica* e = DsoReplicaTable::entry(index);
+  oop replica = DsoReplicaTable::replica(index);
+  oop blocker = NULL;
+  size_t size = DsoMarshal::encode(replica, (u1*)buffer, capacity, program, &blocker);
+  if (size == DsoMarshal::not_now) {
+    flush_put_off(current, e, id, replica, blocker);
+    return DJAVA_SOS_PRODUCE_LATER;
+  }
+  e->_flush_deferred_ns = 0;
+  e->_flush_warned_ns = 0;
+  return size;
+}
+
 static size_t produce(void* context, djava_sos_chunk* chunk, uint64_t id, void* buffer,
                       size_t capacity) {
   JavaThread* current = DsoHeap::attach_cache_thread();
@@ -609,11 +718,11 @@ static size_t produce(void* context, djava_sos_chunk* chunk, uint64_t id, void* 
                          : DsoThreads::current_program(current);
   if (current->thread_state() == _thread_in_native) {
     ThreadInVMfromNative in_vm(current);
-    return DsoMarshal::encode(DsoReplicaTable::replica(index), (u1*)buffer, capacity, program);
+    return encode_for_flush(current, index, id, buffer, capacity, program);
   }
   // A Java thread whose release ended the last access: in Java or VM state,
   // where no safepoint can move the replica under us.
-  return DsoMarshal::encode(DsoReplicaTable::replica(index), (u1*)buffer, capacity, program);
+  return encode_for_flush(current, index, id, buffer, capacity, program);
 }
 
 static void cache_thread_ending(void* context) {

@@ -41,16 +41,17 @@ class DsoHeap : AllStatic {
   // an object that cannot be shared (native state, locked).
   static uint64_t publish(JavaThread* current, Handle obj, TRAPS);
   // Publishes now, on this thread, the local objects reachable from root
-  // through local objects (a shipped thread's closure): lazily, at a flush,
-  // another thread might hold one locked, and a locked object cannot take
-  // the tag. Throws IllegalStateException naming an object another thread
-  // holds locked right now. The objects the current thread holds locked
-  // are added to stack_locked (for DsoMonitors::adopt_stack_lock).
+  // through local objects (a shipped thread's closure). The objects the
+  // current thread holds locked are added to stack_locked: it must hand
+  // their locks to the cluster (DsoMonitors::adopt_stack_lock), which a
+  // flush could not do for it. One another thread holds locked stays local
+  // (with what it alone leads to) until its referrer's bytes leave.
   static void publish_local_closure(JavaThread* current, Handle root,
-                                    GrowableArrayCHeap<Handle, mtInternal>* stack_locked, TRAPS);
+                                    GrowableArrayCHeap<Handle, mtInternal>* stack_locked);
 
   // The same for a local object met while encoding; returns its replica
-  // index. Must not safepoint. obj must be shareable (see foreign_number).
+  // index, or 0 if obj is locked (by any thread): the flush then waits.
+  // Must not safepoint. obj must be shareable (see foreign_number).
   static uint publish_referenced(oop obj, uint64_t program);
 
   // An object of this node that cannot be shared but that a shared object

@@ -125,8 +125,9 @@ bool is_interned(oop string) {
 
 // The entry for a reference value v held by a shared object. A local
 // object it meets becomes shared here: its own references are encoded when
-// its bytes leave this node in turn.
-RefEntry entry_for(oop v, BlobWriter* blob, uint64_t program) {
+// its bytes leave this node in turn. One that cannot be shared yet (it is
+// locked) goes to *unpublishable, and the entry is not to be sent.
+RefEntry entry_for(oop v, BlobWriter* blob, uint64_t program, oop* unpublishable) {
   RefEntry e = { 0, 0, 0, 0, 0 };
   if (v == NULL) {
     return e;
@@ -160,6 +161,12 @@ RefEntry entry_for(oop v, BlobWriter* blob, uint64_t program) {
     return e;
   }
   uint index = shared ? DsoMark::index(v->mark()) : DsoHeap::publish_referenced(v, program);
+  if (index == 0) {
+    if (*unpublishable == NULL) {
+      *unpublishable = v;
+    }
+    return e;
+  }
   e.a = DsoReplicaTable::entry(index)->_global_id;
   e.b = (uint32_t)v->mark().hash();
   e.kind_index = (DsoMarshal::ref_shared << kind_shift) | blob->add(name, strlen(name));
@@ -326,7 +333,9 @@ size_t DsoMarshal::fixed_size(oop obj) {
   return instance_block_size(ik) + (size_t)reference_slots(ik) * ref_entry_size;
 }
 
-size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program) {
+size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program,
+                          oop* unpublishable) {
+  *unpublishable = NULL;
   Klass* k = obj->klass();
   if (k->is_typeArray_klass()) {
     size_t size = fixed_size(obj);
@@ -343,7 +352,7 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
   if (k->is_objArray_klass()) {
     objArrayOop array = (objArrayOop)obj;
     for (int i = 0; i < array->length(); i++) {
-      entries.append(entry_for(array->obj_at(i), &blob, program));
+      entries.append(entry_for(array->obj_at(i), &blob, program, unpublishable));
     }
   } else if (java_lang_Class::is_instance(obj)) {
     // A class's static fields: the static block, its references first.
@@ -351,7 +360,7 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
     block = DsoStatics::static_block_size(owner);
     int base = DsoStatics::static_block_offset();
     for (int i = 0; i < owner->static_oop_field_count(); i++) {
-      entries.append(entry_for(obj->obj_field(base + i * heapOopSize), &blob, program));
+      entries.append(entry_for(obj->obj_field(base + i * heapOopSize), &blob, program, unpublishable));
     }
   } else {
     InstanceKlass* ik = InstanceKlass::cast(k);
@@ -363,9 +372,12 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
         int size;
         // A node-local reference (a thread's group there, ...) stays home.
         oop v = DsoThreads::is_node_local_field(k, offset, &size) ? (oop)NULL : obj->obj_field(offset);
-        entries.append(entry_for(v, &blob, program));
+        entries.append(entry_for(v, &blob, program, unpublishable));
       }
     }
+  }
+  if (*unpublishable != NULL) {
+    return not_now;
   }
   size_t size = block + (size_t)entries.length() * ref_entry_size + blob.size();
   if (size > capacity) {

@@ -52,8 +52,12 @@ class DsoMarshal : AllStatic {
   // Encodes obj into buffer when it fits in capacity; returns the encoded
   // size either way. Every object obj references must be shared or travel
   // by value (the publication invariant, dsoHeap.hpp). No safepoint.
-  // Local objects it references become shared as objects of program.
-  static size_t encode(oop obj, u1* buffer, size_t capacity, uint64_t program);
+  // Local objects it references become shared as objects of program; if
+  // one cannot be shared now (a thread holds it locked), writes nothing,
+  // sets *unpublishable to it and returns not_now.
+  static const size_t not_now = SIZE_MAX;
+  static size_t encode(oop obj, u1* buffer, size_t capacity, uint64_t program,
+                       oop* unpublishable);
 
   // Puts bytes into the replica. Resolves referenced classes in program's
   // class loader (may load them) and makes empty replicas of referenced

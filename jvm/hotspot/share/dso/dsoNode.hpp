@@ -31,6 +31,7 @@ class JavaThread;
   X(djava_tm_register_server)                                                 \
   X(djava_tm_submit)                                                          \
   X(djava_tm_thread_ended)                                                    \
+  X(djava_tm_watch)                                                           \
   X(djava_tm_wait_thread)                                                     \
   X(djava_tm_program_exit)                                                    \
   X(djava_tm_next_event)                                                      \
@@ -52,6 +53,7 @@ class JavaThread;
   X(djava_sos_lock)                                                           \
   X(djava_sos_release)                                                        \
   X(djava_sos_free)                                                           \
+  X(djava_sos_discard)                                                        \
   X(djava_sos_size)                                                           \
   X(djava_sos_chunk_stats)                                                    \
   X(djava_sos_word)                                                           \
@@ -78,7 +80,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 7;
+  static const uint32_t abi_version = 8;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

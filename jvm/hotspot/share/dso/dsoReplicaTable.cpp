@@ -195,6 +195,8 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
   e->_published_here = false;
   e->_lock_enters = 0;
   e->_lock_wait_ns = 0;
+  e->_flush_deferred_ns = 0;
+  e->_flush_warned_ns = 0;
   _id_to_index->put(global_id, index);
   _live++;
 }

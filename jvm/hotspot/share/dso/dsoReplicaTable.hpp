@@ -37,6 +37,10 @@ struct DsoReplica {
   bool             _published_here;   // this node made the object shared
   volatile uint64_t _lock_enters;     // monitor enters through the service
   volatile uint64_t _lock_wait_ns;    // time those enters took
+  // A flush of the object waiting for an object it references to be
+  // unlocked (dsoHeap.cpp): since when, and when that was last reported.
+  jlong            _flush_deferred_ns;
+  jlong            _flush_warned_ns;
 };
 
 class DsoReplicaTable : AllStatic {

@@ -158,6 +158,7 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
       r->cache.flushes += c.flushes;
       r->cache.bytes_in += c.bytes_in;
       r->cache.bytes_out += c.bytes_out;
+      r->cache.deferred_flushes += c.deferred_flushes;
     }
   }
   rows.sort(by_traffic);
@@ -193,5 +194,9 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
   }
   if (rows.length() > shown) {
     st->print_cr("  ... and %d more classes", rows.length() - shown);
+  }
+  if (total.cache.deferred_flushes > 0) {
+    st->print_cr("  flushes put off until an object they reference was unlocked: " UINT64_FORMAT,
+                 total.cache.deferred_flushes);
   }
 }

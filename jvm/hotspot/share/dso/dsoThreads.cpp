@@ -279,7 +279,7 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   }
   java_lang_Thread::set_thread_status(thread(), JavaThreadStatus::RUNNABLE);
   GrowableArrayCHeap<Handle, mtInternal> stack_locked;
-  DsoHeap::publish_local_closure(current, thread, &stack_locked, THREAD);
+  DsoHeap::publish_local_closure(current, thread, &stack_locked);
   for (int i = 0; i < stack_locked.length() && !HAS_PENDING_EXCEPTION; i++) {
     DsoMonitors::adopt_stack_lock(current, stack_locked.at(i), THREAD);
   }
@@ -291,6 +291,14 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   {
     ThreadToNativeFromVM in_native(current);
     rc = DsoNode::lib().djava_tm_submit(DsoNode::tm(), program, id, daemon ? 1 : 0);
+    // A thread server hears how the threads it started end: if one never
+    // runs, its joiners here are woken by this node (settle_never_ran),
+    // since the launcher may be unable to make a replica of it.
+    if (rc == 0 && DsoNode::is_thread_server() &&
+        DsoNode::lib().djava_tm_watch(DsoNode::tm(), program, id) != 0) {
+      log_warning(dso)("watching thread " UINT64_FORMAT_X ": %s", id,
+                       DsoNode::lib().djava_tm_last_error());
+    }
   }
   if (rc != 0) {
     ResourceMark rm(current);
@@ -475,12 +483,28 @@ void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
 }
 
 void DsoThreads::settle_never_ran(JavaThread* current, uint64_t id, const char* detail) {
+  JavaThread* THREAD = current;
   uint index = DsoReplicaTable::index_of(id);
   oop obj = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
+  if (obj == NULL && detail != NULL && detail[0] != '\0') {
+    // A thread a thread-server thread started, never seen here: its
+    // joiners may be anywhere, and its shared Thread reaches them all.
+    obj = DsoHeap::attach(current, id, THREAD);
+    if (HAS_PENDING_EXCEPTION) {
+      // Its class may exist only where it was started (defined at run
+      // time there). The starting node, which watches the thread, wakes the
+      // joiners; the user still hears of it here.
+      CLEAR_PENDING_EXCEPTION;
+      if (!DsoNode::is_thread_server()) {
+        jio_fprintf(defaultStream::error_stream(), "djava: thread " UINT64_FORMAT_X " never ran: %s\n",
+                    id, detail);
+      }
+      return;
+    }
+  }
   if (obj == NULL || !obj->is_a(vmClasses::Thread_klass())) {
     return;
   }
-  JavaThread* THREAD = current;
   Handle t(current, obj);
   DsoHeap::begin_access(current, t, false, THREAD);
   if (HAS_PENDING_EXCEPTION) {
@@ -498,9 +522,12 @@ void DsoThreads::settle_never_ran(JavaThread* current, uint64_t id, const char* 
   }
   java_lang_Thread::set_thread_status(t(), JavaThreadStatus::TERMINATED);
   oop name = java_lang_Thread::name(t());
-  jio_fprintf(defaultStream::error_stream(), "djava: thread \"%s\" never ran: %s\n",
-              name != NULL ? java_lang_String::as_utf8_string(name) : "?",
-              detail != NULL ? detail : "its thread server could not start it");
+  // On the launcher's console; a thread server's log would hide it.
+  if (!DsoNode::is_thread_server()) {
+    jio_fprintf(defaultStream::error_stream(), "djava: thread \"%s\" never ran: %s\n",
+                name != NULL ? java_lang_String::as_utf8_string(name) : "?",
+                detail != NULL ? detail : "its thread server could not start it");
+  }
   ObjectLocker lock(t, current);
   lock.notify_all(current);
   CLEAR_PENDING_EXCEPTION;

@@ -47,10 +47,13 @@ class DsoThreads : AllStatic {
   // ensure_join, before the joiners are notified: a shipped thread's end
   // becomes visible everywhere and the thread manager learns of it.
   static void thread_ended(JavaThread* thread, Handle thread_obj);
-  // On the launcher, when the thread manager reports that a shipped thread
-  // ended: if it never ran (a server could not start it: its alive marker,
-  // eetop, was never cleared), it is made dead here, its joiners are woken and the
-  // reason goes to stderr. A thread that ran has done all that itself.
+  // When the thread manager reports that a shipped thread ended (to the
+  // launcher, and to the thread server that started it): if it never ran
+  // (a server could not start it: its alive marker, eetop, was never
+  // cleared), it is made dead, its joiners are woken and the launcher says
+  // why on stderr. A thread that ran has done all that itself. The launcher
+  // makes a replica of a thread it never saw; where it cannot (its class
+  // exists only where it was started), the starting server settles it.
   static void settle_never_ran(JavaThread* current, uint64_t id, const char* detail);
 
   // Threads::destroy_vm on the launching node: main and every local

@@ -464,6 +464,27 @@ public class Dist {
                 + ((System.nanoTime() - start) / 1_000_000 < 30_000));
     }
 
+    // The same, started by a thread on a thread server: the launcher never
+    // saw the thread, yet the starter's join must end.
+    static void neverRanNested(String classFile) throws Exception {
+        byte[] bytes = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(classFile));
+        Thread outer = new Thread(() -> {
+            try {
+                Class<?> c = java.lang.invoke.MethodHandles.lookup().defineClass(bytes);
+                Thread t = (Thread) c.getDeclaredConstructor().newInstance();
+                t.start();  // to the least loaded server: the other one
+                long start = System.nanoTime();
+                t.join(60_000);
+                System.out.println("joined alive=" + t.isAlive() + " state=" + t.getState()
+                        + " quick=" + ((System.nanoTime() - start) / 1_000_000 < 30_000));
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        }, "outer");
+        outer.start();
+        outer.join();
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "placement": placement(); break;
@@ -487,6 +508,7 @@ public class Dist {
             case "joins": joins(); break;
             case "stranded": stranded(); break;
             case "never-ran": neverRan(args[1]); break;
+            case "never-ran-nested": neverRanNested(args[1]); break;
             default: throw new IllegalArgumentException(args[0]);
         }
     }
