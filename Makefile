@@ -8,6 +8,10 @@ PYTHON := /usr/bin/python3
 APT_NATIVE := build-essential cmake ninja-build pkgconf protobuf-compiler libprotobuf-dev \
               libssl-dev libasio-dev libgtest-dev googletest clang libclang-rt-14-dev
 APT_TEST := python3-pytest jtreg7
+# bench/report.py's plots; test/py/bench runs the report on fixtures, so the
+# tests need it too.
+APT_BENCH := python3-matplotlib
+APT_TEST += $(APT_BENCH)
 # Building libjvm from OpenJDK source (configure checks for the headers even
 # though only libjvm is built) and assembling the image.
 APT_JVM := build-essential autoconf zip unzip file xz-utils patch ccache dpkg-dev \
@@ -36,7 +40,7 @@ LIBJVM_OUT := build/zero/support/modules_libs/java.base/server/libjvm.so
 
 .PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg test-jtreg-distributed \
         launcher demo bench \
-        deps-native deps-test deps-jvm fetch patch-tree refresh-patches clean
+        deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
 all: jdk jdk-ref native launcher
 
@@ -128,6 +132,9 @@ deps-native:
 deps-test:
 	@tools/ensure-apt-packages $(APT_TEST)
 
+deps-bench:
+	@tools/ensure-apt-packages $(APT_BENCH)
+
 native: deps-native
 	cmake -S . -B $(BUILD)/native -G Ninja -Wno-dev
 	cmake --build $(BUILD)/native
@@ -152,13 +159,20 @@ test-jtreg-distributed: all deps-test
 test: test-native test-py test-jtreg
 
 # ---- benchmarks (not tests: numbers go to bench/results and docs/BENCHMARKS.md) ----
-bench: all
+# Each driver prints its numbers as it goes and writes a table (and, for
+# bench/report.py, JSON); the report then writes bench/results/README.md and
+# the plots from them.
+bench: all deps-bench
 	@mkdir -p bench/results
 	$(PYTHON) bench/micro/run.py --out bench/results/micro.md
+	$(PYTHON) bench/micro/table6.py --out bench/results/table6.md --json bench/results/table6.json
+	$(PYTHON) bench/micro/latency.py --out bench/results/latency.md --json bench/results/latency.json
 	$(PYTHON) bench/micro/uncached.py --out bench/results/uncached.md
-	$(PYTHON) bench/apps/run.py --out bench/results/apps.md
+	$(PYTHON) bench/apps/run.py --out bench/results/apps.md --json bench/results/apps.json
+	$(PYTHON) bench/now/run.py --out bench/results/now.md --json bench/results/now.json
 	$(BUILD)/bin/sos-bench --iterations 5000 | tee bench/results/sos.md
 	bench/monitor/run-bench | tee bench/results/monitor.md
+	$(PYTHON) bench/report.py --results bench/results
 
 # ---- demo --------------------------------------------------------------------
 # A real distributed run: djava starts a private cluster on loopback (a

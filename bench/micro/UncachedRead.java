@@ -6,51 +6,98 @@
 // Each round a thread (on a thread server) makes N small objects and waits;
 // a second thread (on the other server) reads them all, which writes them
 // home (the first keeps read copies); then main, on the launcher, reads one
-// int field of each, every read a miss. Prints the mean microseconds per
-// read, one line per round. bench/micro/uncached.py runs it beside a TCP
-// ping-pong of the same machine (docs/BENCHMARKS.md).
+// int field of each (Micro's uncached-int-field-read loop), every read a
+// miss. Prints the mean microseconds per read, one line per round.
+// bench/micro/uncached.py and latency.py run it beside a TCP ping-pong of
+// the same machine (docs/BENCHMARKS.md); SharedMicro (table6.py) uses
+// madeElsewhere for its uncached rows.
 //
+//   build/jvm/base-image/bin/javac -cp build/jdk/lib/djava-runtime.jar -d CLASSES \
+//       bench/micro/Micro.java bench/micro/UncachedRead.java
 //   DJAVA_THREAD_SERVERS=2 build/bin/djava -cp CLASSES UncachedRead 2000 5
-public class UncachedRead {
-    static final class Cell {
-        int v;
-        Cell(int v) { this.v = v; }
-    }
+import djava.runtime.Node;
+import java.util.concurrent.CountDownLatch;
 
+public class UncachedRead {
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]);
         int rounds = Integer.parseInt(args[1]);
         for (int r = 0; r < rounds; r++) {
-            Cell[] cells = new Cell[n];
-            java.util.concurrent.CountDownLatch made = new java.util.concurrent.CountDownLatch(1);
-            java.util.concurrent.CountDownLatch read = new java.util.concurrent.CountDownLatch(1);
-            Thread maker = new Thread(() -> {
-                for (int i = 0; i < n; i++) cells[i] = new Cell(i);
-                made.countDown();
-                try { read.await(); } catch (InterruptedException e) { throw new AssertionError(e); }
-            });
-            maker.start();  // still running when the reader starts: the other server
-            made.await();
+            Micro.SmallObject[] cells = madeElsewhere(n, true);
+            double ns = Micro.elementIntFieldRead(cells, 1, n - 1);
+            checkVar1(cells, i -> i);
+            System.out.printf("uncached read %.2f us%n", ns / 1e3);
+        }
+    }
+
+    /**
+     * n objects made (as Micro.elements makes them) by a thread on a thread
+     * server, none cached on this node but the array and element 0 (touched
+     * here, outside any timing); so an access to a[1..n-1] is a miss. With
+     * home, a thread on the other server has read them all, which wrote their
+     * bytes home (both servers keep read copies): a read is one round trip
+     * to the home. Without, they are modified (M) at the maker's server,
+     * which wrote them last: a write must take them from there.
+     */
+    static Micro.SmallObject[] madeElsewhere(int n, boolean home) throws InterruptedException {
+        Micro.SmallObject[] cells = new Micro.SmallObject[n];
+        String[] nodes = new String[2];
+        CountDownLatch made = new CountDownLatch(1);
+        CountDownLatch read = new CountDownLatch(1);
+        Thread maker = new Thread(() -> {
+            nodes[0] = Node.nodeName();
+            Micro.SmallObject[] mine = Micro.elements(n);
+            for (int i = 0; i < n; i++) cells[i] = mine[i];
+            made.countDown();
+            if (home) {
+                awaitUninterruptibly(read);  // still running: the reader goes to the other server
+            }
+        });
+        maker.start();
+        made.await();
+        if (home) {
             long[] sum = new long[1];
             Thread reader = new Thread(() -> {
+                nodes[1] = Node.nodeName();
                 long s = 0;
-                for (int i = 0; i < n; i++) s += cells[i].v;
+                for (int i = 0; i < n; i++) s += cells[i].var1;
                 sum[0] = s;
             });
             reader.start();
             reader.join();
             read.countDown();
-            maker.join();
-            Cell first = cells[0];  // the array's own miss, outside the timing
-            long s = first.v;
-            long t0 = System.nanoTime();
-            for (int i = 1; i < n; i++) s += cells[i].v;
-            long t = System.nanoTime() - t0;
-            long expected = (long) n * (n - 1) / 2;
-            if (s != expected || sum[0] != expected) {
-                throw new AssertionError("sums " + s + " and " + sum[0] + ", expected " + expected);
+            if (sum[0] != (long) n * (n - 1) / 2) {
+                throw new AssertionError("the reader's sum " + sum[0]);
             }
-            System.out.printf("uncached read %.2f us%n", t / 1e3 / (n - 1));
+            if (nodes[0].equals(nodes[1])) {
+                throw new AssertionError("maker and reader both ran on " + nodes[0]);
+            }
+        }
+        maker.join();
+        if (nodes[0].equals(Node.nodeName())) {
+            throw new AssertionError("the maker ran on this node, " + nodes[0]);
+        }
+        if (cells[0].var1 != 0) {  // the array's own miss and element 0's
+            throw new AssertionError("cells[0].var1 = " + cells[0].var1);
+        }
+        return cells;
+    }
+
+    static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Checks every a[i].var1 == expected(i), after a loop (cached by then). */
+    static void checkVar1(Micro.SmallObject[] a, java.util.function.IntUnaryOperator expected) {
+        for (int i = 0; i < a.length; i++) {
+            if (a[i].var1 != expected.applyAsInt(i)) {
+                throw new AssertionError("a[" + i + "].var1 = " + a[i].var1 + ", expected "
+                                         + expected.applyAsInt(i));
+            }
         }
     }
 }

@@ -3,6 +3,7 @@ sizes, on a private cluster of 2 thread servers: each program checks its
 own result against a single-threaded run and says "correct". Nothing here
 asserts anything about time."""
 
+import json
 import os
 import subprocess
 
@@ -41,14 +42,34 @@ def test_application_runs_distributed_and_is_correct(classes, app):
 
 def test_application_table_has_every_configuration(tmp_path):
     # The driver of make bench, at smoke sizes: every application on every
-    # VM it compares (it stops on any run that is not "correct").
-    out = tmp_path / "apps.md"
+    # VM it compares (it stops on any run that is not "correct"), then its
+    # statistics runs; the JSON bench/report.py reads.
+    out, numbers = tmp_path / "apps.md", tmp_path / "apps.json"
     p = subprocess.run(["/usr/bin/python3", os.path.join(TOP, "bench", "apps", "run.py"),
-                        "--rounds", "1", "--small", "--servers", "1,2", "--out", str(out)],
-                       capture_output=True, text=True, timeout=600)
+                        "--rounds", "1", "--small", "--servers", "1,2", "--out", str(out),
+                        "--json", str(numbers)],
+                       capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stdout + p.stderr
     text = out.read_text()
     for app in APPS:
         rows = [l for l in text.splitlines() if l.startswith(f"| {app} |")]
-        assert len(rows) == 2, text  # times, then speedups
+        assert len(rows) == 4, text  # times, speedups, protocol costs on 1 and 2 servers
         assert all(float(c) > 0 for c in rows[0].split("|")[2:-1]), rows[0]
+        assert [r.split("|")[2].strip() for r in rows[2:]] == ["1", "2"], rows
+
+    results = json.loads(numbers.read_text())
+    assert set(results) == {"threads", "rounds", "small", "servers", "configs", "ms", "protocol"}
+    assert results["servers"] == [1, 2] and results["small"] is True
+    assert results["configs"] == ["java JIT", "Ref, 1 thread", "djava, 1 server",
+                                  "djava, 2 servers"]
+    for app in APPS:
+        assert all(results["ms"][app][c] > 0 for c in results["configs"]), results["ms"][app]
+        assert set(results["protocol"][app]) == {"1", "2"}
+    # The statistics were found and parsed: with 2 servers objects move
+    # between nodes (a parser that matched nothing would stop the driver;
+    # one that read the wrong fields would give zeros here).
+    two = [results["protocol"][app]["2"] for app in APPS]
+    assert all(c["servers_reporting"] >= 1 for c in two)
+    assert any(c["total"]["misses"] > 0 and c["total"]["bytes"] > 0 and
+               c["thread_servers"]["misses"] > 0 and c["per_operation"]["messages"] > 0
+               for c in two), two
