@@ -338,9 +338,8 @@ def limits_section(apps, latency, now, cores):
             f"{', '.join(verdicts['protocol: beyond the counted round trips'])}. The rest is "
             "outside what the statistics count. Candidates: waits for a wake-up from another "
             "node (a java.util.concurrent park whose unpark comes from another node ends only "
-            "when its bounded park runs out: 1 ms, doubling while the wait goes on, up to "
-            "DsoThreads::poll_interval_ms, 50 ms; barriers and contended locks park); each "
-            "server's own first work for the program (attaching the shipped "
+            "at its poll interval, DsoThreads::poll_interval_ms, 50 ms; barriers and contended "
+            "locks park); each server's own first work for the program (attaching the shipped "
             "threads, loading the program's classes: the more servers, the more of it); and "
             "the CPU the extra processes take from the program on these cores.")
     out += [""] + delay_cross_check(apps, now)
