@@ -8,9 +8,11 @@ PYTHON := /usr/bin/python3
 APT_NATIVE := build-essential cmake ninja-build pkgconf protobuf-compiler libprotobuf-dev \
               libssl-dev libasio-dev libgtest-dev googletest clang libclang-rt-14-dev
 APT_TEST := python3-pytest jtreg7
+# bench/now (its smoke test is in make test): namespaces, links and their delay.
+APT_BENCH_NOW := iproute2
 # bench/report.py's plots; test/py/bench runs the report on fixtures, so the
 # tests need it too.
-APT_BENCH := python3-matplotlib
+APT_BENCH := python3-matplotlib $(APT_BENCH_NOW)
 APT_TEST += $(APT_BENCH)
 # Building libjvm from OpenJDK source (configure checks for the headers even
 # though only libjvm is built) and assembling the image.
