@@ -549,6 +549,25 @@ void DsoHeap::end_access(oop obj) {
 
 // ---- the cache's callbacks ----------------------------------------------------------
 
+// The program whose class loader resolves the classes an object's bytes
+// name, in both directions: a class's statics belong to the program of the
+// class, not to whichever thread touched the mirror (a thread server's own
+// thread reads a program class's mirror when it links a lambda of that
+// class); any other object to the program its chunk was made for.
+static uint64_t program_of_replica(JavaThread* current, oop replica, const djava_sos_meta* meta) {
+  if (java_lang_Class::is_instance(replica)) {
+    Klass* k = java_lang_Class::as_Klass(replica);
+    uint64_t program =
+        k != NULL && k->is_instance_klass() ? DsoStatics::program_of(InstanceKlass::cast(k)) : 0;
+    if (program != 0) {
+      return program;
+    }
+  } else if (meta != NULL && meta->program != 0) {
+    return meta->program;
+  }
+  return DsoThreads::current_program(current);
+}
+
 // After a fetch, on the accessing Java thread (in native, inside
 // djava_sos_load/lock): decode the bytes into the replica.
 static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const djava_sos_meta* meta,
@@ -587,17 +606,7 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
       return 1;
     }
   }
-  uint64_t program = meta->program;
-  if (java_lang_Class::is_instance(replica())) {
-    // A class's statics: the program of the class, not of whichever thread
-    // touched the mirror (a thread server's own thread reads a program
-    // class's mirror when it links a lambda of that class).
-    Klass* k = java_lang_Class::as_Klass(replica());
-    program = k != NULL && k->is_instance_klass() ? DsoStatics::program_of(InstanceKlass::cast(k)) : 0;
-    if (program == 0) {
-      program = DsoThreads::current_program(current);
-    }
-  }
+  uint64_t program = program_of_replica(current, replica(), meta);
   DsoMarshal::decode(current, program, replica, (const u1*)bytes, size, current);
   if (current->has_pending_exception()) {
     // The exception stays pending for begin_access to throw.
@@ -682,11 +691,22 @@ static void flush_put_off(JavaThread* current, DsoReplica* e, uint64_t id, oop r
                    why.as_string(), (now - e->_flush_deferred_ns) / 1e9);
 }
 
-// Encodes the replica at index for a flush, or says it must wait.
-static size_t encode_for_flush(JavaThread* current, uint index, uint64_t id, void* buffer,
-                               size_t capacity, uint64_t program) {
+// Encodes the chunk's replica for a flush, or says it must wait. In VM or
+// Java state: no safepoint moves the replica meanwhile.
+static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint64_t id,
+                               void* buffer, size_t capacity) {
+  uint index = (uint)DsoNode::lib().djava_sos_user(chunk);
+  oop replica = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
+  if (replica == NULL) {
+    // Cannot happen while replicas are held strongly; if it does, the
+    // reader gets bytes it refuses loudly, never a zeroed object.
+    log_error(dso)("chunk " UINT64_FORMAT_X " has no replica here to flush", id);
+    return 0;
+  }
+  // Objects the bytes reference that become shared here belong to the
+  // program of the object being flushed (not of whichever thread flushes).
+  uint64_t program = program_of_replica(current, replica, DsoNode::lib().djava_sos_meta_of(chunk));
   DsoReplica* e = DsoReplicaTable::entry(index);
-  oop replica = DsoReplicaTable::replica(index);
   oop blocker = NULL;
   size_t size = DsoMarshal::encode(replica, (u1*)buffer, capacity, program, &blocker);
   if (size == DsoMarshal::not_now) {
@@ -701,28 +721,12 @@ static size_t encode_for_flush(JavaThread* current, uint index, uint64_t id, voi
 static size_t produce(void* context, djava_sos_chunk* chunk, uint64_t id, void* buffer,
                       size_t capacity) {
   JavaThread* current = DsoHeap::attach_cache_thread();
-  uint index = (uint)DsoNode::lib().djava_sos_user(chunk);
-  if (index == 0 || DsoReplicaTable::replica(index) == NULL) {
-    // Cannot happen while replicas are held strongly; if it does, the
-    // reader gets bytes it refuses loudly, never a zeroed object.
-    log_error(dso)("chunk " UINT64_FORMAT_X " has no replica here to flush", id);
-    return 0;
-  }
-  // Objects the bytes reference that become shared here belong to the
-  // program of the object being flushed (not of whichever thread flushes).
-  const djava_sos_meta* meta = DsoNode::lib().djava_sos_meta_of(chunk);
-  oop replica = DsoReplicaTable::replica(index);
-  uint64_t program = meta != NULL && meta->program != 0 ? meta->program
-                     : java_lang_Class::is_instance(replica)
-                         ? DsoStatics::program_of(InstanceKlass::cast(java_lang_Class::as_Klass(replica)))
-                         : DsoThreads::current_program(current);
   if (current->thread_state() == _thread_in_native) {
     ThreadInVMfromNative in_vm(current);
-    return encode_for_flush(current, index, id, buffer, capacity, program);
+    return encode_for_flush(current, chunk, id, buffer, capacity);
   }
-  // A Java thread whose release ended the last access: in Java or VM state,
-  // where no safepoint can move the replica under us.
-  return encode_for_flush(current, index, id, buffer, capacity, program);
+  // A Java thread whose release ended the last access: in Java or VM state.
+  return encode_for_flush(current, chunk, id, buffer, capacity);
 }
 
 static void cache_thread_ending(void* context) {
