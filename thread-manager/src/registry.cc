@@ -62,6 +62,16 @@ void ThreadRegistry::ServerGone(ServerId id, const std::string& why,
   }
   for (auto& p : programs_) p.second.servers_used.erase(id);
   for (ProgramId p : hit) Fail(p, reason, out);
+  std::vector<uint64_t> done;
+  for (auto& g : gathers_) {
+    if (!g.second.waiting.erase(id)) continue;
+    ServerStatistics gone;
+    gone.server = server.name;
+    gone.error = "the server " + why + " before it answered";
+    g.second.answers.push_back(std::move(gone));
+    if (g.second.waiting.empty()) done.push_back(g.first);
+  }
+  for (uint64_t g : done) FinishGather(g, "", out);
 }
 
 void ThreadRegistry::Tick(TimeMs now, std::vector<Action>* out) {
@@ -69,6 +79,13 @@ void ThreadRegistry::Tick(TimeMs now, std::vector<Action>* out) {
   for (const auto& s : servers_)
     if (s.second.deadline <= now) dead.push_back(s.first);
   for (ServerId id : dead) ServerGone(id, "missed its liveness deadline", out);
+  std::vector<uint64_t> late;
+  for (const auto& g : gathers_)
+    if (g.second.deadline <= now) late.push_back(g.first);
+  for (uint64_t g : late)
+    FinishGather(g,
+                 "no answer within " + std::to_string(options_.statistics_timeout_ms) + " ms",
+                 out);
 }
 
 std::string ThreadRegistry::RegisterProgram(ProgramId id, ConnId launcher,
@@ -143,6 +160,13 @@ void ThreadRegistry::ConnGone(ConnId conn) {
       ++it;
     }
   }
+  for (auto it = gathers_.begin(); it != gathers_.end();) {
+    if (it->second.requester == conn) {
+      it = gathers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void ThreadRegistry::ProgramEnded(ProgramId program, const std::string& why,
@@ -161,6 +185,11 @@ void ThreadRegistry::ProgramEnded(ProgramId program, const std::string& why,
       ++it;
     }
   }
+  std::vector<uint64_t> gathers;
+  for (const auto& g : gathers_)
+    if (g.second.program == program) gathers.push_back(g.first);
+  for (uint64_t g : gathers)
+    FinishGather(g, "the program ended (" + why + ") before the server answered", out);
   // Queued threads never start; running ones are torn down by their servers.
   queue_.erase(std::remove_if(queue_.begin(), queue_.end(),
                               [&](const ThreadKey& k) { return k.program == program; }),
@@ -261,6 +290,84 @@ std::string ThreadRegistry::ResourceReply(ConnId from, uint64_t request, bool fo
   }  // else: not found, no error text
   out->push_back(std::move(a));
   return "";
+}
+
+void ThreadRegistry::GatherStatistics(ConnId requester, uint64_t request, ProgramId program,
+                                      TimeMs now, std::vector<Action>* out) {
+  auto p = programs_.find(program);
+  std::string refused;
+  if (p == programs_.end()) {
+    refused = "statistics of program " + std::to_string(program) +
+              ": no such program (never registered, or ended)";
+  } else if (p->second.launcher != requester) {
+    refused = "statistics of program " + std::to_string(program) +
+              ": asked by a connection that is not its launcher";
+  }
+  if (!refused.empty()) {
+    Action a{Action::kStatisticsData};
+    a.conn = requester;
+    a.request = request;
+    a.detail = refused;
+    out->push_back(std::move(a));
+    return;
+  }
+  uint64_t id = ++last_gather_;
+  Gather& g = gathers_[id];
+  g.requester = requester;
+  g.request = request;
+  g.program = program;
+  g.deadline = now + options_.statistics_timeout_ms;
+  for (ServerId s : p->second.servers_used) {
+    if (!servers_.count(s)) continue;
+    g.waiting.insert(s);
+    Action a{Action::kStatisticsRequest};
+    a.server = s;
+    a.thread.program = program;
+    a.request = id;
+    out->push_back(a);
+  }
+  if (g.waiting.empty()) FinishGather(id, "", out);
+}
+
+std::string ThreadRegistry::StatisticsReply(ServerId from, uint64_t request,
+                                            const std::string& text, std::vector<Action>* out) {
+  auto it = gathers_.find(request);
+  if (it == gathers_.end()) {
+    if (request == 0 || request > last_gather_) return "statistics reply to a request never made";
+    return "";  // answered without it (deadline, program ended, launcher gone)
+  }
+  Gather& g = it->second;
+  if (!g.waiting.erase(from)) return "statistics reply from a server that was not asked";
+  ServerStatistics answer;
+  answer.server = ServerName(from);
+  answer.text = text.size() <= kMaxStatisticsText
+                    ? text
+                    : text.substr(0, kMaxStatisticsText) + "\n  ... (cut at " +
+                          std::to_string(kMaxStatisticsText) + " bytes)\n";
+  g.answers.push_back(std::move(answer));
+  if (g.waiting.empty()) FinishGather(request, "", out);
+  return "";
+}
+
+void ThreadRegistry::FinishGather(uint64_t id, const std::string& why,
+                                  std::vector<Action>* out) {
+  auto it = gathers_.find(id);
+  if (it == gathers_.end()) return;
+  Gather g = std::move(it->second);
+  gathers_.erase(it);
+  for (ServerId s : g.waiting) {
+    ServerStatistics missing;
+    missing.server = ServerName(s);
+    missing.error = why;
+    g.answers.push_back(std::move(missing));
+  }
+  std::sort(g.answers.begin(), g.answers.end(),
+            [](const ServerStatistics& a, const ServerStatistics& b) { return a.server < b.server; });
+  Action a{Action::kStatisticsData};
+  a.conn = g.requester;
+  a.request = g.request;
+  a.statistics = std::move(g.answers);
+  out->push_back(std::move(a));
 }
 
 std::string ThreadRegistry::Console(ProgramId program, uint64_t thread, uint32_t stream,
@@ -436,6 +543,8 @@ TimeMs ThreadRegistry::NextDeadline() const {
   TimeMs d = -1;
   for (const auto& s : servers_)
     if (d < 0 || s.second.deadline < d) d = s.second.deadline;
+  for (const auto& g : gathers_)
+    if (d < 0 || g.second.deadline < d) d = g.second.deadline;
   return d;
 }
 

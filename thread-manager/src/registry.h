@@ -14,7 +14,10 @@
 //  - the launcher serves the program's class files and resources, and
 //    receives its console output and System.exit, from any node (relays:
 //    the registry routes, remembers outstanding resource requests and
-//    answers every one of them, and lets only a program's first exit pass).
+//    answers every one of them, and lets only a program's first exit pass);
+//  - the launcher gathers its program's statistics from the servers that
+//    ran its threads (the registry fans the request out and answers once,
+//    with every server's text or why it has none, by a deadline).
 #ifndef DJAVA_TM_REGISTRY_H_
 #define DJAVA_TM_REGISTRY_H_
 
@@ -46,6 +49,13 @@ struct ThreadKey {
   }
 };
 
+// One thread server's statistics of a program, or why it has none.
+struct ServerStatistics {
+  std::string server;  // its name
+  std::string text;
+  std::string error;
+};
+
 enum class ThreadState { kQueued, kRunning, kEnded, kEndedByException, kFailed };
 const char* ThreadStateName(ThreadState s);
 
@@ -63,6 +73,9 @@ struct Action {
                        // `bytes`, or not found with `detail` = error ("" = no such resource)
     kConsole,          // to `conn` (the launcher): `bytes` written by `thread` on `stream`
     kExit,             // to `conn` (the launcher): System.exit(`status`), `detail` = where
+    kStatisticsRequest,  // to `server`: its statistics of `thread.program`, answer `request`
+    kStatisticsData,     // to `conn` (a launcher): answer to its `request`: `statistics`,
+                         // or `detail` = why the request was refused
   };
   explicit Action(Kind k) : kind(k) {}
   Kind kind;
@@ -76,6 +89,7 @@ struct Action {
   std::string bytes;      // kResourceData, kConsole
   uint32_t stream = 0;    // kConsole: 1 = out, 2 = err
   int32_t status = 0;     // kExit
+  std::vector<ServerStatistics> statistics;  // kStatisticsData
 };
 
 class ThreadRegistry {
@@ -86,7 +100,12 @@ class ThreadRegistry {
     // limit less 64 KiB for the message's other fields (names and error
     // texts are capped far below that). = DJAVA_TM_MAX_RESOURCE_BYTES.
     size_t max_resource_bytes = (16u << 20) - (64u << 10);
+    // A statistics gather answers with what it has after this long: one
+    // server that does not answer must not hold up the launcher's exit.
+    TimeMs statistics_timeout_ms = 3000;
   };
+  // Longest statistics text forwarded per server (a longer one is cut).
+  static constexpr size_t kMaxStatisticsText = 1u << 20;
   // Longest resource name accepted, and longest error text forwarded.
   static constexpr size_t kMaxResourceName = 4096;
   static constexpr size_t kMaxErrorText = 4096;
@@ -143,6 +162,19 @@ class ThreadRegistry {
   std::string Exit(ProgramId program, int32_t status, const std::string& detail,
                    std::vector<Action>* out);
 
+  // The launcher `requester` wants the statistics of its `program` from
+  // every server that ran threads of it (`request` being its own id):
+  // kStatisticsRequest to each, and one kStatisticsData answer once all
+  // have answered, gone away, or `statistics_timeout_ms` passed (Tick).
+  // Answered at once if no server ran its threads, or with an error if
+  // `requester` is not the program's launcher.
+  void GatherStatistics(ConnId requester, uint64_t request, ProgramId program, TimeMs now,
+                        std::vector<Action>* out);
+  // Server `from`'s answer to the registry's `request`. "" unless `from`
+  // was never asked it (a late answer, after the deadline, is ignored).
+  std::string StatisticsReply(ServerId from, uint64_t request, const std::string& text,
+                              std::vector<Action>* out);
+
   // ---- introspection -------------------------------------------------------
   bool HasServer(ServerId id) const { return servers_.count(id) != 0; }
   bool HasProgram(ProgramId id) const { return programs_.count(id) != 0; }
@@ -155,10 +187,13 @@ class ThreadRegistry {
   std::vector<ProgramId> ProgramsOf(ConnId conn) const;
   bool ProgramInfo(ProgramId id, std::string* launch_node, std::string* classpath) const;
   std::string ServerName(ServerId id) const;
-  // Earliest liveness deadline, or -1 with no servers (for the daemon's timer).
+  // Earliest liveness or statistics deadline, or -1 with none (for the
+  // daemon's timer).
   TimeMs NextDeadline() const;
   // Resource requests forwarded to a launcher and not yet answered.
   size_t PendingFetches() const { return fetches_.size(); }
+  // Statistics gathers not yet answered.
+  size_t PendingGathers() const { return gathers_.size(); }
 
  private:
   struct Server {
@@ -184,6 +219,14 @@ class ThreadRegistry {
     ConnId launcher = 0;
     std::string name;
   };
+  struct Gather {
+    ConnId requester = 0;
+    uint64_t request = 0;  // the requester's id
+    ProgramId program = 0;
+    TimeMs deadline = 0;
+    std::set<ServerId> waiting;  // asked, not yet answered
+    std::vector<ServerStatistics> answers;
+  };
   struct Thread {
     ThreadState state = ThreadState::kQueued;
     ServerId server = 0;
@@ -197,6 +240,8 @@ class ThreadRegistry {
   void SetState(const ThreadKey& key, Thread* t, ThreadState s, const std::string& detail,
                 std::vector<Action>* out);
   void Fail(ProgramId program, const std::string& reason, std::vector<Action>* out);
+  // Answers gather `id` with what it has; `why` for each server still waiting.
+  void FinishGather(uint64_t id, const std::string& why, std::vector<Action>* out);
   static void AnswerError(ConnId requester, uint64_t request, const std::string& error,
                           std::vector<Action>* out);
 
@@ -208,6 +253,8 @@ class ThreadRegistry {
   uint64_t assign_counter_ = 0;
   std::map<uint64_t, Fetch> fetches_;  // outstanding, by the registry's request id
   uint64_t last_fetch_ = 0;            // the last request id issued
+  std::map<uint64_t, Gather> gathers_;  // outstanding, by the registry's request id
+  uint64_t last_gather_ = 0;
 };
 
 }  // namespace tm

@@ -119,6 +119,17 @@ void TmService::OnMessage(ConnId conn, const TmClientMessage& msg, TimeMs now) {
                             "): " + why);
       break;
     }
+    case TmClientMessage::kGatherStatistics: {
+      const auto& g = msg.gather_statistics();
+      registry_.GatherStatistics(conn, g.request(), g.program(), now, &out);
+      break;
+    }
+    case TmClientMessage::kStatisticsReply: {
+      if (!c->second.is_server) return Reply(conn, "statistics reply from a non-server");
+      const auto& r = msg.statistics_reply();
+      Reply(conn, registry_.StatisticsReply(conn, r.request(), r.text(), &out));
+      break;
+    }
     default:
       return transport_->Close(conn, "empty or unknown thread-manager message");
   }
@@ -234,6 +245,28 @@ void TmService::Apply(std::vector<Action>* actions) {
         e->set_program(a.thread.program);
         e->set_status(a.status);
         e->set_detail(a.detail);
+        if (conns_.count(a.conn)) transport_->Send(a.conn, m);
+        break;
+      }
+      case Action::kStatisticsRequest: {
+        auto* r = m.mutable_statistics_request();
+        r->set_program(a.thread.program);
+        r->set_request(a.request);
+        transport_->Send(a.server, m);
+        break;
+      }
+      case Action::kStatisticsData: {
+        auto* d = m.mutable_statistics_data();
+        d->set_request(a.request);
+        d->set_error(a.detail);
+        for (ServerStatistics& s : a.statistics) {
+          auto* e = d->add_servers();
+          e->set_server_name(s.server);
+          e->set_text(std::move(s.text));
+          e->set_error(s.error);
+          if (!s.error.empty()) Log("statistics of server '" + s.server + "': " + s.error);
+        }
+        if (!a.detail.empty()) Log(a.detail);
         if (conns_.count(a.conn)) transport_->Send(a.conn, m);
         break;
       }

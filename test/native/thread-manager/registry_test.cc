@@ -466,6 +466,117 @@ TEST_F(RegistryTest, OnlyTheFirstExitCounts) {
   EXPECT_EQ(1, Count(Take(), Action::kFreeProgram));
 }
 
+// ---- statistics gather -----------------------------------------------------
+
+// A program with threads on s1 and s2 (capacity 1 each) of three servers.
+static void TwoServersRanProgram100(ThreadRegistry* reg, std::vector<Action>* out) {
+  reg->RegisterServer(1, "s1", 1, 0, out);
+  reg->RegisterServer(2, "s2", 1, 0, out);
+  reg->RegisterProgram(100, 7, "a", "cp");
+  reg->Submit(100, 1, false, out);
+  reg->Submit(100, 2, false, out);
+  reg->ThreadEnded(1, 100, 1, false, "", out);
+  reg->RegisterServer(3, "s3", 1, 0, out);  // ran nothing of program 100
+  out->clear();
+}
+
+static std::map<ServerId, uint64_t> StatisticsRequests(const std::vector<Action>& acts) {
+  std::map<ServerId, uint64_t> r;
+  for (const Action& a : acts)
+    if (a.kind == Action::kStatisticsRequest) r[a.server] = a.request;
+  return r;
+}
+
+TEST_F(RegistryTest, StatisticsGatherAsksTheServersThatRanThreadsAndAnswersOnce) {
+  TwoServersRanProgram100(&reg_, &out_);
+  reg_.GatherStatistics(7, 41, 100, 1000, &out_);
+  auto asked = StatisticsRequests(Take());
+  ASSERT_EQ(2u, asked.size());  // s1 (its thread ended) and s2, not s3
+  ASSERT_TRUE(asked.count(1) && asked.count(2));
+  EXPECT_EQ(1u, reg_.PendingGathers());
+  ASSERT_EQ("", reg_.StatisticsReply(2, asked[2], "stats of s2\n", &out_));
+  EXPECT_TRUE(Take().empty());  // still waiting for s1
+  ASSERT_EQ("", reg_.StatisticsReply(1, asked[1], "stats of s1\n", &out_));
+  Action data = Only(Take(), Action::kStatisticsData);
+  EXPECT_EQ(7u, data.conn);
+  EXPECT_EQ(41u, data.request);  // the launcher's own id
+  EXPECT_EQ("", data.detail);
+  ASSERT_EQ(2u, data.statistics.size());
+  EXPECT_EQ("s1", data.statistics[0].server);  // ordered by name
+  EXPECT_EQ("stats of s1\n", data.statistics[0].text);
+  EXPECT_EQ("s2", data.statistics[1].server);
+  EXPECT_EQ("", data.statistics[1].error);
+  EXPECT_EQ(0u, reg_.PendingGathers());
+  // Answered once: a repeated reply is ignored, one never asked for is an error.
+  EXPECT_EQ("", reg_.StatisticsReply(1, asked[1], "again", &out_));
+  EXPECT_NE("", reg_.StatisticsReply(1, 9999, "never asked", &out_));
+  EXPECT_TRUE(Take().empty());
+}
+
+TEST_F(RegistryTest, StatisticsGatherRefusesOthersAndAnswersAtOnceWithoutServers) {
+  TwoServersRanProgram100(&reg_, &out_);
+  reg_.GatherStatistics(20, 1, 100, 0, &out_);  // not the launcher
+  Action a = Only(Take(), Action::kStatisticsData);
+  EXPECT_EQ(20u, a.conn);
+  EXPECT_NE(std::string::npos, a.detail.find("not its launcher")) << a.detail;
+  reg_.GatherStatistics(7, 2, 555, 0, &out_);  // no such program
+  a = Only(Take(), Action::kStatisticsData);
+  EXPECT_NE(std::string::npos, a.detail.find("no such program")) << a.detail;
+  reg_.RegisterProgram(200, 8, "b", "cp");  // ran no thread anywhere
+  reg_.GatherStatistics(8, 3, 200, 0, &out_);
+  a = Only(Take(), Action::kStatisticsData);
+  EXPECT_EQ("", a.detail);
+  EXPECT_TRUE(a.statistics.empty());
+  EXPECT_EQ(0u, reg_.PendingGathers());
+}
+
+TEST_F(RegistryTest, StatisticsGatherNamesServersThatLeftOrDidNotAnswerInTime) {
+  TwoServersRanProgram100(&reg_, &out_);
+  for (ServerId s = 1; s <= 3; s++) reg_.Heartbeat(s, 1000);
+  reg_.GatherStatistics(7, 5, 100, 1000, &out_);
+  auto asked = StatisticsRequests(Take());
+  EXPECT_EQ(1000 + ThreadRegistry::Options().statistics_timeout_ms, reg_.NextDeadline());
+  reg_.ServerGone(2, "disconnected", &out_);
+  for (const Action& a : Take()) EXPECT_NE(Action::kStatisticsData, a.kind);
+  reg_.Tick(1000 + 2999, &out_);  // not yet
+  for (const Action& a : Take()) EXPECT_NE(Action::kStatisticsData, a.kind);
+  reg_.Heartbeat(1, 4000);
+  reg_.Heartbeat(3, 4000);
+  reg_.Tick(1000 + 3000, &out_);
+  Action data = Only(Take(), Action::kStatisticsData);
+  ASSERT_EQ(2u, data.statistics.size());
+  EXPECT_EQ("s1", data.statistics[0].server);
+  EXPECT_NE(std::string::npos, data.statistics[0].error.find("no answer within 3000 ms"))
+      << data.statistics[0].error;
+  EXPECT_EQ("s2", data.statistics[1].server);
+  EXPECT_NE(std::string::npos, data.statistics[1].error.find("disconnected"))
+      << data.statistics[1].error;
+  EXPECT_EQ("", reg_.StatisticsReply(1, asked[1], "late", &out_));  // ignored
+  EXPECT_TRUE(Take().empty());
+}
+
+TEST_F(RegistryTest, StatisticsGatherEndsWithItsProgramOrItsLauncher) {
+  TwoServersRanProgram100(&reg_, &out_);
+  reg_.GatherStatistics(7, 5, 100, 0, &out_);
+  auto asked = StatisticsRequests(Take());
+  std::string huge(ThreadRegistry::kMaxStatisticsText + 1000, 'x');
+  reg_.StatisticsReply(1, asked[1], huge, &out_);
+  reg_.ProgramEnded(100, "System.exit", &out_);
+  Action data = Only(Take(), Action::kStatisticsData);
+  ASSERT_EQ(2u, data.statistics.size());
+  EXPECT_LT(data.statistics[0].text.size(), huge.size());
+  EXPECT_NE(std::string::npos, data.statistics[0].text.find("cut at")) << "said it was cut";
+  EXPECT_NE(std::string::npos, data.statistics[1].error.find("System.exit"));
+  // A launcher that leaves drops its gather: nobody to answer.
+  reg_.RegisterProgram(300, 9, "c", "cp");
+  reg_.Submit(300, 1, false, &out_);
+  Take();
+  reg_.GatherStatistics(9, 6, 300, 0, &out_);
+  EXPECT_EQ(1u, StatisticsRequests(Take()).size());
+  reg_.ConnGone(9);
+  EXPECT_EQ(0u, reg_.PendingGathers());
+}
+
 }  // namespace
 }  // namespace tm
 }  // namespace djava

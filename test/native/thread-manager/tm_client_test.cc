@@ -1,7 +1,7 @@
 // The real TmClient against the real TmService, joined in one process by
 // memory channels: registration, placement, lifecycle events, join, and
 // server failure (disconnect and missed heartbeats); the relays to the
-// launcher (resources, console, exit).
+// launcher (resources, console, exit, statistics).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,6 +26,7 @@ class TmClientTest : public ::testing::Test {
     o.sos_servers = {"127.0.0.1:7001", "127.0.0.1:7002"};
     o.heartbeat_interval_ms = 20;
     o.registry.liveness_timeout_ms = 300;
+    o.registry.statistics_timeout_ms = 300;
     return o;
   }
   TmClientTest() : host_(Opts()) {}
@@ -438,6 +439,57 @@ TEST_F(TmClientTest, CAbiFetchAnswerAndBufferOwnership) {
   EXPECT_EQ(DJAVA_TM_FETCH_ERROR, djava_tm_fetch_resource(nullptr, 9, "x", 10, &b));
   EXPECT_EQ(-1, djava_tm_console(server, 9, 1, 7, "x", 1));  // bad stream
   djava_tm_close(server);
+  djava_tm_close(launcher);
+}
+
+TEST_F(TmClientTest, StatisticsGatheredFromTheServersThatRanTheProgram) {
+  auto* launcher = new djava_tm_client;
+  launcher->impl = Client();
+  auto s1 = Client(), s2 = Client(), s3 = Client();
+  ASSERT_EQ("", s1->RegisterServer("s1", 1, nullptr));
+  ASSERT_EQ("", s2->RegisterServer("s2", 1, nullptr));
+  ASSERT_EQ(0, djava_tm_register_program(launcher, 9, "l", "cp"));
+  ASSERT_EQ(0, djava_tm_submit(launcher, 9, 1, 0));
+  ASSERT_EQ(0, djava_tm_submit(launcher, 9, 2, 0));
+  Expect(s1.get(), DJAVA_TM_EV_ASSIGN);
+  Expect(s2.get(), DJAVA_TM_EV_ASSIGN);
+  ASSERT_EQ("", s3->RegisterServer("s3", 1, nullptr));  // ran nothing of program 9
+  // Each server answers `answers` requests with a text naming it.
+  auto serve = [](TmClient* c, const char* name, int answers) {
+    return std::thread([c, name, answers] {
+      for (int i = 0; i < answers; i++) {
+        djava_tm_event ev = Expect(c, DJAVA_TM_EV_STATISTICS_REQUEST);
+        EXPECT_EQ(9u, ev.program);
+        std::string text = std::string("djava statistics of ") + name + ", program 9\n  row\n";
+        EXPECT_EQ("", c->AnswerStatistics(ev.request_id, text.data(), text.size()));
+      }
+    });
+  };
+  std::thread a1 = serve(s1.get(), "s1", 2), a2 = serve(s2.get(), "s2", 1);
+  djava_tm_buffer b{nullptr, 0};
+  ASSERT_EQ(0, djava_tm_gather_statistics(launcher, 9, 5000, &b)) << djava_tm_last_error();
+  EXPECT_EQ("djava statistics of s1, program 9\n  row\n"
+            "djava statistics of s2, program 9\n  row\n",
+            Str(b));
+  djava_tm_buffer_free(&b);
+  a2.join();
+  // s2 no longer answers: the manager answers without it when its limit passes.
+  auto t0 = Clock::now();
+  ASSERT_EQ(0, djava_tm_gather_statistics(launcher, 9, 5000, &b)) << djava_tm_last_error();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(3));
+  EXPECT_EQ("djava statistics of s1, program 9\n  row\n"
+            "djava statistics of thread server 's2': none (no answer within 300 ms)\n",
+            Str(b));
+  djava_tm_buffer_free(&b);
+  a1.join();
+  djava_tm_event late = Expect(s2.get(), DJAVA_TM_EV_STATISTICS_REQUEST);
+  EXPECT_EQ("", s2->AnswerStatistics(late.request_id, "late", 4));  // harmless
+  // Only the launcher may ask; another program's statistics are refused.
+  EXPECT_EQ(-1, djava_tm_gather_statistics(launcher, 4242, 5000, &b));
+  EXPECT_NE(nullptr, std::strstr(djava_tm_last_error(), "no such program")) << djava_tm_last_error();
+  EXPECT_EQ(nullptr, b.data);
+  std::string text;
+  EXPECT_NE(std::string::npos, s3->GatherStatistics(9, 5000, &text).find("not its launcher"));
   djava_tm_close(launcher);
 }
 

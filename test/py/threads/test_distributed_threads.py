@@ -228,13 +228,20 @@ def stats_rows(text, header):
     return rows
 
 
-def test_statistics_name_the_classes_that_went_remote(classes):
-    # djava with a private cluster: the launcher's table, then each thread
-    # server's table for this program.
-    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
-                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "counter"],
-                       capture_output=True, text=True, timeout=180,
-                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
+@pytest.mark.parametrize("where", ["private", "shared"])
+def test_statistics_name_the_classes_that_went_remote(where, cluster, secret_file, classes):
+    # The launcher's table, then each thread server's table for this
+    # program, gathered through the thread manager: on djava's private
+    # cluster and on a shared one whose servers were not started with the
+    # flag (and whose logs the launcher cannot read).
+    options = ["-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "counter"]
+    if where == "private":
+        p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"), *options],
+                           capture_output=True, text=True, timeout=180,
+                           env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
+    else:
+        p = subprocess.run([JAVA, *node_options(cluster[0], secret_file), *options],
+                           capture_output=True, text=True, timeout=180)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "total 1200" in p.stdout
     launcher = stats_rows(p.stdout, "(launcher)")
@@ -243,12 +250,17 @@ def test_statistics_name_the_classes_that_went_remote(classes):
     assert counter[0] == 1 and counter[1] == 1, counter
     assert counter[7] >= 1, "main's synchronized (c) went through the monitor service"
     assert launcher["Dist$Adder"][1] == 4
-    servers = [line for line in p.stderr.splitlines()
+    servers = [line for line in p.stdout.splitlines()
                if line.startswith("djava statistics of ") and "(thread server), program " in line]
-    assert len(servers) == 2, p.stderr
+    assert len(servers) == 2, p.stdout
+    assert len({line.split(" (thread server)")[0] for line in servers}) == 2, servers
+    assert "djava statistics of thread server" not in p.stdout, "a server did not answer"
     enters = misses = 0
     for header in servers:
-        rows = stats_rows(p.stderr, header)
+        rows = stats_rows(p.stdout, header)
+        assert set(rows) <= {"Dist$Counter", "Dist$Adder", "Dist$Counter (static fields)",
+                             "Dist$Adder (static fields)", "Dist (static fields)"}, \
+            "only this program's classes: " + str(rows)
         enters += rows["Dist$Counter"][7]
         misses += rows["Dist$Counter"][2]
         assert rows["Dist$Counter"][1] == 0, "the servers published no counter"

@@ -5,10 +5,12 @@
  * Launcher:      connect, register_program, submit (Thread.start),
  *                watch / wait_thread (join, isAlive), next_event (state
  *                changes, PROGRAM_FAILED, RESOURCE_REQUEST -> answer_resource,
- *                CONSOLE, EXIT -> end the program), program_end (or just close).
+ *                CONSOLE, EXIT -> end the program), gather_statistics,
+ *                program_end (or just close).
  * Thread server: connect, register_server (heartbeats are then sent by a
  *                background thread), next_event (ASSIGN = dt_get_thread,
- *                DROP_PROGRAM), thread_ended.
+ *                DROP_PROGRAM, STATISTICS_REQUEST -> answer_statistics),
+ *                thread_ended.
  * Any node:      submit / watch for any registered program; fetch_resource
  *                (class files), console (System.out/err), program_exit
  *                (System.exit) for the program's launcher.
@@ -40,7 +42,10 @@ enum djava_tm_event_kind {
   DJAVA_TM_EV_CONSOLE = 8,
   /* To the launcher: System.exit(`status`) was called somewhere in `program`
    * (detail: where). The first one only. The launcher ends the program. */
-  DJAVA_TM_EV_EXIT = 9
+  DJAVA_TM_EV_EXIT = 9,
+  /* To a thread server: the launcher of `program` wants this node's
+   * statistics of it. Answer with djava_tm_answer_statistics(request_id). */
+  DJAVA_TM_EV_STATISTICS_REQUEST = 10
 };
 
 enum djava_tm_stream { DJAVA_TM_STREAM_OUT = 1, DJAVA_TM_STREAM_ERR = 2 };
@@ -57,6 +62,10 @@ enum djava_tm_fetch_result {
 /* The largest resource that travels in one answer: the wire's 16 MiB frame
  * limit less 64 KiB for the rest of the message. */
 #define DJAVA_TM_MAX_RESOURCE_BYTES ((size_t)((16u << 20) - (64u << 10)))
+
+/* The longest statistics text of one server that travels; the manager cuts
+ * a longer one (and says so in it). */
+#define DJAVA_TM_MAX_STATISTICS_BYTES ((size_t)1 << 20)
 
 /* Bytes allocated by the library (malloc). `data` is followed by one NUL
  * byte not counted in `len`, so that names and text are C strings too.
@@ -86,7 +95,7 @@ typedef struct djava_tm_event {
   char classpath[4096];       /* DJAVA_TM_EV_ASSIGN */
   char launch_node[256];      /* DJAVA_TM_EV_ASSIGN */
   /* (fields below were added with the resource, console and exit relays) */
-  uint64_t request_id;        /* DJAVA_TM_EV_RESOURCE_REQUEST */
+  uint64_t request_id;        /* DJAVA_TM_EV_RESOURCE_REQUEST, _STATISTICS_REQUEST */
   int stream;                 /* DJAVA_TM_EV_CONSOLE */
   int status;                 /* DJAVA_TM_EV_EXIT: the exit status */
   /* RESOURCE_REQUEST: the resource name; CONSOLE: the bytes; else empty
@@ -154,6 +163,20 @@ int djava_tm_console(djava_tm_client* c, uint64_t program, uint64_t thread, int 
  * DJAVA_TM_EV_EXIT (the first exit of a program only) and ends it. */
 int djava_tm_program_exit(djava_tm_client* c, uint64_t program, int32_t status,
                           const char* detail);
+/* Launcher: the statistics (-XX:+PrintDistributedStatistics) of `program`
+ * from every thread server that ran threads of it. Blocks at most
+ * timeout_ms (< 0: no limit; the manager answers within its own limit of
+ * 3 s even when a server does not). Returns 0 with *out holding the
+ * servers' texts one after the other, ordered by server name; a server
+ * with none adds the line "djava statistics of thread server 'NAME': none
+ * (why)". *out is empty if no server ran the program's threads. -1 on
+ * error or timeout (djava_tm_last_error), *out then {NULL, 0}. */
+int djava_tm_gather_statistics(djava_tm_client* c, uint64_t program, int64_t timeout_ms,
+                               djava_tm_buffer* out);
+/* Thread server: answers DJAVA_TM_EV_STATISTICS_REQUEST `request_id` with
+ * `len` bytes of `text`. */
+int djava_tm_answer_statistics(djava_tm_client* c, uint64_t request_id, const char* text,
+                               size_t len);
 /* Frees b->data (allocated by this library) and empties *b. NULL-safe. */
 void djava_tm_buffer_free(djava_tm_buffer* b);
 

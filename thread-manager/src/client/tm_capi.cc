@@ -32,6 +32,17 @@ int Guard(djava_tm_client* c, F f) {
     return Result("internal error");
   }
 }
+// Hands `bytes` to the caller as a library-owned buffer with a NUL after
+// them (djava_tm_buffer_free). 0, or -1 if memory is short.
+int CopyOut(const std::string& bytes, djava_tm_buffer* out) {
+  auto* p = static_cast<uint8_t*>(std::malloc(bytes.size() + 1));
+  if (p == nullptr) return Result("out of memory for " + std::to_string(bytes.size()) + " bytes");
+  std::memcpy(p, bytes.data(), bytes.size());
+  p[bytes.size()] = 0;
+  out->data = p;
+  out->len = bytes.size();
+  return 0;
+}
 }  // namespace
 
 extern "C" {
@@ -114,12 +125,7 @@ int djava_tm_fetch_resource(djava_tm_client* c, uint64_t program, const char* na
       tm_last_error = error;
       return r;
     }
-    auto* p = static_cast<uint8_t*>(std::malloc(data.size() + 1));
-    if (p == nullptr) return Result("out of memory for " + std::to_string(data.size()) + " bytes");
-    std::memcpy(p, data.data(), data.size());
-    p[data.size()] = 0;
-    out->data = p;
-    out->len = data.size();
+    if (CopyOut(data, out) != 0) return static_cast<int>(DJAVA_TM_FETCH_ERROR);
     return static_cast<int>(DJAVA_TM_FETCH_FOUND);
   });
 }
@@ -141,6 +147,27 @@ int djava_tm_program_exit(djava_tm_client* c, uint64_t program, int32_t status,
                           const char* detail) {
   return Guard(c, [&](TmClient* t) {
     return Result(t->ProgramExit(program, status, detail ? detail : ""));
+  });
+}
+
+int djava_tm_gather_statistics(djava_tm_client* c, uint64_t program, int64_t timeout_ms,
+                               djava_tm_buffer* out) {
+  if (out == nullptr) return Result("null output buffer");
+  out->data = nullptr;
+  out->len = 0;
+  return Guard(c, [&](TmClient* t) {
+    std::string text;
+    std::string err = t->GatherStatistics(program, timeout_ms, &text);
+    if (!err.empty()) return Result(err);
+    return CopyOut(text, out);
+  });
+}
+
+int djava_tm_answer_statistics(djava_tm_client* c, uint64_t request_id, const char* text,
+                               size_t len) {
+  if (text == nullptr && len > 0) return Result("null statistics text");
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->AnswerStatistics(request_id, text == nullptr ? "" : text, len));
   });
 }
 

@@ -275,6 +275,57 @@ std::string TmClient::ProgramExit(uint64_t program, int32_t status, const std::s
   return SendLocked(m);
 }
 
+std::string TmClient::GatherStatistics(uint64_t program, int64_t timeout_ms,
+                                       std::string* text) {
+  const std::string what = "statistics of program " + std::to_string(program);
+  Gather g;
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_ || stop_) return what + ": " + (closed_ ? io_error_ : "thread manager client closed");
+    id = ++last_fetch_;
+    gathers_[id] = &g;
+  }
+  tmpb::TmClientMessage m;
+  m.mutable_gather_statistics()->set_program(program);
+  m.mutable_gather_statistics()->set_request(id);
+  std::string err = SendUnlocked(m);
+  std::unique_lock<std::mutex> l(mu_);
+  if (!err.empty()) {
+    gathers_.erase(id);
+    return what + ": " + err;
+  }
+  auto done = [&] { return g.done || closed_ || stop_; };
+  bool in_time = timeout_ms < 0 ? (cv_.wait(l, done), true)
+                                : cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), done);
+  gathers_.erase(id);  // a late answer is then ignored
+  if (!g.done) {
+    if (!in_time) return what + ": no answer within " + std::to_string(timeout_ms) + " ms";
+    return what + ": " + (closed_ ? io_error_ : std::string("thread manager client closed"));
+  }
+  if (!g.answer.error().empty()) return g.answer.error();
+  text->clear();
+  for (const auto& s : g.answer.servers()) {
+    if (s.error().empty()) {
+      *text += s.text();
+      if (!s.text().empty() && s.text().back() != '\n') *text += '\n';
+    } else {
+      *text += "djava statistics of thread server '" + s.server_name() + "': none (" +
+               s.error() + ")\n";
+    }
+  }
+  return "";
+}
+
+std::string TmClient::AnswerStatistics(uint64_t request, const char* text, size_t len) {
+  tmpb::TmClientMessage m;
+  auto* r = m.mutable_statistics_reply();
+  r->set_request(request);
+  // The manager would cut it anyway; a frame must never outgrow the limit.
+  r->set_text(text, std::min(len, DJAVA_TM_MAX_STATISTICS_BYTES + 1));
+  return SendUnlocked(m);
+}
+
 int TmClient::NextEvent(djava_tm_event* ev, int64_t timeout_ms) {
   std::unique_lock<std::mutex> l(mu_);
   auto ready = [&] { return !events_.empty() || closed_ || stop_; };
@@ -398,6 +449,22 @@ void TmClient::ReaderLoop() {
           f->data = std::move(*d->mutable_data());
           f->error = d->error();
           f->done = true;
+          cv_.notify_all();
+        }
+        m.Clear();
+        continue;
+      }
+      case tmpb::TmServerMessage::kStatisticsRequest:
+        ev.kind = DJAVA_TM_EV_STATISTICS_REQUEST;
+        ev.program = m.statistics_request().program();
+        ev.request_id = m.statistics_request().request();
+        break;
+      case tmpb::TmServerMessage::kStatisticsData: {
+        // No event: the answer goes to the thread blocked in GatherStatistics.
+        auto it = gathers_.find(m.statistics_data().request());
+        if (it != gathers_.end()) {
+          it->second->answer.Swap(m.mutable_statistics_data());
+          it->second->done = true;
           cv_.notify_all();
         }
         m.Clear();

@@ -54,6 +54,11 @@ class TmClient {
   std::string Console(uint64_t program, uint64_t thread, int stream, const void* data,
                       size_t len);
   std::string ProgramExit(uint64_t program, int32_t status, const std::string& detail);
+  // Launcher: every server's statistics of `program`, formatted (see
+  // djava_tm_gather_statistics), in *text; "" or why there are none.
+  std::string GatherStatistics(uint64_t program, int64_t timeout_ms, std::string* text);
+  // Server: the answer to a STATISTICS_REQUEST event.
+  std::string AnswerStatistics(uint64_t request, const char* text, size_t len);
   static constexpr size_t kConsoleChunk = 1u << 20;
 
   // 1 event, 0 timeout, -1 disconnected and drained. The caller owns
@@ -70,6 +75,10 @@ class TmClient {
     bool found = false;
     std::string data;
     std::string error;
+  };
+  struct Gather {
+    bool done = false;
+    tmpb::StatisticsData answer;
   };
   std::string SendLocked(const tmpb::TmClientMessage& m);  // mu_ held
   std::string SendUnlocked(const tmpb::TmClientMessage& m);  // mu_ not held
@@ -92,7 +101,8 @@ class TmClient {
   uint32_t heartbeat_ms_ = 500;
   uint64_t server_id_ = 0;
   std::map<uint64_t, Fetch*> fetches_;          // outstanding FetchResource calls
-  uint64_t last_fetch_ = 0;
+  uint64_t last_fetch_ = 0;           // also numbers GatherStatistics calls
+  std::map<uint64_t, Gather*> gathers_;         // outstanding GatherStatistics calls
   std::map<uint64_t, std::string> requests_;    // launcher: unanswered request -> name
   bool closed_ = false;
   std::string io_error_;

@@ -14,6 +14,7 @@ final class Event {
     static final int RESOURCE_REQUEST = 7;
     static final int CONSOLE = 8;
     static final int EXIT = 9;
+    static final int STATISTICS_REQUEST = 10;
 
     // STATE: the thread states of tm_client.h (djava_tm_thread_state).
     static final int THREAD_ENDED = 3;

@@ -49,6 +49,9 @@ public final class Node {
     /** The next event from the thread manager; null after timeoutMs (< 0: wait). */
     static native Event nextEvent(long timeoutMs);
 
+    /** Answers the launcher's request for this node's statistics of {@code program}. */
+    static native void answerStatistics(long requestId, long program);
+
     /** Answers a thread server's request for a class file or resource (null: none). */
     static native void answerResource(long requestId, byte[] bytes, String error);
 

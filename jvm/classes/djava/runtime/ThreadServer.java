@@ -53,6 +53,9 @@ public final class ThreadServer {
                 case Event.ASSIGN:
                     run(programs.computeIfAbsent(e.program, id -> register(id, parent)), e);
                     break;
+                case Event.STATISTICS_REQUEST:
+                    Node.answerStatistics(e.requestId, e.program);
+                    break;
                 case Event.DROP_PROGRAM:
                     drop(e.program);
                     break;

@@ -237,11 +237,34 @@ void DsoNode::stop_if_left(JavaThread* current) {
   }
 }
 
+// The launcher's statistics are only part of the story: the program's
+// threads ran on thread servers, which answer through the thread manager
+// (whatever their own flags; no shared filesystem or log is assumed).
+void DsoNode::print_server_statistics(JavaThread* current) {
+  djava_tm_buffer text = { NULL, 0 };
+  int rc;
+  {
+    ThreadToNativeFromVM in_native(current);
+    // The manager answers within its own 3 s limit even if a server does not.
+    rc = _lib.djava_tm_gather_statistics(_tm, _program, 10000, &text);
+  }
+  if (rc != 0) {
+    tty->print_cr("djava statistics of the thread servers: none (%s)", _lib.djava_tm_last_error());
+  } else {
+    tty->write((const char*)text.data, text.len);
+  }
+  tty->flush();
+  _lib.djava_tm_buffer_free(&text);
+}
+
 void DsoNode::leave(JavaThread* current) {
   if (!is_member() || _leaving) return;
   _leaving = true;
   if (_sos != NULL && PrintDistributedStatistics) {
     DsoStatistics::print(current, tty, is_thread_server() ? 0 : _program, "");
+    if (!is_thread_server()) {
+      print_server_statistics(current);
+    }
   }
   ThreadToNativeFromVM in_native(current);
   if (!is_thread_server() &&

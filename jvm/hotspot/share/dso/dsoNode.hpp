@@ -39,6 +39,8 @@ class JavaThread;
   X(djava_tm_answer_resource)                                                 \
   X(djava_tm_fetch_resource)                                                  \
   X(djava_tm_console)                                                         \
+  X(djava_tm_gather_statistics)                                               \
+  X(djava_tm_answer_statistics)                                               \
   X(djava_sos_meta_of)                                                        \
   X(djava_sos_connect)                                                        \
   X(djava_sos_leave)                                                          \
@@ -80,7 +82,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 8;
+  static const uint32_t abi_version = 9;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what
@@ -115,6 +117,8 @@ class DsoNode : AllStatic {
  private:
   static void load_library();
   static void start_launcher(JavaThread* current);
+  // Launcher, -XX:+PrintDistributedStatistics: the thread servers' part.
+  static void print_server_statistics(JavaThread* current);
   static bool connect(const char* secret, const char* node_name, char* what, char* why,
                       size_t length);
 

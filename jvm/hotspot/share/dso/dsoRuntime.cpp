@@ -20,6 +20,7 @@
 #include "oops/typeArrayOop.inline.hpp"
 #include "runtime/javaCalls.hpp"
 #include "jni.h"
+#include "logging/log.hpp"
 #include "runtime/jniHandles.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
@@ -217,6 +218,23 @@ NODE_ENTRY(void, Node_dropProgram(JNIEnv* env, jclass, jlong program))
   DsoHeap::drop_loader((uint64_t)program);
 JVM_END
 
+// A thread server's statistics of `program`, for its launcher
+// (-XX:+PrintDistributedStatistics there; this node need not have the flag).
+NODE_ENTRY(void, Node_answerStatistics(JNIEnv* env, jclass, jlong request_id, jlong program))
+  if (!require_member(thread)) return;
+  ResourceMark rm(thread);
+  stringStream text;
+  char title[64];
+  jio_snprintf(title, sizeof(title), ", program " UINT64_FORMAT, (uint64_t)program);
+  DsoStatistics::print(thread, &text, (uint64_t)program, title);
+  ThreadToNativeFromVM in_native(thread);
+  if (DsoNode::lib().djava_tm_answer_statistics(DsoNode::tm(), (uint64_t)request_id, text.base(),
+                                                text.size()) != 0) {
+    log_warning(dso)("answering the statistics of program " UINT64_FORMAT ": %s",
+                     (uint64_t)program, DsoNode::lib().djava_tm_last_error());
+  }
+JVM_END
+
 NODE_ENTRY(void, Node_startThread(JNIEnv* env, jclass, jobject t, jobject group, jobject loader))
   if (!require_member(thread)) return;
   Handle th(thread, JNIHandles::resolve_non_null(t));
@@ -273,6 +291,7 @@ static JNINativeMethod node_methods[] = {
   { CC"console", CC"(JJI[BII)V", FN_PTR(Node_console) },
   { CC"registerProgramLoader", CC"(JLjava/lang/ClassLoader;)V", FN_PTR(Node_registerProgramLoader) },
   { CC"dropProgram", CC"(J)V", FN_PTR(Node_dropProgram) },
+  { CC"answerStatistics", CC"(JJ)V", FN_PTR(Node_answerStatistics) },
   { CC"startThread", CC"(Ljava/lang/Thread;Ljava/lang/ThreadGroup;Ljava/lang/ClassLoader;)V",
     FN_PTR(Node_startThread) },
   { CC"programOf", CC"(Ljava/lang/Thread;)J", FN_PTR(Node_programOf) },
