@@ -121,7 +121,7 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
     return 0;
   }
   uint64_t id = DsoNode::lib().djava_sos_id(chunk);
-  uint index = DsoReplicaTable::publish(current, obj, id);
+  uint index = DsoReplicaTable::publish(current, obj, id, chunk);
   if (index == 0) {
     // Nobody knows the id: the chunk goes, without a message (this may be
     // the cache's receiver thread, which a request's answer would need).
@@ -129,7 +129,6 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
     return 0;
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
-  DsoReplicaTable::set_chunk(e, chunk);
   e->_published_here = true;
   // Held strongly: this node has the only copy until another asks for it.
   e->_pin = OopHandle(Universe::vm_global(), obj);
@@ -531,8 +530,14 @@ void DsoHeap::begin_access(JavaThread* current, Handle obj, bool write, TRAPS) {
     status = write ? DsoNode::lib().djava_sos_lock(chunk, &error)
                    : DsoNode::lib().djava_sos_load(chunk, &error);
   }
+  if (status == DJAVA_SOS_OK && HAS_PENDING_EXCEPTION) {
+    // Decoding failed (class not found, ...): the exception stands, and the
+    // access it was for never happens.
+    DsoNode::lib().djava_sos_release(chunk);
+    return;
+  }
   if (status == DJAVA_SOS_OK || HAS_PENDING_EXCEPTION) {
-    return;  // an exception from decoding (class not found, ...) stands
+    return;
   }
   DsoNode::stop_if_left(current);
   ResourceMark rm(current);

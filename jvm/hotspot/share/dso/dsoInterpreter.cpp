@@ -57,6 +57,8 @@ JRT_ENTRY(void, DsoInterpreter::access_shared(JavaThread* current, oopDesc* obj,
     // change only under a later access, so the access ends here. A write
     // ends after its store (DSO_END_WRITE): a flush must not miss it.
     DsoHeap::end_access(h());
+  } else {
+    note_pinned(current, DsoReplicaTable::entry(DsoMark::index(h->mark()))->_word);
   }
   // The replica may have moved meanwhile: the interpreter takes it back.
   current->set_vm_result(h());

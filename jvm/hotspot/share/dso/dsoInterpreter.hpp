@@ -76,24 +76,43 @@ class DsoInterpreter : AllStatic {
       return false;
     }
     uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-    return (w & (DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED)) == DJAVA_SOS_WORD_STATE_M &&
-           __atomic_compare_exchange_n(word, &w, w + pin, /* weak */ true, __ATOMIC_ACQUIRE,
-                                       __ATOMIC_RELAXED);
+    if ((w & (DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED)) == DJAVA_SOS_WORD_STATE_M &&
+        __atomic_compare_exchange_n(word, &w, w + pin, /* weak */ true, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED)) {
+      note_pinned(thread, word);
+      return true;
+    }
+    return false;
   }
 
   // Ends a write's access, after its store: the announcement, or the pin
-  // (of the inline CAS, or of the slow path's access).
+  // (of the inline CAS, or of the slow path's access), whichever the
+  // thread's slot records. An empty slot: the object was local when the
+  // write began and another thread published it before the store ended;
+  // the write began no access, so there is none to end (unpinning there
+  // would wrap the pin count and block every later revocation).
   static void end_write(JavaThread* thread, oopDesc* obj) {
     volatile uint64_t* volatile* slot = thread->dso_inline_write_addr();
-    if (*slot != NULL) {
-      __atomic_store_n(slot, (volatile uint64_t*)NULL, __ATOMIC_RELEASE);
+    uintptr_t began = (uintptr_t)*slot;
+    if ((began & pinned_mark) == 0) {
+      if (began != 0) {
+        __atomic_store_n(slot, (volatile uint64_t*)NULL, __ATOMIC_RELEASE);
+      }
       return;
     }
-    DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
-    uint64_t old = __atomic_fetch_sub(e->_word, pin, __ATOMIC_ACQ_REL);
+    *slot = NULL;
+    uint64_t old = __atomic_fetch_sub((volatile uint64_t*)(began & ~pinned_mark), pin,
+                                      __ATOMIC_ACQ_REL);
     if ((old & DJAVA_SOS_WORD_BLOCKED) != 0 && (old >> DJAVA_SOS_WORD_PIN_SHIFT) == 1) {
-      release_last(e);
+      release_last(DsoReplicaTable::entry(DsoMark::index(obj->mark())));
     }
+  }
+
+  // A write pinned `word` (the inline CAS, or the slow path's access): its
+  // end must unpin it. The slot then holds the word's address with the low
+  // bit set, which quiesce_writers does not wait for (it waits for pins).
+  static void note_pinned(JavaThread* thread, volatile uint64_t* word) {
+    *thread->dso_inline_write_addr() = (volatile uint64_t*)((uintptr_t)word | pinned_mark);
   }
 
   // At node start: writers announce themselves if this kernel has
@@ -104,6 +123,7 @@ class DsoInterpreter : AllStatic {
 
  private:
   static const uint64_t pin = UCONST64(1) << DJAVA_SOS_WORD_PIN_SHIFT;
+  static const uintptr_t pinned_mark = 1;  // state words are 8-byte aligned
   // A revocation waited for the write that just ended.
   static void release_last(DsoReplica* e);
 

@@ -95,20 +95,21 @@ void DsoReplicaTable::free_index(uint index) {
   _free_head = index;
 }
 
-uint DsoReplicaTable::publish(Thread* current, oop obj, uint64_t global_id) {
+uint DsoReplicaTable::publish(Thread* current, oop obj, uint64_t global_id,
+                              djava_sos_chunk* chunk) {
   HandleMark hm(current);  // the handle must not outlive the call: it would keep obj alive
   Handle h(current, obj);
   markWord mark = obj->mark();
   if (mark.has_locker() && current->is_Java_thread() &&
       current->as_Java_thread()->is_lock_owned((address)mark.locker())) {
-    return install_stack_locked(current, h, global_id);
+    return install_stack_locked(current, h, global_id, chunk);
   }
   if (!mark.is_neutral()) {
     return 0;
   }
   // Keeps an identity hash the object already has: it may be in use locally.
   intptr_t hash = ObjectSynchronizer::FastHashCode(current, h());
-  return install(current, h, global_id, (uint)hash, false);
+  return install(current, h, global_id, (uint)hash, false, chunk);
 }
 
 uint DsoReplicaTable::identity_hash_for_publication(Thread* current, oop obj) {
@@ -143,7 +144,8 @@ uint DsoReplicaTable::identity_hash_for_publication(Thread* current, oop obj) {
 // BasicLock, which the unlock puts back into the object. Only the owner
 // writes there; if another thread inflated the lock meanwhile (to hash the
 // object), the header moved into the ObjectMonitor and the tag follows it.
-uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t global_id) {
+uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t global_id,
+                                           djava_sos_chunk* chunk) {
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   uint index = allocate_index();
   if (index == 0) {
@@ -161,6 +163,7 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
     free_index(index);  // identity_hash_for_publication gives it one first
     return 0;
   }
+  record(index, h, global_id, chunk);  // before the tag (see install)
   lock->set_displaced_header(DsoMark::tagged(displaced, index));
   OrderAccess::fence();
   if (obj->mark() != mark) {
@@ -179,7 +182,6 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
       }
     }
   }
-  record(index, h, global_id, NULL);
   return index;
 }
 
@@ -223,12 +225,16 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
   if (index == 0) {
     return 0;
   }
+  // The entry is complete before the tag is in the mark: a thread of this
+  // node may meet the object (a published one is in use here) and go to
+  // its entry the moment it sees the tag (cas_set_mark orders the stores).
+  record(index, h, global_id, chunk);
   oop obj = h();
   while (true) {
     markWord mark = obj->mark();
     if (!mark.is_neutral() || DsoMark::is_shared(mark) ||
         (set_hash ? !mark.has_no_hash() : mark.hash() != hash)) {
-      free_index(index);  // locked meanwhile, or not the object the caller meant
+      forget(index);  // locked meanwhile, or not the object the caller meant
       return 0;
     }
     markWord hashed = set_hash ? mark.copy_set_hash(hash) : mark;
@@ -236,7 +242,6 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
       break;
     }
   }
-  record(index, h, global_id, chunk);
   log_trace(dso)("replica of " UINT64_FORMAT_X " at index %u (%s)", global_id, index,
                  obj->klass()->external_name());
   return index;
@@ -253,6 +258,15 @@ uint DsoReplicaTable::index_of(uint64_t global_id) {
   }
   uint* index = _id_to_index->get(global_id);
   return index == NULL ? 0 : *index;
+}
+
+void DsoReplicaTable::forget(uint index) {
+  assert_lock_strong(_lock);
+  DsoReplica* e = &_entries[index];
+  e->_replica.release(_storage);
+  _id_to_index->remove(e->_global_id);
+  _live--;
+  free_index(index);
 }
 
 size_t DsoReplicaTable::reclaim_dead() {

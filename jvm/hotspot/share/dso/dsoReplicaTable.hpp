@@ -51,8 +51,10 @@ class DsoReplicaTable : AllStatic {
   // hash (an existing one is kept) and tags its mark with a new index, which
   // it returns. obj must be unshared, and unlocked or locked by the calling
   // thread. Returns 0, with nothing changed, if another thread holds obj
-  // locked or the table is full.
-  static uint publish(Thread* current, oop obj, uint64_t global_id);
+  // locked or the table is full. chunk, the cache's handle of global_id, is
+  // in the entry before the tag is in the header: other threads of this
+  // node use the object meanwhile and go to its entry once they see the tag.
+  static uint publish(Thread* current, oop obj, uint64_t global_id, djava_sos_chunk* chunk);
 
   // The identity hash obj will keep when published (it gets one if it has
   // none), or 0 if another thread holds it locked. Before publish().
@@ -92,8 +94,11 @@ class DsoReplicaTable : AllStatic {
  private:
   static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,
                       djava_sos_chunk* chunk = NULL);
-  static uint install_stack_locked(Thread* current, Handle h, uint64_t global_id);
+  static uint install_stack_locked(Thread* current, Handle h, uint64_t global_id,
+                                   djava_sos_chunk* chunk);
   static void record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk);
+  // Undoes record() for an object that could not take the tag after all.
+  static void forget(uint index);
   static size_t reclaim_dead_locked();
   static uint allocate_index();
   static void free_index(uint index);

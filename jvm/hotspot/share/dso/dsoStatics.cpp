@@ -71,14 +71,14 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
   JavaThread* current = THREAD;
   uint64_t id = statics_id(program, ik->name());
   Handle mirror(current, ik->java_mirror());
-  uint index = DsoReplicaTable::publish(current, mirror(), id);
+  djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
+  uint index = DsoReplicaTable::publish(current, mirror(), id, chunk);
   if (index == 0) {
     ResourceMark rm(current);
     THROW_MSG_(vmSymbols::java_lang_InternalError(),
                err_msg("djava: cannot share the static fields of %s", ik->external_name()), true);
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
-  DsoReplicaTable::set_chunk(e, DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id));
   e->_pin = OopHandle(Universe::vm_global(), mirror());
   DsoNode::lib().djava_sos_set_user(e->_chunk, index);
 
