@@ -374,6 +374,25 @@ void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group,
 // ---- waiting across nodes ----------------------------------------------------------
 
 
+// The length of a thread's next bounded park, and when its last one was due
+// to end: a park that follows one that ran out (the condition is still
+// false) waits twice as long, up to poll_interval_ms; any other starts short
+// again. A wait ended by another node's unpark is thus seen within about as
+// long as it had lasted (at least 1 ms), not a whole poll interval: a
+// barrier's waiters (CyclicBarrier, CountDownLatch) go on soon after the
+// last arrival, while a long wait costs few wake-ups.
+static THREAD_LOCAL jlong park_slice_ns = 0;
+static THREAD_LOCAL jlong park_due_ns = 0;
+
+static jlong next_park_slice(jlong max_ns) {
+  const jlong min_ns = NANOSECS_PER_MILLISEC;
+  jlong now = os::javaTimeNanos();
+  bool ran_out = park_due_ns != 0 && now >= park_due_ns && now - park_due_ns < min_ns;
+  park_slice_ns = ran_out ? MIN2(park_slice_ns * 2, max_ns) : min_ns;
+  park_due_ns = now + park_slice_ns;
+  return park_slice_ns;
+}
+
 void DsoThreads::bound_park(JavaThread* current, jboolean* is_absolute, jlong* time) {
   if (!DsoNode::is_member() || DsoNode::is_leaving()) {
     return;
@@ -382,10 +401,10 @@ void DsoThreads::bound_park(JavaThread* current, jboolean* is_absolute, jlong* t
   if (thread_obj == NULL || !belongs_to_program(thread_obj)) {
     return;
   }
-  const jlong poll_ns = poll_interval_ms * NANOSECS_PER_MILLISEC;
+  const jlong poll_ns = next_park_slice(poll_interval_ms * NANOSECS_PER_MILLISEC);
   if (*is_absolute) {
     // An absolute deadline in ms since the epoch: keep it if it is sooner.
-    if (*time - os::javaTimeMillis() <= poll_interval_ms) {
+    if (*time - os::javaTimeMillis() <= poll_ns / NANOSECS_PER_MILLISEC) {
       return;
     }
     *is_absolute = false;
