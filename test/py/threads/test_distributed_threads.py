@@ -228,6 +228,28 @@ def stats_rows(text, header):
     return rows
 
 
+def test_a_thread_server_lets_go_of_an_ended_programs_objects(cluster, procs, secret_file,
+                                                              classes):
+    # Program after program on the same servers: each server releases the
+    # objects of a program when it ends (nothing of it is left in its
+    # replica table), and serves the next one as before.
+    servers = cluster[1]
+    released = re.compile(r"program \d+ ended: released (\d+) of its shared objects, "
+                          r"(\d+) remain for other programs")
+    for run_number in range(1, 3):
+        p = run(cluster, secret_file, classes, "counter")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert "total 1200" in p.stdout
+        for server in servers:
+            deadline = time.monotonic() + 30
+            while len(released.findall(procs.stderr_of(server))) < run_number:
+                assert time.monotonic() < deadline, procs.stderr_of(server)
+                time.sleep(0.05)
+            count, remain = released.findall(procs.stderr_of(server))[-1]
+            assert int(count) > 0, "the server held objects of the program"
+            assert int(remain) == 0, procs.stderr_of(server)
+
+
 @pytest.mark.parametrize("where", ["private", "shared"])
 def test_statistics_name_the_classes_that_went_remote(where, cluster, secret_file, classes):
     # The launcher's table, then each thread server's table for this

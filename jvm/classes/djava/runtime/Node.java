@@ -68,7 +68,11 @@ public final class Node {
 
     static native void registerProgramLoader(long program, ClassLoader loader);
 
-    static native void dropProgram(long program);
+    /**
+     * Forgets an ended program (its threads here were stopped): its shared objects, once those
+     * threads are gone, and its class loader. Returns what was done, for the server's log.
+     */
+    static native String dropProgram(long program);
 
     /** Runs the (attached) replica of a shipped thread on this node. */
     static native void startThread(Thread t, ThreadGroup group, ClassLoader loader);

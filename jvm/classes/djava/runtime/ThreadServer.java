@@ -124,7 +124,8 @@ public final class ThreadServer {
         for (Thread t : p.threads) {
             t.stop();
         }
-        Node.dropProgram(id);
+        System.err.println("thread-server " + Node.nodeName() + ": program " + Long.toUnsignedString(id)
+                + " ended: " + Node.dropProgram(id));
         ProgramProperties.dropProgram(id);
     }
 }

@@ -237,7 +237,7 @@ void PathsTest::run() {
   typeArrayHandle shared(THREAD, oopFactory::new_intArray(3, THREAD));
   typeArrayHandle local(THREAD, oopFactory::new_intArray(3, THREAD));
   check(!HAS_PENDING_EXCEPTION, "allocating", "allocation failed");
-  check(DsoReplicaTable::publish(THREAD, shared(), UCONST64(0x0d5c000000000001), NULL) != 0, "publishing",
+  check(DsoReplicaTable::publish(THREAD, shared(), UCONST64(0x0d5c000000000001), NULL, 0) != 0, "publishing",
         "no index");
   JavaValue unsafe(T_OBJECT);
   JavaCallArguments none;

@@ -121,7 +121,7 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
     return 0;
   }
   uint64_t id = DsoNode::lib().djava_sos_id(chunk);
-  uint index = DsoReplicaTable::publish(current, obj, id, chunk);
+  uint index = DsoReplicaTable::publish(current, obj, id, chunk, program);
   if (index == 0) {
     // Nobody knows the id: the chunk goes, without a message (this may be
     // the cache's receiver thread, which a request's answer would need).
@@ -336,7 +336,7 @@ oop DsoHeap::foreign_replica(JavaThread* current, uint64_t program, uint32_t own
   ik->initialize(CHECK_NULL);
   oop fresh = ik->allocate_instance(CHECK_NULL);
   uint hash = (uint)((id * 0x9E3779B97F4A7C15ULL) >> 40) & markWord::hash_mask;
-  index = DsoReplicaTable::materialize(current, fresh, id, hash != 0 ? hash : 1);
+  index = DsoReplicaTable::materialize(current, fresh, id, hash != 0 ? hash : 1, NULL, program);
   if (index == 0) {
     THROW_MSG_NULL(vmSymbols::java_lang_OutOfMemoryError(), "djava: this node's replica table is full");
   }
@@ -393,6 +393,30 @@ void DsoHeap::drop_loader(uint64_t program) {
     program_loaders->at(i).loader.release(Universe::vm_global());
     program_loaders->delete_at(i);
   }
+}
+
+void DsoHeap::drop_program(JavaThread* current, uint64_t program, char* summary,
+                           size_t length) {
+  // A thread inside an access still uses its replica's entry: none may run.
+  int running = DsoThreads::await_program_threads(current, program, 5000);
+  if (running > 0) {
+    jio_snprintf(summary, length, "%d of its threads still run after 5 s: its shared objects "
+                 "stay", running);
+    return;
+  }
+  GrowableArrayCHeap<djava_sos_chunk*, mtInternal> chunks;
+  DsoReplicaTable::chunks_of(program, &chunks);
+  for (int i = 0; i < chunks.length(); i++) {
+    DsoNode::lib().djava_sos_discard(chunks.at(i));
+  }
+  size_t kept;
+  size_t dropped = DsoReplicaTable::drop_program(program, &kept);
+  if (kept > 0) {
+    log_warning(dso)("program " UINT64_FORMAT ": %zu shared objects with a displaced header "
+                     "stay", program, kept);
+  }
+  jio_snprintf(summary, length, "released %zu of its shared objects, %zu remain for other "
+               "programs", dropped, DsoReplicaTable::live_count());
 }
 
 bool DsoHeap::runs_program(uint64_t program) {
@@ -465,7 +489,7 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
                    err_msg("djava: shared object " UINT64_FORMAT_X " has no valid identity hash", id));
   }
   djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
-  index = DsoReplicaTable::materialize(current, fresh, id, identity_hash, chunk);
+  index = DsoReplicaTable::materialize(current, fresh, id, identity_hash, chunk, program);
   if (index == 0) {
     THROW_MSG_NULL(vmSymbols::java_lang_OutOfMemoryError(),
                    "djava: this node's replica table is full");

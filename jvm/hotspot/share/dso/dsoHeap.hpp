@@ -80,6 +80,11 @@ class DsoHeap : AllStatic {
   static Klass* resolve_class(JavaThread* current, uint64_t program, const char* class_name, TRAPS);
   static void register_loader(JavaThread* current, uint64_t program, Handle loader);
   static void drop_loader(uint64_t program);
+  // A thread server forgets an ended program's shared objects, once its
+  // threads here have ended: the cache forgets their chunks and they become
+  // ordinary local objects that GC collects (with their classes and loader).
+  // Writes what it did (or why it kept them) into summary, for the log.
+  static void drop_program(JavaThread* current, uint64_t program, char* summary, size_t length);
   // The program whose classes a thread server's loader loads; 0 if none.
   static uint64_t program_of_loader(oop loader);
   // Whether this thread server still runs program (its loader is registered).

@@ -10,6 +10,8 @@
 #include "gc/shared/oopStorageSet.hpp"
 #include "logging/log.hpp"
 #include "memory/allocation.hpp"
+#include "memory/universe.hpp"
+#include "oops/oopHandle.inline.hpp"
 #include "oops/oop.inline.hpp"
 #include "oops/weakHandle.inline.hpp"
 #include "runtime/atomic.hpp"
@@ -96,20 +98,20 @@ void DsoReplicaTable::free_index(uint index) {
 }
 
 uint DsoReplicaTable::publish(Thread* current, oop obj, uint64_t global_id,
-                              djava_sos_chunk* chunk) {
+                              djava_sos_chunk* chunk, uint64_t program) {
   HandleMark hm(current);  // the handle must not outlive the call: it would keep obj alive
   Handle h(current, obj);
   markWord mark = obj->mark();
   if (mark.has_locker() && current->is_Java_thread() &&
       current->as_Java_thread()->is_lock_owned((address)mark.locker())) {
-    return install_stack_locked(current, h, global_id, chunk);
+    return install_stack_locked(current, h, global_id, chunk, program);
   }
   if (!mark.is_neutral()) {
     return 0;
   }
   // Keeps an identity hash the object already has: it may be in use locally.
   intptr_t hash = ObjectSynchronizer::FastHashCode(current, h());
-  return install(current, h, global_id, (uint)hash, false, chunk);
+  return install(current, h, global_id, (uint)hash, false, chunk, program);
 }
 
 uint DsoReplicaTable::identity_hash_for_publication(Thread* current, oop obj) {
@@ -145,7 +147,7 @@ uint DsoReplicaTable::identity_hash_for_publication(Thread* current, oop obj) {
 // writes there; if another thread inflated the lock meanwhile (to hash the
 // object), the header moved into the ObjectMonitor and the tag follows it.
 uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t global_id,
-                                           djava_sos_chunk* chunk) {
+                                           djava_sos_chunk* chunk, uint64_t program) {
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   uint index = allocate_index();
   if (index == 0) {
@@ -163,7 +165,7 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
     free_index(index);  // identity_hash_for_publication gives it one first
     return 0;
   }
-  record(index, h, global_id, chunk);  // before the tag (see install)
+  record(index, h, global_id, chunk, program);  // before the tag (see install)
   lock->set_displaced_header(DsoMark::tagged(displaced, index));
   OrderAccess::fence();
   if (obj->mark() != mark) {
@@ -186,12 +188,14 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
 }
 
 // The entry of a newly tagged replica.
-void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk) {
+void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk,
+                             uint64_t program) {
   assert_lock_strong(_lock);
   DsoReplica* e = &_entries[index];
   e->_replica = WeakHandle(_storage, h);
   e->_pin = OopHandle();
   e->_global_id = global_id;
+  e->_program = program;
   set_chunk(e, chunk);
   e->_next_free = 0;
   e->_published_here = false;
@@ -204,14 +208,14 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
 }
 
 uint DsoReplicaTable::materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash,
-                                  djava_sos_chunk* chunk) {
+                                  djava_sos_chunk* chunk, uint64_t program) {
   HandleMark hm(current);
   Handle h(current, obj);
-  return install(current, h, global_id, identity_hash, true, chunk);
+  return install(current, h, global_id, identity_hash, true, chunk, program);
 }
 
 uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,
-                              djava_sos_chunk* chunk) {
+                              djava_sos_chunk* chunk, uint64_t program) {
   assert(hash != markWord::no_hash && hash <= markWord::hash_mask, "bad identity hash %u", hash);
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   if (Atomic::load(&_has_dead)) {
@@ -228,7 +232,7 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
   // The entry is complete before the tag is in the mark: a thread of this
   // node may meet the object (a published one is in use here) and go to
   // its entry the moment it sees the tag (cas_set_mark orders the stores).
-  record(index, h, global_id, chunk);
+  record(index, h, global_id, chunk, program);
   oop obj = h();
   while (true) {
     markWord mark = obj->mark();
@@ -267,6 +271,43 @@ void DsoReplicaTable::forget(uint index) {
   _id_to_index->remove(e->_global_id);
   _live--;
   free_index(index);
+}
+
+void DsoReplicaTable::chunks_of(uint64_t program,
+                                GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out) {
+  MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
+  for (uint index = 1; index < _high_water; index++) {
+    DsoReplica* e = &_entries[index];
+    if (!e->_replica.is_empty() && e->_program == program && e->_chunk != NULL) {
+      out->append(e->_chunk);
+    }
+  }
+}
+
+size_t DsoReplicaTable::drop_program(uint64_t program, size_t* kept) {
+  MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
+  size_t dropped = 0;
+  *kept = 0;
+  for (uint index = 1; index < _high_water; index++) {
+    DsoReplica* e = &_entries[index];
+    if (e->_replica.is_empty() || e->_program != program) {
+      continue;
+    }
+    oop obj = e->_replica.peek();
+    if (obj != NULL) {
+      markWord mark = obj->mark();
+      if (!DsoMark::is_shared(mark) || DsoMark::index(mark) != index ||
+          obj->cas_set_mark(DsoMark::untagged(mark), mark) != mark) {
+        (*kept)++;
+        continue;
+      }
+    }
+    e->_pin.release(Universe::vm_global());
+    e->_pin = OopHandle();
+    forget(index);
+    dropped++;
+  }
+  return dropped;
 }
 
 size_t DsoReplicaTable::reclaim_dead() {

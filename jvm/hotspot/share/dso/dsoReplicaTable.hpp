@@ -18,6 +18,7 @@
 #include "oops/oopsHierarchy.hpp"
 #include "oops/weakHandle.hpp"
 #include "utilities/globalDefinitions.hpp"
+#include "utilities/growableArray.hpp"
 
 class Handle;
 class Mutex;
@@ -30,6 +31,7 @@ struct DsoReplica {
   WeakHandle       _replica;    // empty when the entry is free
   OopHandle        _pin;        // holds the replica strongly while set (dsoHeap.cpp)
   uint64_t         _global_id;
+  uint64_t         _program;    // the program the object belongs to (0: none)
   djava_sos_chunk* _chunk;      // the cache's handle of the chunk (dsoHeap.cpp)
   volatile uint64_t* _word;     // its state word, tested inline (dsoInterpreter.hpp)
   uint             _next_free;  // free-list link, when free
@@ -54,7 +56,8 @@ class DsoReplicaTable : AllStatic {
   // locked or the table is full. chunk, the cache's handle of global_id, is
   // in the entry before the tag is in the header: other threads of this
   // node use the object meanwhile and go to its entry once they see the tag.
-  static uint publish(Thread* current, oop obj, uint64_t global_id, djava_sos_chunk* chunk);
+  static uint publish(Thread* current, oop obj, uint64_t global_id, djava_sos_chunk* chunk,
+                      uint64_t program);
 
   // The identity hash obj will keep when published (it gets one if it has
   // none), or 0 if another thread holds it locked. Before publish().
@@ -67,7 +70,7 @@ class DsoReplicaTable : AllStatic {
   // chunk, the cache's handle of global_id, is in the entry before any
   // other thread can find it.
   static uint materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash,
-                          djava_sos_chunk* chunk = NULL);
+                          djava_sos_chunk* chunk, uint64_t program);
 
   // Gives an entry its chunk (or none), and the chunk's state word.
   static void set_chunk(DsoReplica* e, djava_sos_chunk* chunk);
@@ -91,12 +94,25 @@ class DsoReplicaTable : AllStatic {
 
   static size_t live_count() { return _live; }
 
+  // The chunks of the program's replicas, for the cache to forget before
+  // drop_program (not under the table's lock: a flush holds a chunk's mutex
+  // and may publish).
+  static void chunks_of(uint64_t program, GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out);
+  // The program is over here: its replicas become ordinary local objects
+  // again (untagged, their identity hashes kept), no longer held, and their
+  // entries are freed, so that GC collects them and their class loader
+  // unloads. None of the program's threads may be running. Returns how
+  // many; *kept counts those left as they are (a header displaced by a
+  // lock, which a replica should never have).
+  static size_t drop_program(uint64_t program, size_t* kept);
+
  private:
   static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,
-                      djava_sos_chunk* chunk = NULL);
+                      djava_sos_chunk* chunk, uint64_t program);
   static uint install_stack_locked(Thread* current, Handle h, uint64_t global_id,
-                                   djava_sos_chunk* chunk);
-  static void record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk);
+                                   djava_sos_chunk* chunk, uint64_t program);
+  static void record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk,
+                     uint64_t program);
   // Undoes record() for an object that could not take the tag after all.
   static void forget(uint index);
   static size_t reclaim_dead_locked();

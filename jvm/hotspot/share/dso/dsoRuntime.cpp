@@ -209,13 +209,20 @@ NODE_ENTRY(void, Node_registerProgramLoader(JNIEnv* env, jclass, jlong program, 
   DsoHeap::register_loader(thread, (uint64_t)program, h);
 JVM_END
 
-NODE_ENTRY(void, Node_dropProgram(JNIEnv* env, jclass, jlong program))
-  if (PrintDistributedStatistics && DsoNode::is_member()) {
+// The program ended: its objects, loader and classes go, so that the server
+// serves the next program as it was. Returns what was done, for the log.
+NODE_ENTRY(jstring, Node_dropProgram(JNIEnv* env, jclass, jlong program))
+  if (!require_member(thread)) return NULL;
+  if (PrintDistributedStatistics) {
     char title[64];
     jio_snprintf(title, sizeof(title), ", program " UINT64_FORMAT, (uint64_t)program);
     DsoStatistics::print(thread, tty, (uint64_t)program, title);
   }
+  char summary[200];
+  DsoHeap::drop_program(thread, (uint64_t)program, summary, sizeof(summary));
   DsoHeap::drop_loader((uint64_t)program);
+  oop text = java_lang_String::create_oop_from_str(summary, CHECK_NULL);
+  return (jstring)JNIHandles::make_local(thread, text);
 JVM_END
 
 // A thread server's statistics of `program`, for its launcher
@@ -290,7 +297,7 @@ static JNINativeMethod node_methods[] = {
   { CC"fetchResource", CC"(JLjava/lang/String;)[B", FN_PTR(Node_fetchResource) },
   { CC"console", CC"(JJI[BII)V", FN_PTR(Node_console) },
   { CC"registerProgramLoader", CC"(JLjava/lang/ClassLoader;)V", FN_PTR(Node_registerProgramLoader) },
-  { CC"dropProgram", CC"(J)V", FN_PTR(Node_dropProgram) },
+  { CC"dropProgram", CC"(J)Ljava/lang/String;", FN_PTR(Node_dropProgram) },
   { CC"answerStatistics", CC"(JJ)V", FN_PTR(Node_answerStatistics) },
   { CC"startThread", CC"(Ljava/lang/Thread;Ljava/lang/ThreadGroup;Ljava/lang/ClassLoader;)V",
     FN_PTR(Node_startThread) },

@@ -97,13 +97,13 @@ void SelfTest::share_all() {
       // As a replica arriving from elsewhere: a fresh object given the
       // object's cluster-wide identity hash.
       uint hash = 0x1234567u + (uint)i;
-      _indices[i] = DsoReplicaTable::materialize(_thread, _shared->obj_at(i), global_id(i), hash);
+      _indices[i] = DsoReplicaTable::materialize(_thread, _shared->obj_at(i), global_id(i), hash, NULL, 0);
       _hashes[i] = hash;
     } else {
       // As a local object escaping; half of them already hashed, which must
       // keep their identity hash.
       intptr_t before = (i % 2 == 0) ? ObjectSynchronizer::FastHashCode(_thread, _shared->obj_at(i)) : 0;
-      _indices[i] = DsoReplicaTable::publish(_thread, _shared->obj_at(i), global_id(i), NULL);
+      _indices[i] = DsoReplicaTable::publish(_thread, _shared->obj_at(i), global_id(i), NULL, 0);
       _hashes[i] = ObjectSynchronizer::FastHashCode(_thread, _shared->obj_at(i));
       check(before == 0 || before == _hashes[i], "publishing", i, "the identity hash changed");
     }
@@ -174,8 +174,8 @@ void SelfTest::interpreter_refuses_replicas() {
   typeArrayHandle ints(THREAD, oopFactory::new_intArray(3, THREAD));
   Handle boxed(THREAD, InstanceKlass::cast(vmClasses::Integer_klass())->allocate_instance(THREAD));
   check(!HAS_PENDING_EXCEPTION, "interpreting", 0, "allocation failed");
-  check(DsoReplicaTable::publish(THREAD, ints(), UCONST64(0x0d5b000000000001), NULL) != 0 &&
-        DsoReplicaTable::publish(THREAD, boxed(), UCONST64(0x0d5b000000000002), NULL) != 0,
+  check(DsoReplicaTable::publish(THREAD, ints(), UCONST64(0x0d5b000000000001), NULL, 0) != 0 &&
+        DsoReplicaTable::publish(THREAD, boxed(), UCONST64(0x0d5b000000000002), NULL, 0) != 0,
         "interpreting", 0, "cannot publish");
 
   Klass* arrays = SystemDictionary::resolve_or_fail(SymbolTable::new_symbol("java/util/Arrays"),
@@ -244,7 +244,7 @@ void SelfTest::run() {
   uint high_water = DsoReplicaTable::high_water();
   for (int i = 1; i < _count; i += 2) {
     _shared->obj_at_put(i, make_object(i));
-    _indices[i] = DsoReplicaTable::publish(_thread, _shared->obj_at(i), global_id(i), NULL);
+    _indices[i] = DsoReplicaTable::publish(_thread, _shared->obj_at(i), global_id(i), NULL, 0);
     _hashes[i] = ObjectSynchronizer::FastHashCode(_thread, _shared->obj_at(i));
     check(_indices[i] != 0, "republishing", i, "no index");
   }

@@ -72,7 +72,7 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
   uint64_t id = statics_id(program, ik->name());
   Handle mirror(current, ik->java_mirror());
   djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
-  uint index = DsoReplicaTable::publish(current, mirror(), id, chunk);
+  uint index = DsoReplicaTable::publish(current, mirror(), id, chunk, program);
   if (index == 0) {
     ResourceMark rm(current);
     THROW_MSG_(vmSymbols::java_lang_InternalError(),

@@ -142,8 +142,32 @@ uint64_t DsoThreads::program_of(oop thread_obj) {
   if (e->_chunk == NULL) {
     return 0;
   }
+  if (e->_program != 0) {
+    return e->_program;
+  }
   const djava_sos_meta* meta = DsoNode::lib().djava_sos_meta_of(e->_chunk);
   return meta != NULL ? meta->program : 0;
+}
+
+int DsoThreads::await_program_threads(JavaThread* current, uint64_t program, jlong timeout_ms) {
+  const jlong deadline = os::javaTimeMillis() + timeout_ms;
+  for (;;) {
+    int running = 0;
+    {
+      ThreadsListHandle tlh(current);
+      for (uint i = 0; i < tlh.length(); i++) {
+        JavaThread* t = tlh.thread_at(i);
+        if (t != current && program_of(t->threadObj()) == program) {
+          running++;
+        }
+      }
+    }
+    if (running == 0 || os::javaTimeMillis() >= deadline) {
+      return running;
+    }
+    ThreadBlockInVM blocked(current);
+    os::naked_short_sleep(10);
+  }
 }
 
 uint64_t DsoThreads::current_program(JavaThread* current) {

@@ -95,6 +95,10 @@ class DsoThreads : AllStatic {
   static uint64_t program_of(oop thread_obj);
   // The program objects made by the current thread belong to.
   static uint64_t current_program(JavaThread* current);
+  // Waits up to timeout_ms for the program's threads on this node to end
+  // (a program that ended: its threads were stopped); returns how many
+  // still run.
+  static int await_program_threads(JavaThread* current, uint64_t program, jlong timeout_ms);
 
   // A Thread replica just installed, of a thread that does not run here:
   // its node-local status (what getState() reads) follows what the shared
