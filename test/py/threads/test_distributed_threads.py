@@ -248,6 +248,19 @@ def test_a_thread_server_lets_go_of_an_ended_programs_objects(cluster, procs, se
             count, remain = released.findall(procs.stderr_of(server))[-1]
             assert int(count) > 0, "the server held objects of the program"
             assert int(remain) == 0, procs.stderr_of(server)
+    # A program a thread of which calls System.exit: that thread waits for
+    # the program to be dropped before it ends, and the drop for the
+    # program's threads to end; its objects go all the same.
+    p = run(cluster, secret_file, classes, "exit")
+    assert p.returncode == 7, p.stdout + p.stderr
+    ended = re.compile(r"program \d+ ended: .*")
+    deadline = time.monotonic() + 30
+    while sum(len(ended.findall(procs.stderr_of(s))) for s in servers) < 5:
+        assert time.monotonic() < deadline, [procs.stderr_of(s) for s in servers]
+        time.sleep(0.05)
+    last = [ended.findall(procs.stderr_of(s)) for s in servers]
+    exit_line = next(lines[-1] for lines in last if len(lines) == 3)
+    assert released.search(exit_line), exit_line
 
 
 @pytest.mark.parametrize("where", ["private", "shared"])

@@ -412,8 +412,8 @@ void DsoHeap::drop_program(JavaThread* current, uint64_t program, char* summary,
   size_t kept;
   size_t dropped = DsoReplicaTable::drop_program(program, &kept);
   if (kept > 0) {
-    log_warning(dso)("program " UINT64_FORMAT ": %zu shared objects with a displaced header "
-                     "stay", program, kept);
+    log_warning(dso)("program " UINT64_FORMAT ": %zu shared objects in use or with a displaced "
+                     "header stay", program, kept);
   }
   jio_snprintf(summary, length, "released %zu of its shared objects, %zu remain for other "
                "programs", dropped, DsoReplicaTable::live_count());

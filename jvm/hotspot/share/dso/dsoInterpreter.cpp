@@ -45,7 +45,10 @@ static bool has_chunk(oop obj) {
   return DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_chunk != NULL;
 }
 
-JRT_ENTRY(void, DsoInterpreter::access_shared(JavaThread* current, oopDesc* obj, jboolean is_write))
+// No async exception (Thread.stop) at the return: a write's access is held
+// until DSO_END_WRITE after its store, which the exception would skip,
+// leaving the copy pinned (every later revocation of it would wait).
+JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::access_shared(JavaThread* current, oopDesc* obj, jboolean is_write))
   if (!has_chunk(obj)) {
     refuse(current, obj, is_write ? "write" : "read");
     return;

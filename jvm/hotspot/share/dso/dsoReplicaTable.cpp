@@ -293,6 +293,13 @@ size_t DsoReplicaTable::drop_program(uint64_t program, size_t* kept) {
     if (e->_replica.is_empty() || e->_program != program) {
       continue;
     }
+    // An access in progress (a thread not of the program may hold one: a
+    // JDK thread running its code) still uses the entry.
+    if (e->_word != NULL &&
+        (__atomic_load_n(e->_word, __ATOMIC_ACQUIRE) >> DJAVA_SOS_WORD_PIN_SHIFT) != 0) {
+      (*kept)++;
+      continue;
+    }
     oop obj = e->_replica.peek();
     if (obj != NULL) {
       markWord mark = obj->mark();
@@ -301,6 +308,10 @@ size_t DsoReplicaTable::drop_program(uint64_t program, size_t* kept) {
         (*kept)++;
         continue;
       }
+    }
+    if (e->_chunk != NULL) {
+      // A late flush of the chunk must not find a freed (or reused) index.
+      DsoNode::lib().djava_sos_set_user(e->_chunk, 0);
     }
     e->_pin.release(Universe::vm_global());
     e->_pin = OopHandle();

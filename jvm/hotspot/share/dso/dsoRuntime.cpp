@@ -218,9 +218,12 @@ NODE_ENTRY(jstring, Node_dropProgram(JNIEnv* env, jclass, jlong program))
     jio_snprintf(title, sizeof(title), ", program " UINT64_FORMAT, (uint64_t)program);
     DsoStatistics::print(thread, tty, (uint64_t)program, title);
   }
+  // The loader first: a thread of the program that called System.exit
+  // waits for it to go before it ends (DsoThreads), and drop_program waits
+  // for the program's threads.
+  DsoHeap::drop_loader((uint64_t)program);
   char summary[200];
   DsoHeap::drop_program(thread, (uint64_t)program, summary, sizeof(summary));
-  DsoHeap::drop_loader((uint64_t)program);
   oop text = java_lang_String::create_oop_from_str(summary, CHECK_NULL);
   return (jstring)JNIHandles::make_local(thread, text);
 JVM_END
