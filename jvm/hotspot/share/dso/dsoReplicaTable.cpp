@@ -267,6 +267,7 @@ uint DsoReplicaTable::index_of(uint64_t global_id) {
 void DsoReplicaTable::forget(uint index) {
   assert_lock_strong(_lock);
   DsoReplica* e = &_entries[index];
+  e->_pin.release(Universe::vm_global());
   e->_replica.release(_storage);
   _id_to_index->remove(e->_global_id);
   _live--;
@@ -313,8 +314,6 @@ size_t DsoReplicaTable::drop_program(uint64_t program, size_t* kept) {
       // A late flush of the chunk must not find a freed (or reused) index.
       DsoNode::lib().djava_sos_set_user(e->_chunk, 0);
     }
-    e->_pin.release(Universe::vm_global());
-    e->_pin = OopHandle();
     forget(index);
     dropped++;
   }
@@ -333,13 +332,10 @@ size_t DsoReplicaTable::reclaim_dead_locked() {
   for (uint index = 1; index < _high_water; index++) {
     DsoReplica* e = &_entries[index];
     if (!e->_replica.is_empty() && e->_replica.peek() == NULL) {
-      e->_replica.release(_storage);
-      _id_to_index->remove(e->_global_id);
-      free_index(index);
+      forget(index);
       reclaimed++;
     }
   }
-  _live -= reclaimed;
   log_debug(dso)("reclaimed %zu entries of collected replicas, %zu live", reclaimed, _live);
   return reclaimed;
 }

@@ -113,7 +113,8 @@ class DsoReplicaTable : AllStatic {
                                    djava_sos_chunk* chunk, uint64_t program);
   static void record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk,
                      uint64_t program);
-  // Undoes record() for an object that could not take the tag after all.
+  // Frees an entry with its handles and id: undoes record() for an object
+  // that could not take the tag, or lets go of a collected or dropped one.
   static void forget(uint index);
   static size_t reclaim_dead_locked();
   static uint allocate_index();

@@ -138,15 +138,7 @@ uint64_t DsoThreads::program_of(oop thread_obj) {
   if (thread_obj == NULL || !DsoMark::is_shared(thread_obj->mark())) {
     return 0;
   }
-  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(thread_obj->mark()));
-  if (e->_chunk == NULL) {
-    return 0;
-  }
-  if (e->_program != 0) {
-    return e->_program;
-  }
-  const djava_sos_meta* meta = DsoNode::lib().djava_sos_meta_of(e->_chunk);
-  return meta != NULL ? meta->program : 0;
+  return DsoReplicaTable::entry(DsoMark::index(thread_obj->mark()))->_program;
 }
 
 int DsoThreads::await_program_threads(JavaThread* current, uint64_t program, jlong timeout_ms) {
