@@ -93,7 +93,8 @@ STATISTICS_LINE = re.compile(
     r"bytes in (?P<bytes_in>\d+), out (?P<bytes_out>\d+); "
     r"monitor enters (?P<monitor_enters>\d+) \((?P<monitor_enter_ms>[\d.]+) ms\)"
     # printed only when there were some
-    r"(?:\n  flushes put off until an object they reference was unlocked: "
+    r"(?:\n  flushes put off until an object they reference was unlocked or a fence "
+    r"passed: "
     r"(?P<deferred_flushes>\d+))?")
 COUNTERS = ["threads_shipped", "objects", "published", "misses", "upgrades", "invalidations",
             "flushes", "deferred_flushes", "bytes_in", "bytes_out", "monitor_enters",

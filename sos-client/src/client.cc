@@ -601,8 +601,10 @@ void Client::RetryLoop() {
       retry_cv_.wait(l, [this] { return retry_stopping_ || !deferred_.empty(); });
       continue;
     }
-    retry_cv_.wait_for(l, delay, [this] { return retry_stopping_; });
+    retry_cv_.wait_for(l, delay, [this] { return retry_stopping_ || retry_now_; });
     if (retry_stopping_) break;
+    if (retry_now_) delay = std::chrono::milliseconds(1);
+    retry_now_ = false;
     std::vector<djava_sos_chunk*> due;
     due.swap(deferred_);
     l.unlock();
@@ -616,6 +618,14 @@ void Client::RetryLoop() {
   l.unlock();
   if (have_callbacks_ && callbacks_.thread_ending != nullptr)
     callbacks_.thread_ending(callbacks_.context);
+}
+
+void Client::RetryDeferredNow() {
+  // Kept even with nothing deferred: a produce that said LATER just before
+  // may not have queued its chunk yet.
+  std::lock_guard<std::mutex> l(retry_mu_);
+  retry_now_ = true;
+  retry_cv_.notify_one();
 }
 
 void Client::StopRetrying() {

@@ -118,6 +118,8 @@ class Client {
   djava_sos_status Prefetch(const uint64_t* ids, size_t n, djava_sos_error* error);
   djava_sos_status Free(djava_sos_chunk* c, djava_sos_error* error);
   void Discard(djava_sos_chunk* c);
+  // What put flushes off may be over: the retry thread tries them now.
+  void RetryDeferredNow();
   void GetStats(djava_sos_stats* stats) const;
 
   // The slow paths of djava_sos_load/lock/release.
@@ -169,6 +171,7 @@ class Client {
   std::condition_variable retry_cv_;
   std::vector<djava_sos_chunk*> deferred_;
   bool retry_stopping_ = false;
+  bool retry_now_ = false;  // RetryDeferredNow: skip the back-off once
   std::thread retrier_;
   ClassRegistry classes_;
   std::atomic<uint64_t> next_seq_{1};

@@ -202,6 +202,11 @@ djava_sos_status djava_sos_free(djava_sos_chunk* chunk, djava_sos_error* error);
  * freed chunk. Never waits, so a produce callback may call it. */
 void djava_sos_discard(djava_sos_chunk* chunk);
 
+/* What made produce say DJAVA_SOS_PRODUCE_LATER may be over (a JVM's fence
+ * completed, a lock was released): the flushes put off are tried again now
+ * instead of after the retry thread's back-off. Never waits. */
+void djava_sos_retry_deferred(djava_sos_client* client);
+
 /* Cached accesses are not counted: a shared counter would cost more than
  * the access itself. */
 typedef struct {

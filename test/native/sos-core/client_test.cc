@@ -485,6 +485,53 @@ TEST(SosClient, AFlushWaitsForItsBytesWhileTheChunkStaysInUse) {
   djava_sos_abandon(b);
 }
 
+// The JVM says when what held a flush back is over (its fence completed):
+// the flush goes at once, not after the retry thread's back-off, which has
+// grown to 64 ms after a run of refusals.
+TEST(SosClient, AFlushPutOffIsRetriedAtOnceWhenTheJvmAsks) {
+  Server server;
+  struct Jvm {
+    std::atomic<bool> ready{false};
+    std::atomic<int> refused{0};
+    std::atomic<int64_t> produced_ns{0};
+  } jvm;
+  djava_sos_callbacks cb{};
+  cb.context = &jvm;
+  cb.install = [](void*, djava_sos_chunk*, uint64_t, const djava_sos_meta*, const void*, size_t,
+                  char*, size_t) -> int { return 0; };
+  cb.produce = [](void* ctx, djava_sos_chunk*, uint64_t, void* buffer, size_t capacity) -> size_t {
+    auto* j = static_cast<Jvm*>(ctx);
+    if (!j->ready.load()) {
+      j->refused++;
+      return DJAVA_SOS_PRODUCE_LATER;
+    }
+    if (capacity < 8) return 8;
+    j->produced_ns = std::chrono::steady_clock::now().time_since_epoch().count();
+    uint64_t v = 77;
+    std::memcpy(buffer, &v, 8);
+    return 8;
+  };
+  djava_sos_client* a = server.Connect("a", &cb);
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_meta meta = Meta("Holder");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 8, &meta, nullptr);
+  std::atomic<uint64_t> seen{0};
+  std::thread reader([&] { seen = ReadU64(djava_sos_chunk_for(b, djava_sos_id(ca))); });
+  // Back-offs of 1, 2, 4, ... 64 ms: after nine refusals the next is 64 ms away.
+  for (int i = 0; i < 2000 && jvm.refused.load() < 9; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_GE(jvm.refused.load(), 9) << "produce was not asked again";
+  jvm.ready = true;
+  const int64_t asked_ns = std::chrono::steady_clock::now().time_since_epoch().count();
+  djava_sos_retry_deferred(a);
+  reader.join();
+  EXPECT_EQ(seen.load(), 77u);
+  const double waited_ms = (jvm.produced_ns.load() - asked_ns) / 1e6;
+  EXPECT_LT(waited_ms, 30.0) << "the retry waited out its back-off";
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
 TEST(SosClient, ADiscardedChunkIsForgottenWithoutAMessage) {
   Server server;
   djava_sos_client* a = server.Connect("a");

@@ -40,7 +40,7 @@ def statistics_text(scale):
                 f"{misses // 3}, bytes in {misses * 100}, out {misses * 90}; monitor enters 5 "
                 f"(1.5 ms)\n{deferred}  class   objects published\n")
     return (line("vm:1", "launcher", "", 40, deferred="  flushes put off until an object they "
-                 "reference was unlocked: 7\n") +
+                 "reference was unlocked or a fence passed: 7\n") +
             line("vm:2", "thread server", ", program 77", 100 * scale) +
             line("vm:3", "thread server", ", program 77", 120 * scale))
 

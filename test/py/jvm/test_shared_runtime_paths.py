@@ -271,6 +271,7 @@ def test_reflection_on_shared_objects_is_coherent_across_nodes(pair):
         assert r["boxed"] == str(1000 + k) and r["ints2"] == str(k) and r["ints3"] == str(k + 1)
         assert r["objs1"] == f"a{k}"
         assert r["invoke"] == str(2 * (1000 + k)) and r["boxed-shared"] == "true"
+        assert r["local-set"] == str(1000 + k)
     # the volatile field was read-modified-written by each node in turn
     assert fields(b.ask("reflect-get"))["updated"] == str(11 + 12 + 13)
     a.close()

@@ -19,6 +19,7 @@
 #include "oops/typeArrayOop.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/jniHandles.inline.hpp"
+#include "runtime/os.hpp"
 #include "runtime/reflection.hpp"
 #include "runtime/thread.inline.hpp"
 #include "utilities/copy.hpp"
@@ -68,6 +69,13 @@ bool DsoAccessMark::begin_oop(JavaThread* current, oop& obj, bool write) {
   return true;
 }
 
+void DsoAccess::stress_local_write(oop dst) {
+  // Large arrays only: the JDK itself copies small ones all the time.
+  if (dst != NULL && dst->is_array() && arrayOop(dst)->length() >= (1 << 20)) {
+    os::naked_short_sleep(DjavaStressLocalWriteMillis);
+  }
+}
+
 void DsoAccessMark::end() {
   if (_obj.not_null()) {
     DsoHeap::end_access(_obj());
@@ -94,35 +102,56 @@ static bool copies_elements(arrayOop s, int src_pos, arrayOop d, int dst_pos, in
          (unsigned int)length + (unsigned int)dst_pos <= (unsigned int)d->length();
 }
 
-// Two distinct replicas, primitive elements: through a C-heap buffer.
-static void bounce_primitive(JavaThread* current, Handle s, int src_pos, Handle d, int dst_pos,
-                             int length) {
+// ---- copies through a buffer -----------------------------------------------------
+
+static address address_of(oop base, jlong offset) {
+  return base == NULL ? (address)(uintptr_t)offset : cast_from_oop<address>(base) + offset;
+}
+
+static void raw_copy(JavaThread* current, address src, address dst, size_t size, size_t elem_size) {
+  // As Unsafe's GuardUnsafeAccess: native memory may be a mapped file
+  // whose pages fault.
+  current->set_doing_unsafe_access(true);
+  if (elem_size == 0) {
+    Copy::conjoint_memory_atomic(src, dst, size);
+  } else {
+    Copy::conjoint_swap(src, dst, size, elem_size);
+  }
+  current->set_doing_unsafe_access(false);
+}
+
+// Through a buffer: never hold one access while another begins.
+static void copy_between_replicas(JavaThread* current, Handle src, jlong src_offset, Handle dst,
+                                  jlong dst_offset, size_t size, size_t elem_size) {
   JavaThread* THREAD = current;  // for the exception macros
-  TypeArrayKlass* k = TypeArrayKlass::cast(s->klass());
-  BasicType t = k->element_type();
-  int l2es = k->log2_element_size();
-  size_t bytes = (size_t)length << l2es;
-  u1* buffer = NEW_C_HEAP_ARRAY_RETURN_NULL(u1, bytes, mtInternal);
+  u1* buffer = NEW_C_HEAP_ARRAY_RETURN_NULL(u1, size, mtInternal);
   if (buffer == NULL) {
     THROW_MSG(vmSymbols::java_lang_OutOfMemoryError(),
               "djava: no native memory to copy between shared arrays");
   }
   {
     DsoAccessMark read;
-    if (read.begin(current, s, false)) {
-      Copy::conjoint_memory_atomic((u1*)typeArrayOop(s())->base(t) + ((size_t)src_pos << l2es),
-                                   buffer, bytes);
+    if (read.begin(current, src, false)) {
+      raw_copy(current, address_of(src(), src_offset), buffer, size, 0);
     }
   }
   if (!current->has_pending_exception()) {
     DsoAccessMark write;
-    if (write.begin(current, d, true)) {
-      Copy::conjoint_memory_atomic(buffer,
-                                   (u1*)typeArrayOop(d())->base(t) + ((size_t)dst_pos << l2es),
-                                   bytes);
+    if (write.begin(current, dst, true)) {
+      raw_copy(current, buffer, address_of(dst(), dst_offset), size, elem_size);
     }
   }
   FREE_C_HEAP_ARRAY(u1, buffer);
+}
+
+// Two distinct replicas, primitive elements: through a C-heap buffer.
+static void bounce_primitive(JavaThread* current, Handle s, int src_pos, Handle d, int dst_pos,
+                             int length) {
+  TypeArrayKlass* k = TypeArrayKlass::cast(s->klass());
+  int base = arrayOopDesc::base_offset_in_bytes(k->element_type());
+  int l2es = k->log2_element_size();
+  copy_between_replicas(current, s, base + ((jlong)src_pos << l2es), d,
+                        base + ((jlong)dst_pos << l2es), (size_t)length << l2es, 0);
 }
 
 // Two distinct replicas, references: through a local array of the source's
@@ -147,6 +176,15 @@ static void bounce_references(JavaThread* current, Handle s, int src_pos, Handle
   }
 }
 
+static void bounce(JavaThread* current, Handle s, int src_pos, Handle d, int dst_pos, int length) {
+  // Never hold one access while another begins (see the header).
+  if (s->is_typeArray()) {
+    bounce_primitive(current, s, src_pos, d, dst_pos, length);
+  } else {
+    bounce_references(current, s, src_pos, d, dst_pos, length);
+  }
+}
+
 void DsoAccess::arraycopy(JavaThread* current, arrayOop s, int src_pos, arrayOop d, int dst_pos,
                           int length) {
   HandleMark hm(current);
@@ -159,39 +197,27 @@ void DsoAccess::arraycopy(JavaThread* current, arrayOop s, int src_pos, arrayOop
   bool s_shared = DsoMark::is_shared(s->mark());
   bool d_shared = DsoMark::is_shared(d->mark());
   if (s_shared && d_shared && s != d) {
-    // Never hold one access while another begins (see the header).
-    if (s->is_typeArray()) {
-      bounce_primitive(current, hs, src_pos, hd, dst_pos, length);
-    } else {
-      bounce_references(current, hs, src_pos, hd, dst_pos, length);
-    }
+    bounce(current, hs, src_pos, hd, dst_pos, length);
     return;
   }
   // One replica (or one array on both sides, which a write access covers).
+  Handle replica = d_shared ? hd : hs;
+  Handle other = d_shared ? hs : hd;
   DsoAccessMark access;
-  if (!access.begin(current, d_shared ? hd : hs, d_shared)) {
+  if (!access.begin(current, replica, d_shared)) {
+    return;
+  }
+  if (other() != replica() && DsoMark::is_shared(other->mark())) {
+    // The access waited, and another thread made the other array shared
+    // meanwhile: copying into or out of it now would bypass its coherence.
+    access.end();
+    bounce(current, hs, src_pos, hd, dst_pos, length);
     return;
   }
   hs->klass()->copy_array(arrayOop(hs()), src_pos, arrayOop(hd()), dst_pos, length, current);
 }
 
 // ---- Unsafe.copyMemory0, copySwapMemory0 -------------------------------------------------
-
-static address address_of(oop base, jlong offset) {
-  return base == NULL ? (address)(uintptr_t)offset : cast_from_oop<address>(base) + offset;
-}
-
-static void raw_copy(JavaThread* current, address src, address dst, size_t size, size_t elem_size) {
-  // As Unsafe's GuardUnsafeAccess: native memory may be a mapped file
-  // whose pages fault.
-  current->set_doing_unsafe_access(true);
-  if (elem_size == 0) {
-    Copy::conjoint_memory_atomic(src, dst, size);
-  } else {
-    Copy::conjoint_swap(src, dst, size, elem_size);
-  }
-  current->set_doing_unsafe_access(false);
-}
 
 void DsoAccess::copy_memory(JavaThread* current, oop src_base, jlong src_offset, oop dst_base,
                             jlong dst_offset, size_t size, size_t elem_size) {
@@ -202,29 +228,19 @@ void DsoAccess::copy_memory(JavaThread* current, oop src_base, jlong src_offset,
   bool s_shared = is_shared_or_null(src_base);
   bool d_shared = is_shared_or_null(dst_base);
   if (s_shared && d_shared && src_base != dst_base) {
-    // Through a buffer: never hold one access while another begins.
-    u1* buffer = NEW_C_HEAP_ARRAY_RETURN_NULL(u1, size, mtInternal);
-    if (buffer == NULL) {
-      THROW_MSG(vmSymbols::java_lang_OutOfMemoryError(),
-                "djava: no native memory to copy between shared arrays");
-    }
-    {
-      DsoAccessMark read;
-      if (read.begin(current, src, false)) {
-        raw_copy(current, address_of(src(), src_offset), buffer, size, 0);
-      }
-    }
-    if (!current->has_pending_exception()) {
-      DsoAccessMark write;
-      if (write.begin(current, dst, true)) {
-        raw_copy(current, buffer, address_of(dst(), dst_offset), size, elem_size);
-      }
-    }
-    FREE_C_HEAP_ARRAY(u1, buffer);
+    copy_between_replicas(current, src, src_offset, dst, dst_offset, size, elem_size);
     return;
   }
+  Handle replica = d_shared ? dst : src;
+  Handle other = d_shared ? src : dst;
   DsoAccessMark access;
-  if (!access.begin(current, d_shared ? dst : src, d_shared)) {
+  if (!access.begin(current, replica, d_shared)) {
+    return;
+  }
+  if (is_shared_or_null(other()) && other() != replica()) {
+    // Made shared by another thread while the access waited (as arraycopy).
+    access.end();
+    copy_between_replicas(current, src, src_offset, dst, dst_offset, size, elem_size);
     return;
   }
   raw_copy(current, address_of(src(), src_offset), address_of(dst(), dst_offset), size, elem_size);
@@ -297,12 +313,14 @@ void DsoAccess::set_array_element(JavaThread* current, jobject array, jint index
   BasicType value_type = T_OBJECT;
   if (!a->is_objArray()) {
     // Reads the box, under its own access if it is a replica (reflection.cpp),
-    // before the array's access begins.
+    // before the array's access begins. That access may wait (GC may move
+    // the array, another thread may make it shared): the array is looked
+    // at only afterwards.
     value_type = Reflection::unbox_for_primitive(JNIHandles::resolve(value), &v, CHECK);
     a = arrayOop(JNIHandles::resolve_non_null(array));
   }
   DsoAccessMark write;
-  if (!write.begin(current, a, true)) {
+  if (DsoMark::is_shared(a->mark()) && !write.begin(current, a, true)) {
     return;
   }
   if (value_type == T_OBJECT) {

@@ -26,6 +26,11 @@
  *
  * No access is ever held while another begins: a thread that holds one
  * chunk and waits for another can deadlock with a node doing the opposite.
+ * An object tested local before an access to another object began is
+ * tested again once it is held: the access may have waited for the network,
+ * and another thread may have made the object shared meanwhile (a local
+ * object is written without coherence only between a test and a store that
+ * no safepoint or wait separates; dsoFence.hpp).
  * A copy between two distinct replicas goes through a buffer (a C-heap one
  * for primitive bytes, a local array for references): read the source,
  * end, then write the destination. JNI's GetPrimitiveArrayCritical gives a
@@ -37,6 +42,7 @@
 #ifndef SHARE_DSO_DSOACCESS_HPP
 #define SHARE_DSO_DSOACCESS_HPP
 
+#include "dso/dsoGlobals.hpp"
 #include "dso/dsoMark.hpp"
 #include "jni.h"
 #include "memory/allocation.hpp"
@@ -108,7 +114,13 @@ class DsoAccess : AllStatic {
   }
   // Two objects, each of which may be NULL: is either a replica?
   static bool either_shared(oop a, oop b) {
-    return is_shared_or_null(a) || is_shared_or_null(b);
+    if (is_shared_or_null(a) || is_shared_or_null(b)) {
+      return true;
+    }
+    if (DjavaStressLocalWriteMillis > 0) {
+      stress_local_write(b);
+    }
+    return false;
   }
 
   // System.arraycopy (JVM_ArrayCopy) when s or d is a replica: the same
@@ -135,10 +147,16 @@ class DsoAccess : AllStatic {
   // GetPrimitiveArrayCritical): the GC lock is then released as usual.
   static bool release_critical_copy(JavaThread* current, jarray array, void* carray, jint mode);
 
-  // java.lang.reflect.Array.set (JVM_SetArrayElement) on a replica array:
-  // the value, if it must be unboxed, is read first (its own access if it is
-  // a replica), then the element is stored under a write access.
+  // java.lang.reflect.Array.set (JVM_SetArrayElement) when the array or the
+  // value is a replica: the value, if it must be unboxed, is read first (its
+  // own access if it is a replica), then the element is stored, under a
+  // write access if the array is a replica by then.
   static void set_array_element(JavaThread* current, jobject array, jint index, jobject value);
+
+  // -XX:DjavaStressLocalWriteMillis: the pause before a write into dst, if
+  // an array of a million elements or more, in VM state (so that no
+  // safepoint or handshake passes this thread meanwhile).
+  static void stress_local_write(oop dst);
 
   // Throws InternalError: "djava: cannot <what> shared object 0x<id> (<class>)
   // on this node: <why>".

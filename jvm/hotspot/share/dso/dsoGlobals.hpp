@@ -57,6 +57,14 @@
   product(uint, DjavaSelfTestObjects, 2000, DIAGNOSTIC,                       \
           "Number of objects the distributed heap's self-test shares")        \
           range(16, 1000000)                                                  \
+                                                                              \
+  product(uint, DjavaStressLocalWriteMillis, 0, DIAGNOSTIC,                   \
+          "System.arraycopy, Unsafe.copyMemory and Array.set into a local "   \
+          "array of a million elements or more pause this long between "      \
+          "finding their objects local and writing, as a thread descheduled " \
+          "there would: for tests of another thread making the objects "      \
+          "shared meanwhile (dsoFence.hpp)")                                  \
+          range(0, 10000)                                                     \
 
 DECLARE_FLAGS(DSO_FLAGS)
 

@@ -8,6 +8,7 @@
 #include "classfile/systemDictionary.hpp"
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
+#include "dso/dsoFence.hpp"
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoNamedValues.hpp"
@@ -130,6 +131,9 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
   e->_published_here = true;
+  // Before any flush can ask: nobody else knows the id until this returns.
+  e->_fence_stamp = DsoFence::stamp();
+  DsoFence::request(e->_fence_stamp);
   // Held strongly: this node has the only copy until another asks for it.
   e->_pin = OopHandle(Universe::vm_global(), obj);
   DsoNode::lib().djava_sos_set_user(chunk, index);
@@ -736,6 +740,15 @@ static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint
   // program of the object being flushed (not of whichever thread flushes).
   uint64_t program = program_of_replica(current, replica, DsoNode::lib().djava_sos_meta_of(chunk));
   DsoReplica* e = DsoReplicaTable::entry(index);
+  // A newly published object: threads that tested it local may be storing
+  // into it still (dsoFence.hpp).
+  uint64_t fence = e->_fence_stamp;
+  if (fence != 0) {
+    if (!DsoFence::flush_may_go(fence)) {
+      return DJAVA_SOS_PRODUCE_LATER;
+    }
+    e->_fence_stamp = 0;
+  }
   oop blocker = NULL;
   size_t size = DsoMarshal::encode(replica, (u1*)buffer, capacity, program, &blocker);
   if (size == DsoMarshal::not_now) {

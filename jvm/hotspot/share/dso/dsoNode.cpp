@@ -4,6 +4,7 @@
 
 #include "precompiled.hpp"
 #include "oops/oop.inline.hpp"
+#include "dso/dsoFence.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoInterpreter.hpp"
@@ -203,6 +204,7 @@ void DsoNode::join(JavaThread* current) {
     fail_join(what, why);
   }
   DsoThreads::initialize();
+  DsoFence::start(current);
   if (!is_thread_server()) {
     start_launcher(current);
   }

@@ -56,6 +56,7 @@ class JavaThread;
   X(djava_sos_release)                                                        \
   X(djava_sos_free)                                                           \
   X(djava_sos_discard)                                                        \
+  X(djava_sos_retry_deferred)                                                 \
   X(djava_sos_size)                                                           \
   X(djava_sos_chunk_stats)                                                    \
   X(djava_sos_word)                                                           \
@@ -82,7 +83,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 9;
+  static const uint32_t abi_version = 10;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

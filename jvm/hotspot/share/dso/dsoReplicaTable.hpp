@@ -37,6 +37,9 @@ struct DsoReplica {
   uint             _next_free;  // free-list link, when free
   // For -XX:+PrintDistributedStatistics (dsoStatistics.hpp).
   bool             _published_here;   // this node made the object shared
+  // The fence its first flush waits for (dsoFence.hpp); 0 once passed, and
+  // for objects made shared elsewhere.
+  volatile uint64_t _fence_stamp;
   volatile uint64_t _lock_enters;     // monitor enters through the service
   volatile uint64_t _lock_wait_ns;    // time those enters took
   // A flush of the object waiting for an object it references to be

@@ -8,6 +8,7 @@
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoStatics.hpp"
+#include "dso/dsoFence.hpp"
 #include "dso/dsoStatistics.hpp"
 #include "dso/dsoThreads.hpp"
 #include "memory/resourceArea.hpp"
@@ -173,6 +174,16 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
                total.cache.misses, total.cache.upgrades, total.cache.invalidations,
                total.cache.flushes, total.cache.bytes_in, total.cache.bytes_out,
                total.lock_enters, total.lock_wait_ns / 1e6);
+  // Right under the first line, where bench/apps/run.py reads it.
+  if (total.cache.deferred_flushes > 0) {
+    st->print_cr("  flushes put off until an object they reference was unlocked or a fence "
+                 "passed: " UINT64_FORMAT, total.cache.deferred_flushes);
+  }
+  if (DsoFence::flushes_waited() > 0) {
+    st->print_cr("  of this node's flushes, " UINT64_FORMAT " waited for a fence with every "
+                 "thread (a newly shared object's first; fences run: " UINT64_FORMAT ")",
+                 DsoFence::flushes_waited(), DsoFence::fences_run());
+  }
   if (rows.is_empty()) {
     return;
   }
@@ -194,9 +205,5 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
   }
   if (rows.length() > shown) {
     st->print_cr("  ... and %d more classes", rows.length() - shown);
-  }
-  if (total.cache.deferred_flushes > 0) {
-    st->print_cr("  flushes put off until an object they reference was unlocked: " UINT64_FORMAT,
-                 total.cache.deferred_flushes);
   }
 }

@@ -20,7 +20,7 @@
 //   clone              clones of root.box, root.ints and root.objs
 //   reflect-set K      Field.set*, Array.set* on shared objects; "reflected K"
 //   reflect-get        Field.get*, Array.get* and Method.invoke (unboxing a
-//                      shared Integer)
+//                      shared Integer), Array.set of it into a local int[]
 //   unsafe-set K       sun.misc.Unsafe puts, setMemory, copyMemory into shared
 //                      objects, and a swapping copy (a big-endian direct
 //                      buffer's bulk get); "unsafe-set K"
@@ -256,7 +256,11 @@ public class PathsProbe {
             }
             case "reflect-get": {
                 Method twice = PathsProbe.class.getDeclaredMethod("twice", int.class);
+                // A shared box, fetched first, unboxed into a local array.
+                int[] local = new int[1];
+                Array.set(local, 0, root.boxed);
                 return "reflect plain=" + Root.class.getDeclaredField("plain").getInt(root)
+                    + " local-set=" + local[0]
                     + " name=" + Root.class.getDeclaredField("name").get(root)
                     + " ref=" + Root.class.getDeclaredField("ref").get(root)
                     + " boxed=" + Root.class.getDeclaredField("boxed").get(root)

@@ -1,0 +1,143 @@
+/*
+ * djava: the fence before a newly published object's first flush (see the
+ * header).
+ */
+
+#include "precompiled.hpp"
+#include "classfile/javaClasses.hpp"
+#include "classfile/vmClasses.hpp"
+#include "classfile/vmSymbols.hpp"
+#include "dso/dsoFence.hpp"
+#include "dso/dsoNode.hpp"
+#include "memory/universe.hpp"
+#include "runtime/atomic.hpp"
+#include "runtime/handles.inline.hpp"
+#include "runtime/handshake.hpp"
+#include "runtime/interfaceSupport.inline.hpp"
+#include "runtime/javaCalls.hpp"
+#include "runtime/mutex.hpp"
+#include "runtime/mutexLocker.hpp"
+#include "runtime/orderAccess.hpp"
+#include "runtime/thread.inline.hpp"
+
+volatile uint64_t DsoFence::_started = 0;
+volatile uint64_t DsoFence::_completed = 0;
+volatile uint64_t DsoFence::_requested = 0;
+volatile uint64_t DsoFence::_flushes_waited = 0;
+Monitor* DsoFence::_monitor = NULL;
+
+// A flush put off for a fence since the fence thread last told sos-client.
+static volatile int flush_waiting = 0;
+
+namespace {
+
+// A VM-internal daemon, like the monitor deflation thread: no program's.
+class DsoFenceThread : public JavaThread {
+ public:
+  explicit DsoFenceThread(ThreadFunction entry) : JavaThread(entry) {}
+  bool is_hidden_from_external_view() const { return true; }
+};
+
+// Each thread passes it between bytecodes or outside Java and VM code;
+// one inside a JNI critical region may still write a local array it holds.
+class FenceClosure : public HandshakeClosure {
+ public:
+  FenceClosure() : HandshakeClosure("DsoFence"), _in_critical(0) {}
+  void do_thread(Thread* thread) {
+    if (thread->as_Java_thread()->in_critical()) {
+      Atomic::inc(&_in_critical);
+    }
+  }
+  bool any_in_critical() const { return Atomic::load(&_in_critical) > 0; }
+ private:
+  volatile int _in_critical;
+};
+
+}  // namespace
+
+uint64_t DsoFence::stamp() {
+  // After the tag's store: if this load misses a fence's start, that fence
+  // began after the tag and suffices (both sides fence; see run_one).
+  OrderAccess::fence();
+  return Atomic::load(&_started) + 1;
+}
+
+bool DsoFence::passed(uint64_t stamp) {
+  return Atomic::load_acquire(&_completed) >= stamp;
+}
+
+void DsoFence::request(uint64_t stamp) {
+  uint64_t seen = Atomic::load(&_requested);
+  while (seen < stamp) {
+    uint64_t was = Atomic::cmpxchg(&_requested, seen, stamp);
+    if (was == seen) {
+      if (_monitor != NULL) {
+        MonitorLocker ml(_monitor, Mutex::_no_safepoint_check_flag);
+        ml.notify();
+      }
+      return;
+    }
+    seen = was;
+  }
+}
+
+bool DsoFence::flush_may_go(uint64_t stamp) {
+  // Set before the test: a fence completing right after it still finds the
+  // flag and wakes the retry.
+  Atomic::release_store(&flush_waiting, 1);
+  OrderAccess::fence();
+  if (passed(stamp)) {
+    return true;
+  }
+  Atomic::inc(&_flushes_waited);
+  request(stamp);
+  return false;
+}
+
+// One handshake with every Java thread; true if it is a complete fence.
+bool DsoFence::run_one(JavaThread* self) {
+  uint64_t fence = Atomic::add(&_started, (uint64_t)1);
+  OrderAccess::fence();  // pairs with stamp()'s: the handshake begins after
+  FenceClosure closure;
+  Handshake::execute(&closure);
+  if (closure.any_in_critical()) {
+    return false;
+  }
+  Atomic::release_store(&_completed, fence);  // only this thread stores it
+  return true;
+}
+
+void DsoFence::thread_entry(JavaThread* self, JavaThread* THREAD) {
+  for (;;) {
+    {
+      ThreadBlockInVM blocked(self);
+      MonitorLocker ml(_monitor, Mutex::_no_safepoint_check_flag);
+      while (Atomic::load(&_requested) <= Atomic::load(&_completed)) {
+        ml.wait();
+      }
+    }
+    if (!run_one(self)) {
+      // Critical regions are short by contract (no blocking, no JNI calls).
+      ThreadBlockInVM blocked(self);
+      os::naked_short_sleep(1);
+      continue;
+    }
+    if (Atomic::xchg(&flush_waiting, 0) != 0 && DsoNode::sos() != NULL) {
+      DsoNode::lib().djava_sos_retry_deferred(DsoNode::sos());
+    }
+  }
+}
+
+void DsoFence::start(JavaThread* current) {
+  JavaThread* THREAD = current;  // for the exception macros
+  _monitor = new Monitor(Mutex::leaf, "DsoFence_lock", true, Mutex::_safepoint_check_never);
+  HandleMark hm(current);
+  Handle name = java_lang_String::create_from_str("djava fence", CHECK);
+  Handle group(current, Universe::system_thread_group());
+  Handle thread_oop = JavaCalls::construct_new_instance(vmClasses::Thread_klass(),
+                                                        vmSymbols::threadgroup_string_void_signature(),
+                                                        group, name, CHECK);
+  DsoFenceThread* thread = new DsoFenceThread(&thread_entry);
+  JavaThread::vm_exit_on_osthread_failure(thread);
+  JavaThread::start_internal_daemon(current, thread, thread_oop, NearMaxPriority);
+}
