@@ -87,7 +87,8 @@ def timed_run(cmd, env, classes, app, args):
 STATISTICS_LINE = re.compile(
     r"djava statistics of (?P<node>\S+) \((?P<role>launcher|thread server)\)[^:]*: "
     r"threads shipped (?P<threads_shipped>\d+), "
-    r"shared objects here (?P<objects>\d+) \(published here (?P<published>\d+)\); "
+    r"shared objects here (?P<objects>\d+) \(published here (?P<published>\d+)"
+    r"(?:, collected \d+)?\); "
     r"cache misses (?P<misses>\d+) \(upgrades (?P<upgrades>\d+)\), "
     r"invalidations (?P<invalidations>\d+), flushes (?P<flushes>\d+), "
     r"bytes in (?P<bytes_in>\d+), out (?P<bytes_out>\d+); "

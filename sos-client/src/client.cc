@@ -760,6 +760,17 @@ void Client::Discard(djava_sos_chunk* c) {
   c->cv.notify_all();
 }
 
+djava_sos_status Client::DropCopy(djava_sos_chunk* c) {
+  std::lock_guard<std::mutex> l(c->mu);
+  const uint64_t w = c->word.load();
+  if ((w & kStateMask) == kStateM) return DJAVA_SOS_IN_USE;
+  // Bytes being installed go into whatever object the JVM's install
+  // callback finds for the chunk; a revocation under way finds the copy
+  // invalid and acknowledges it.
+  if ((w & kStateMask) == kStateS && !c->installing) SetState(c, kStateI, (w & kBlocked) != 0);
+  return DJAVA_SOS_OK;
+}
+
 void Client::GetStats(djava_sos_stats* stats) const {
   stats->misses = misses_;
   stats->upgrades = upgrades_;

@@ -118,6 +118,7 @@ class Client {
   djava_sos_status Prefetch(const uint64_t* ids, size_t n, djava_sos_error* error);
   djava_sos_status Free(djava_sos_chunk* c, djava_sos_error* error);
   void Discard(djava_sos_chunk* c);
+  djava_sos_status DropCopy(djava_sos_chunk* c);
   // What put flushes off may be over: the retry thread tries them now.
   void RetryDeferredNow();
   void GetStats(djava_sos_stats* stats) const;

@@ -168,6 +168,10 @@ djava_sos_status djava_sos_free(djava_sos_chunk* chunk, djava_sos_error* error) 
 
 void djava_sos_discard(djava_sos_chunk* chunk) { chunk->client->Discard(chunk); }
 
+djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk) {
+  return chunk->client->DropCopy(chunk);
+}
+
 void djava_sos_retry_deferred(djava_sos_client* client) {
   reinterpret_cast<Client*>(client)->RetryDeferredNow();
 }

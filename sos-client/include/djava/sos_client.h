@@ -202,6 +202,16 @@ djava_sos_status djava_sos_free(djava_sos_chunk* chunk, djava_sos_error* error);
  * freed chunk. Never waits, so a produce callback may call it. */
 void djava_sos_discard(djava_sos_chunk* chunk);
 
+/* The JVM no longer has the object a read copy was installed into (GC
+ * collected its replica): the copy is dropped (S -> I, no message; the
+ * server's later invalidate is acknowledged as for any invalid copy), so the
+ * next access fetches the bytes again, into whatever object the JVM makes.
+ * DJAVA_SOS_IN_USE, with nothing changed, if the chunk is modified here (its
+ * bytes exist nowhere else). Bytes being installed meanwhile stay (the
+ * install callback puts them into the object the JVM has then). Never
+ * waits. */
+djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk);
+
 /* What made produce say DJAVA_SOS_PRODUCE_LATER may be over (a JVM's fence
  * completed, a lock was released): the flushes put off are tried again now
  * instead of after the retry thread's back-off. Never waits. */

@@ -532,6 +532,34 @@ TEST(SosClient, AFlushPutOffIsRetriedAtOnceWhenTheJvmAsks) {
   djava_sos_abandon(b);
 }
 
+// A JVM whose replica of a read copy was collected drops the copy: the next
+// access fetches the bytes again, and the server's invalidate of the dropped
+// copy is still answered. A modified copy is never dropped.
+TEST(SosClient, ADroppedReadCopyIsFetchedAgainAndAModifiedOneIsKept) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(ca, 5);
+  djava_sos_chunk* cb = djava_sos_chunk_for(b, djava_sos_id(ca));
+  EXPECT_EQ(ReadU64(cb), 5u);
+  djava_sos_stats before{};
+  djava_sos_chunk_stats(cb, &before);
+  EXPECT_EQ(djava_sos_drop_copy(cb), DJAVA_SOS_OK);
+  EXPECT_EQ(ReadU64(cb), 5u);
+  djava_sos_stats after{};
+  djava_sos_chunk_stats(cb, &after);
+  EXPECT_EQ(after.misses, before.misses + 1) << "the dropped copy was read without a fetch";
+  EXPECT_EQ(djava_sos_drop_copy(cb), DJAVA_SOS_OK);
+  WriteU64(ca, 6);  // invalidates b's copy, which is already gone
+  EXPECT_EQ(ReadU64(cb), 6u);
+  WriteU64(cb, 7);
+  EXPECT_EQ(djava_sos_drop_copy(cb), DJAVA_SOS_IN_USE);
+  EXPECT_EQ(ReadU64(ca), 7u);
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
 TEST(SosClient, ADiscardedChunkIsForgottenWithoutAMessage) {
   Server server;
   djava_sos_client* a = server.Connect("a");

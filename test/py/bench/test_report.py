@@ -35,7 +35,7 @@ def statistics_text(scale):
     them (the per-class rows below them are not read)."""
     def line(node, role, title, misses, deferred=""):
         return (f"djava statistics of {node} ({role}){title}: threads shipped "
-                f"{4 if role == 'launcher' else 0}, shared objects here 60 (published here 50); "
+                f"{4 if role == 'launcher' else 0}, shared objects here 60 (published here 50, collected 3); "
                 f"cache misses {misses} (upgrades 3), invalidations {misses // 2}, flushes "
                 f"{misses // 3}, bytes in {misses * 100}, out {misses * 90}; monitor enters 5 "
                 f"(1.5 ms)\n{deferred}  class   objects published\n")

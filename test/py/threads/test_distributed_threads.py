@@ -21,7 +21,8 @@ PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
 @pytest.fixture(scope="module")
 def classes(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist-classes")
-    subprocess.run([JAVAC, "-d", str(out), os.path.join(PROGRAMS, "Dist.java")], check=True)
+    subprocess.run([JAVAC, "-d", str(out), os.path.join(PROGRAMS, "Dist.java"),
+                    os.path.join(PROGRAMS, "Turnover.java")], check=True)
     return str(out)
 
 
@@ -218,8 +219,10 @@ def stats_rows(text, header):
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines)
                  if line.startswith("djava statistics of ") and header in line)
+    # The first line, perhaps notes on flushes put off, the column header.
+    columns = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("  class "))
     rows = {}
-    for line in lines[start + 2:]:
+    for line in lines[columns + 1:]:
         if not line.startswith("  ") or line.startswith("  ..."):
             break
         *name, objects, published, misses, invalid, flushes, b_in, b_out, enters, ms = line.split()
@@ -367,3 +370,38 @@ def test_every_join_returns_when_its_thread_ends(cluster, secret_file, classes):
     p = run(cluster, secret_file, classes, "joins")
     assert p.returncode == 0, p.stdout + p.stderr
     assert "joined 48 of 48" in p.stdout, p.stdout + p.stderr
+
+
+def test_replicas_of_a_running_program_are_released(classes):
+    # Batches of items stream through a queue to a consumer on the one thread
+    # server, each batch twice, unchanged, a few batches apart; the consumer
+    # keeps nothing and collects its garbage after each. Replicas were held
+    # for good: the server ended with every item. Now a replica whose bytes
+    # this node does not own (not in M) goes when nothing here references it,
+    # and a batch received again is fetched again into new replicas.
+    batches, items = 30, 40
+    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
+                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Turnover",
+                        str(batches), str(items), "64"],
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "DJAVA_THREAD_SERVERS": "1"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"received {2 * batches * items} of {2 * batches * items}" in p.stdout, p.stdout
+    assert "payloads intact" in p.stdout, p.stdout
+    here = re.compile(r"^djava statistics of \S+ \((launcher|thread server)\)[^:]*: threads "
+                      r"shipped \d+, shared objects here (\d+) \(published here (\d+), "
+                      r"collected (\d+)\); cache misses (\d+)", re.M)
+    nodes = {m[1]: [int(m[i]) for i in range(2, 6)] for m in here.finditer(p.stdout)}
+    assert set(nodes) == {"launcher", "thread server"}, p.stdout
+    made = batches * (2 * items + 1)  # items, their payloads, the batch arrays
+    met, launcher_published, collected, _ = nodes["launcher"]
+    launcher_left = met - collected
+    assert launcher_published >= made, p.stdout
+    met, _, collected, server_misses = nodes["thread server"]
+    server_left = met - collected
+    assert met >= made, p.stdout
+    # Each batch's items and payloads fetched twice (the second time into new replicas)
+    assert server_misses >= 2 * batches * 2 * items, p.stdout
+    # What is left: the queue, its lock and conditions, the threads, statics
+    assert server_left < made // 10, p.stdout
+    assert launcher_left < made // 10, p.stdout

@@ -134,8 +134,8 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
   // Before any flush can ask: nobody else knows the id until this returns.
   e->_fence_stamp = DsoFence::stamp();
   DsoFence::request(e->_fence_stamp);
-  // Held strongly: this node has the only copy until another asks for it.
-  e->_pin = OopHandle(Universe::vm_global(), obj);
+  // This node has the only copy until another asks for it.
+  DsoReplicaTable::pin(e, obj);
   DsoNode::lib().djava_sos_set_user(chunk, index);
   Atomic::inc(&published);
   log_trace(dso)("published " UINT64_FORMAT_X " (%s)", id, k->external_name());
@@ -347,7 +347,7 @@ oop DsoHeap::foreign_replica(JavaThread* current, uint64_t program, uint32_t own
   oop replica = DsoReplicaTable::replica(index);
   if (replica == fresh) {
     // No chunk: every access is refused (DsoInterpreter, DsoAccess).
-    DsoReplicaTable::entry(index)->_pin = OopHandle(Universe::vm_global(), fresh);
+    DsoReplicaTable::pin(DsoReplicaTable::entry(index), fresh);
   }
   return replica;
 }
@@ -493,6 +493,28 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
                    err_msg("djava: shared object " UINT64_FORMAT_X " has no valid identity hash", id));
   }
   djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
+  // This node may have read the object before, into a replica GC has
+  // collected since: the cache's copy went with it, and the fresh replica
+  // is empty until its bytes are fetched again. In native: the chunk's
+  // mutex may be held by a flush waiting for a safepoint to end.
+  djava_sos_status dropped;
+  {
+    Handle kept(current, fresh);
+    {
+      ThreadToNativeFromVM in_native(current);
+      dropped = DsoNode::lib().djava_sos_drop_copy(chunk);
+    }
+    fresh = kept();
+  }
+  if (dropped != DJAVA_SOS_OK) {
+    index = DsoReplicaTable::index_of(id);  // another thread made one and wrote it
+    if (index != 0) {
+      return DsoReplicaTable::replica(index);
+    }
+    THROW_MSG_NULL(vmSymbols::java_lang_InternalError(),
+                   err_msg("djava: shared object " UINT64_FORMAT_X " is modified on this node "
+                           "but has no replica here", id));
+  }
   index = DsoReplicaTable::materialize(current, fresh, id, identity_hash, chunk, program);
   if (index == 0) {
     THROW_MSG_NULL(vmSymbols::java_lang_OutOfMemoryError(),
@@ -500,8 +522,7 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
   }
   oop replica = DsoReplicaTable::replica(index);
   if (replica == fresh) {
-    DsoReplica* e = DsoReplicaTable::entry(index);
-    e->_pin = OopHandle(Universe::vm_global(), fresh);
+    // Not pinned: a read copy at most, until a write access is granted.
     DsoNode::lib().djava_sos_set_user(chunk, index);
   }
   return replica;
@@ -564,7 +585,14 @@ void DsoHeap::begin_access(JavaThread* current, Handle obj, bool write, TRAPS) {
     DsoNode::lib().djava_sos_release(chunk);
     return;
   }
-  if (status == DJAVA_SOS_OK || HAS_PENDING_EXCEPTION) {
+  if (status == DJAVA_SOS_OK) {
+    if (write) {
+      // In M now: the only current copy of the bytes is this replica.
+      DsoReplicaTable::pin(e, obj());
+    }
+    return;
+  }
+  if (HAS_PENDING_EXCEPTION) {
     return;
   }
   DsoNode::stop_if_left(current);
@@ -731,8 +759,8 @@ static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint
   uint index = (uint)DsoNode::lib().djava_sos_user(chunk);
   oop replica = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
   if (replica == NULL) {
-    // Cannot happen while replicas are held strongly; if it does, the
-    // reader gets bytes it refuses loudly, never a zeroed object.
+    // Cannot happen: a chunk in M is pinned (DsoReplicaTable::pin); if it
+    // does, the reader gets bytes it refuses loudly, never a zeroed object.
     log_error(dso)("chunk " UINT64_FORMAT_X " has no replica here to flush", id);
     return 0;
   }
@@ -757,6 +785,11 @@ static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint
   }
   e->_flush_deferred_ns = 0;
   e->_flush_warned_ns = 0;
+  if (size <= capacity) {
+    // The bytes are on their way to the server: what references the
+    // replica here is what keeps it.
+    DsoReplicaTable::unpin(e);
+  }
   return size;
 }
 

@@ -57,6 +57,7 @@ class JavaThread;
   X(djava_sos_free)                                                           \
   X(djava_sos_discard)                                                        \
   X(djava_sos_retry_deferred)                                                 \
+  X(djava_sos_drop_copy)                                                      \
   X(djava_sos_size)                                                           \
   X(djava_sos_chunk_stats)                                                    \
   X(djava_sos_word)                                                           \

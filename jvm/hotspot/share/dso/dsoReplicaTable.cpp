@@ -6,6 +6,7 @@
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoStatistics.hpp"
 #include "gc/shared/oopStorage.hpp"
 #include "gc/shared/oopStorageSet.hpp"
 #include "logging/log.hpp"
@@ -13,6 +14,7 @@
 #include "memory/universe.hpp"
 #include "oops/oopHandle.inline.hpp"
 #include "oops/oop.inline.hpp"
+#include "oops/symbol.hpp"
 #include "oops/weakHandle.inline.hpp"
 #include "runtime/atomic.hpp"
 #include "runtime/handles.inline.hpp"
@@ -91,7 +93,12 @@ void DsoReplicaTable::free_index(uint index) {
   DsoReplica* e = &_entries[index];
   e->_replica = WeakHandle();
   e->_pin = OopHandle();
+  e->_pinned = 0;
   e->_global_id = 0;
+  if (e->_class_name != NULL) {
+    e->_class_name->decrement_refcount();
+    e->_class_name = NULL;
+  }
   set_chunk(e, NULL);
   e->_next_free = _free_head;
   _free_head = index;
@@ -194,8 +201,11 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
   DsoReplica* e = &_entries[index];
   e->_replica = WeakHandle(_storage, h);
   e->_pin = OopHandle();
+  e->_pinned = 0;
   e->_global_id = global_id;
   e->_program = program;
+  e->_class_name = h->klass()->name();
+  e->_class_name->increment_refcount();
   set_chunk(e, chunk);
   e->_next_free = 0;
   e->_published_here = false;
@@ -223,6 +233,11 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
     reclaim_dead_locked();
   }
   uint* present = _id_to_index != NULL ? _id_to_index->get(global_id) : NULL;
+  if (present != NULL && _entries[*present]._replica.peek() == NULL) {
+    DsoStatistics::retire(&_entries[*present]);
+    forget(*present);  // collected, and GC has not reported it yet
+    present = NULL;
+  }
   if (present != NULL) {
     return *present;  // materialized meanwhile by another thread
   }
@@ -252,6 +267,20 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
   return index;
 }
 
+void DsoReplicaTable::pin(DsoReplica* e, oop obj) {
+  if (Atomic::load(&e->_pinned) == 0 && Atomic::cmpxchg(&e->_pinned, 0, 1) == 0) {
+    e->_pin = OopHandle(Universe::vm_global(), obj);
+  }
+}
+
+void DsoReplicaTable::unpin(DsoReplica* e) {
+  if (Atomic::load(&e->_pinned) != 0) {
+    e->_pin.release(Universe::vm_global());
+    e->_pin = OopHandle();
+    Atomic::release_store(&e->_pinned, 0);
+  }
+}
+
 oop DsoReplicaTable::replica(uint index) {
   return entry(index)->_replica.resolve();
 }
@@ -262,12 +291,20 @@ uint DsoReplicaTable::index_of(uint64_t global_id) {
     return 0;
   }
   uint* index = _id_to_index->get(global_id);
-  return index == NULL ? 0 : *index;
+  if (index == NULL || _entries[*index]._replica.peek() == NULL) {
+    return 0;  // a collected replica: its entry is reclaimed before another is made
+  }
+  return *index;
 }
 
 void DsoReplicaTable::forget(uint index) {
   assert_lock_strong(_lock);
   DsoReplica* e = &_entries[index];
+  if (e->_chunk != NULL) {
+    // A late install or flush of the chunk must not find a freed (or
+    // reused) index; the next replica of the id sets its own.
+    DsoNode::lib().djava_sos_set_user(e->_chunk, 0);
+  }
   e->_pin.release(Universe::vm_global());
   e->_replica.release(_storage);
   _id_to_index->remove(e->_global_id);
@@ -288,6 +325,7 @@ void DsoReplicaTable::chunks_of(uint64_t program,
 
 size_t DsoReplicaTable::drop_program(uint64_t program, size_t* kept) {
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
+  DsoStatistics::forget_program(program);
   size_t dropped = 0;
   *kept = 0;
   for (uint index = 1; index < _high_water; index++) {
@@ -311,10 +349,6 @@ size_t DsoReplicaTable::drop_program(uint64_t program, size_t* kept) {
         continue;
       }
     }
-    if (e->_chunk != NULL) {
-      // A late flush of the chunk must not find a freed (or reused) index.
-      DsoNode::lib().djava_sos_set_user(e->_chunk, 0);
-    }
     forget(index);
     dropped++;
   }
@@ -333,6 +367,7 @@ size_t DsoReplicaTable::reclaim_dead_locked() {
   for (uint index = 1; index < _high_water; index++) {
     DsoReplica* e = &_entries[index];
     if (!e->_replica.is_empty() && e->_replica.peek() == NULL) {
+      DsoStatistics::retire(e);
       forget(index);
       reclaimed++;
     }

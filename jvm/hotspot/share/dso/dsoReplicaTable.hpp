@@ -22,6 +22,7 @@
 
 class Handle;
 class Mutex;
+class Symbol;
 class OopStorage;
 class Thread;
 
@@ -29,9 +30,11 @@ struct djava_sos_chunk;
 
 struct DsoReplica {
   WeakHandle       _replica;    // empty when the entry is free
-  OopHandle        _pin;        // holds the replica strongly while set (dsoHeap.cpp)
+  OopHandle        _pin;        // holds the replica strongly while set (pin())
+  volatile int     _pinned;     // _pin is set, or being set
   uint64_t         _global_id;
   uint64_t         _program;    // the program the object belongs to (0: none)
+  Symbol*          _class_name; // its class's (counted), for statistics after GC took it
   djava_sos_chunk* _chunk;      // the cache's handle of the chunk (dsoHeap.cpp)
   volatile uint64_t* _word;     // its state word, tested inline (dsoInterpreter.hpp)
   uint             _next_free;  // free-list link, when free
@@ -78,6 +81,18 @@ class DsoReplicaTable : AllStatic {
   // Gives an entry its chunk (or none), and the chunk's state word.
   static void set_chunk(DsoReplica* e, djava_sos_chunk* chunk);
 
+  // A replica is held strongly while this node has the only current copy
+  // of its bytes (its chunk in M: since its publication here, or a write
+  // access's grant, until a flush sends them away) and while it has no
+  // chunk (a foreign object's stand-in). Otherwise only what references it
+  // here keeps it: once nothing does, GC collects it, its entry is
+  // reclaimed, its read copy dropped, and a reference that arrives later
+  // makes a new replica, fetched afresh. pin() may race with itself (two
+  // writers granted at once), not with unpin(), which runs in a flush,
+  // when no access is in progress.
+  static void pin(DsoReplica* e, oop obj);
+  static void unpin(DsoReplica* e);
+
   static DsoReplica* entry(uint index) {
     assert(index > 0 && index < _high_water, "index %u out of range", index);
     return &_entries[index];
@@ -86,7 +101,8 @@ class DsoReplicaTable : AllStatic {
   // The replica at index; NULL if GC collected it.
   static oop replica(uint index);
 
-  // The index of global_id's replica, or 0 if this node has none.
+  // The index of global_id's replica, or 0 if this node has none (or GC
+  // collected it). The replica stays until the caller's next safepoint.
   static uint index_of(uint64_t global_id);
 
   // Indices handed out so far, free or not: the table's size.

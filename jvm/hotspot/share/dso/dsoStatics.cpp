@@ -79,7 +79,7 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
                err_msg("djava: cannot share the static fields of %s", ik->external_name()), true);
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
-  e->_pin = OopHandle(Universe::vm_global(), mirror());
+  DsoReplicaTable::pin(e, mirror());
   DsoNode::lib().djava_sos_set_user(e->_chunk, index);
 
   // One initializer at a time, cluster-wide, for this class.

@@ -16,7 +16,10 @@
 #include "oops/instanceKlass.hpp"
 #include "oops/oop.inline.hpp"
 #include "oops/weakHandle.inline.hpp"
+#include "runtime/atomic.hpp"
+#include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/mutexLocker.hpp"
+#include "runtime/signature.hpp"
 #include "runtime/safepointVerifiers.hpp"
 #include "utilities/growableArray.hpp"
 #include "utilities/ostream.hpp"
@@ -42,7 +45,59 @@ struct EntryShare {
   bool published;
   uint64_t lock_enters;
   uint64_t lock_wait_ns;
+  bool collected;
 };
+
+// The part of an entry whose replica was collected (retire()).
+struct RetiredShare {
+  Symbol* class_name;  // counted
+  djava_sos_chunk* chunk;
+  uint64_t program;
+  bool published;
+  uint64_t lock_enters;
+  uint64_t lock_wait_ns;
+};
+
+GrowableArrayCHeap<RetiredShare, mtInternal>* retired = NULL;
+
+unsigned chunk_hash(djava_sos_chunk* const& c) {
+  return (unsigned)((uintptr_t)c >> 4);
+}
+
+bool chunk_equals(djava_sos_chunk* const& a, djava_sos_chunk* const& b) {
+  return a == b;
+}
+
+typedef ResourceHashtable<djava_sos_chunk*, int, chunk_hash, chunk_equals, 4099> ShareIndex;
+
+// label_of() from a class's internal name: "[[Ljava/lang/String;", "[I", "Foo".
+const char* label_of_name(Symbol* name) {
+  char* internal = name->as_C_string();
+  int dims = 0;
+  while (internal[dims] == '[') {
+    dims++;
+  }
+  const char* base = internal + dims;
+  char* copy = NULL;
+  if (dims > 0 && base[0] == 'L') {
+    copy = os::strdup_check_oom(base + 1);  // freed below, after the label is made
+    copy[strlen(copy) - 1] = '\0';
+    base = copy;
+  } else if (dims > 0) {
+    base = type2name(Signature::basic_type(base[0]));
+  }
+  size_t len = strlen(base) + 2 * (size_t)dims + 1;
+  char* label = NEW_RESOURCE_ARRAY(char, len);
+  strcpy(label, base);
+  for (char* p = label; *p != '\0'; p++) {
+    if (*p == '/') *p = '.';
+  }
+  for (int i = 0; i < dims; i++) {
+    strcat(label, "[]");
+  }
+  os::free(copy);
+  return label;
+}
 
 unsigned name_hash(const char* const& s) {
   unsigned h = 2166136261u;
@@ -118,6 +173,9 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
   {
     MutexLocker ml(DsoReplicaTable::_lock, Mutex::_no_safepoint_check_flag);
     NoSafepointVerifier nsv;
+    if (Atomic::load(&DsoReplicaTable::_has_dead)) {
+      DsoReplicaTable::reclaim_dead_locked();  // their parts are retired
+    }
     for (uint index = 1; index < DsoReplicaTable::_high_water; index++) {
       DsoReplica* e = &DsoReplicaTable::_entries[index];
       if (e->_replica.is_empty() || e->_chunk == NULL) {
@@ -128,15 +186,45 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
         continue;
       }
       EntryShare s = { label_of(obj), e->_chunk, e->_published_here, e->_lock_enters,
-                       e->_lock_wait_ns };
+                       e->_lock_wait_ns, false };
       shares.append(s);
     }
+    for (int i = 0; retired != NULL && i < retired->length(); i++) {
+      const RetiredShare& r = retired->at(i);
+      if (program == 0 || r.program == program) {
+        EntryShare s = { label_of_name(r.class_name), r.chunk, r.published, r.lock_enters,
+                         r.lock_wait_ns, true };
+        shares.append(s);
+      }
+    }
+  }
+  // A chunk counts once: an object collected here and met again later had
+  // two replicas, one after the other, and the chunk's counters cover both.
+  ShareIndex by_chunk;
+  for (int i = 0; i < shares.length(); i++) {
+    EntryShare& s = shares.at(i);
+    int* first = by_chunk.get(s.chunk);
+    if (first == NULL) {
+      by_chunk.put(s.chunk, i);
+      continue;
+    }
+    EntryShare& f = shares.at(*first);
+    f.published |= s.published;
+    f.lock_enters += s.lock_enters;
+    f.lock_wait_ns += s.lock_wait_ns;
+    f.collected &= s.collected;
+    s.chunk = NULL;  // merged
   }
   RowIndex index;
   GrowableArray<ClassRow> rows;
   ClassRow total = {};
+  uint64_t collected = 0;
   for (int i = 0; i < shares.length(); i++) {
     const EntryShare& s = shares.at(i);
+    if (s.chunk == NULL) {
+      continue;
+    }
+    collected += s.collected ? 1 : 0;
     int* at = index.get(s.name);
     if (at == NULL) {
       ClassRow fresh = {};
@@ -146,7 +234,11 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
       at = index.get(s.name);
     }
     djava_sos_stats c;
-    DsoNode::lib().djava_sos_chunk_stats(s.chunk, &c);
+    {
+      // A chunk's mutex may be held by a flush waiting for a safepoint.
+      ThreadToNativeFromVM in_native(current);
+      DsoNode::lib().djava_sos_chunk_stats(s.chunk, &c);
+    }
     ClassRow* rows_of[] = { rows.adr_at(*at), &total };
     for (ClassRow* r : rows_of) {
       r->objects++;
@@ -165,12 +257,13 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
   rows.sort(by_traffic);
 
   st->print_cr("djava statistics of %s (%s)%s: threads shipped %zu, shared objects here "
-               UINT64_FORMAT " (published here " UINT64_FORMAT "); cache misses " UINT64_FORMAT
+               UINT64_FORMAT " (published here " UINT64_FORMAT ", collected " UINT64_FORMAT
+               "); cache misses " UINT64_FORMAT
                " (upgrades " UINT64_FORMAT "), invalidations " UINT64_FORMAT ", flushes "
                UINT64_FORMAT ", bytes in " UINT64_FORMAT ", out " UINT64_FORMAT
                "; monitor enters " UINT64_FORMAT " (%.1f ms)",
                DsoNode::node_name(), DsoNode::is_thread_server() ? "thread server" : "launcher",
-               title, DsoThreads::shipped_count(), total.objects, total.published,
+               title, DsoThreads::shipped_count(), total.objects, total.published, collected,
                total.cache.misses, total.cache.upgrades, total.cache.invalidations,
                total.cache.flushes, total.cache.bytes_in, total.cache.bytes_out,
                total.lock_enters, total.lock_wait_ns / 1e6);
@@ -205,5 +298,30 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
   }
   if (rows.length() > shown) {
     st->print_cr("  ... and %d more classes", rows.length() - shown);
+  }
+}
+
+void DsoStatistics::retire(const DsoReplica* e) {
+  assert_lock_strong(DsoReplicaTable::_lock);
+  if (e->_chunk == NULL || e->_class_name == NULL) {
+    return;
+  }
+  if (retired == NULL) {
+    retired = new GrowableArrayCHeap<RetiredShare, mtInternal>(64);
+  }
+  e->_class_name->increment_refcount();
+  retired->append(RetiredShare{e->_class_name, e->_chunk, e->_program, e->_published_here,
+                               e->_lock_enters, e->_lock_wait_ns});
+}
+
+void DsoStatistics::forget_program(uint64_t program) {
+  assert_lock_strong(DsoReplicaTable::_lock);
+  for (int i = 0; retired != NULL && i < retired->length();) {
+    if (retired->at(i).program == program) {
+      retired->at(i).class_name->decrement_refcount();
+      retired->delete_at(i);  // moves the last one here
+    } else {
+      i++;
+    }
   }
 }

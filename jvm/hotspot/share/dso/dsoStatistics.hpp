@@ -8,7 +8,9 @@
  * the bytes they moved and the monitor enters that went through the monitor
  * service (with the time they took). The cache's counters are per chunk
  * (djava_sos_chunk_stats); the monitor counters live in the replica table's
- * entries; nothing is hashed on an access path.
+ * entries; nothing is hashed on an access path. A replica GC collected
+ * (dsoReplicaTable.hpp) still counts: its entry's part is kept when the
+ * entry is reclaimed, and its chunk's counters stay in the cache.
  */
 
 #ifndef SHARE_DSO_DSOSTATISTICS_HPP
@@ -19,12 +21,19 @@
 
 class JavaThread;
 class outputStream;
+struct DsoReplica;
 
 class DsoStatistics : AllStatic {
  public:
   // The node's totals and the classes of `program` (0: every program),
   // most bytes moved first. In VM state.
   static void print(JavaThread* current, outputStream* st, uint64_t program, const char* title);
+
+  // Keeps the part of an entry whose replica GC collected, before the entry
+  // is freed. Under the replica table's lock.
+  static void retire(const DsoReplica* e);
+  // The program ended here: its retired parts go. Under the table's lock.
+  static void forget_program(uint64_t program);
 };
 
 #endif // SHARE_DSO_DSOSTATISTICS_HPP
