@@ -399,9 +399,27 @@ size_t Client::Produce(djava_sos_chunk* c, std::string* data) {
 }
 
 void Client::SlowRelease(djava_sos_chunk* c) {
-  std::lock_guard<std::mutex> l(c->mu);
+  // A JVM calls this from threads that must not wait for long (in Java or
+  // VM state a thread holds up every safepoint), while the mutex's holder
+  // may be a flush whose produce callback waits for a safepoint to end. So
+  // when another thread holds the chunk, the retry thread finishes the
+  // release: a revocation that waited for it runs there.
+  std::unique_lock<std::mutex> l(c->mu, std::try_to_lock);
+  if (!l.owns_lock()) {
+    FinishReleaseLater(c);
+    return;
+  }
   MaybeRevoke(c);
   c->cv.notify_all();
+}
+
+void Client::FinishReleaseLater(djava_sos_chunk* c) {
+  releases_handed_off_++;
+  std::lock_guard<std::mutex> l(retry_mu_);
+  if (retry_stopping_) return;  // leaving: the server gives up on the node
+  releases_to_finish_.push_back(c);
+  if (!retrier_.joinable()) retrier_ = std::thread([this] { RetryLoop(); });
+  retry_cv_.notify_one();
 }
 
 void Client::MaybeRevoke(djava_sos_chunk* c) {
@@ -596,13 +614,30 @@ void Client::RetryLoop() {
   auto delay = std::chrono::milliseconds(1);
   std::unique_lock<std::mutex> l(retry_mu_);
   while (!retry_stopping_) {
-    if (deferred_.empty()) {
-      delay = std::chrono::milliseconds(1);
-      retry_cv_.wait(l, [this] { return retry_stopping_ || !deferred_.empty(); });
+    if (!releases_to_finish_.empty()) {
+      std::vector<djava_sos_chunk*> ended;
+      ended.swap(releases_to_finish_);
+      l.unlock();
+      for (djava_sos_chunk* c : ended) {
+        std::lock_guard<std::mutex> cl(c->mu);
+        MaybeRevoke(c);
+        c->cv.notify_all();
+      }
+      l.lock();
       continue;
     }
-    retry_cv_.wait_for(l, delay, [this] { return retry_stopping_ || retry_now_; });
+    if (deferred_.empty()) {
+      delay = std::chrono::milliseconds(1);
+      retry_cv_.wait(l, [this] {
+        return retry_stopping_ || !deferred_.empty() || !releases_to_finish_.empty();
+      });
+      continue;
+    }
+    const bool woken = retry_cv_.wait_for(l, delay, [this] {
+      return retry_stopping_ || retry_now_ || !releases_to_finish_.empty();
+    });
     if (retry_stopping_) break;
+    if (woken && !retry_now_) continue;  // a release to finish first; the back-off starts over
     if (retry_now_) delay = std::chrono::milliseconds(1);
     retry_now_ = false;
     std::vector<djava_sos_chunk*> due;
@@ -779,6 +814,7 @@ void Client::GetStats(djava_sos_stats* stats) const {
   stats->bytes_in = bytes_in_;
   stats->bytes_out = bytes_out_;
   stats->deferred_flushes = deferred_revokes_;
+  stats->releases_handed_off = releases_handed_off_;
 }
 
 }  // namespace sos

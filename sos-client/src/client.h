@@ -144,6 +144,7 @@ class Client {
   void MaybeRevoke(djava_sos_chunk* c);
   void PerformRevoke(djava_sos_chunk* c);
   void DeferRevoke(djava_sos_chunk* c);
+  void FinishReleaseLater(djava_sos_chunk* c);
   void RetryLoop();
   void StopRetrying();
   std::vector<djava_sos_chunk*> AllChunks();
@@ -171,6 +172,8 @@ class Client {
   std::mutex retry_mu_;
   std::condition_variable retry_cv_;
   std::vector<djava_sos_chunk*> deferred_;
+  // Releases whose chunk another thread held (SlowRelease), to finish.
+  std::vector<djava_sos_chunk*> releases_to_finish_;
   bool retry_stopping_ = false;
   bool retry_now_ = false;  // RetryDeferredNow: skip the back-off once
   std::thread retrier_;
@@ -195,6 +198,7 @@ class Client {
 
   std::atomic<uint64_t> misses_{0}, upgrades_{0}, invalidations_{0}, flushes_{0};
   std::atomic<uint64_t> deferred_revokes_{0};
+  std::atomic<uint64_t> releases_handed_off_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
 };
 

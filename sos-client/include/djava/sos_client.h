@@ -227,6 +227,9 @@ typedef struct {
   uint64_t bytes_in;
   uint64_t bytes_out;
   uint64_t deferred_flushes;   /* flushes put off: produce said LATER */
+  uint64_t releases_handed_off; /* the last release of an access whose chunk
+                                 * another thread held: finished by the
+                                 * client's retry thread (client-wide only) */
 } djava_sos_stats;
 void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats);
 /* One chunk's share of those counters (a JVM's statistics per class). */

@@ -728,6 +728,71 @@ TEST(SosClient, WrongSecretIsRefused) {
 // value below one it saw before. Write access excludes other nodes, not the
 // node's own threads (as in Java, those synchronize among themselves): a
 // node-local mutex per chunk stands for the Java monitor a program would use.
+// The last release of an access whose revocation waited for it runs that
+// revocation, under the chunk's mutex. A JVM thread must not wait for that
+// mutex (its holder may be a flush waiting for the JVM's safepoint, which
+// waits for this thread), so when another thread holds it the client's
+// retry thread finishes the release. Here a thread keeps taking the mutex
+// (reading the chunk's counters) while writers and a remote reader make
+// revocations wait for releases: every increment still arrives.
+TEST(SosClient, AReleaseWhoseChunkIsBusyIsFinishedByTheClient) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(ca, 0);
+  djava_sos_chunk* cb = djava_sos_chunk_for(b, djava_sos_id(ca));
+  std::atomic<bool> done{false};
+  std::thread busy([&] {
+    while (!done.load()) {
+      djava_sos_stats s{};
+      djava_sos_chunk_stats(ca, &s);  // holds the chunk's mutex
+    }
+  });
+  constexpr int kWriters = 3;
+  std::mutex local_monitor;  // the JVM's own lock for writers of one node
+  std::atomic<uint64_t> increments{0};
+  std::vector<std::thread> writers;
+  // Until a few releases met the busy chunk (usually within milliseconds).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (int t = 0; t < kWriters; t++) {
+    writers.emplace_back([&] {
+      for (int op = 0; std::chrono::steady_clock::now() < deadline; op++) {
+        djava_sos_stats s{};
+        djava_sos_get_stats(a, &s);
+        if (s.releases_handed_off >= 3 && op >= 300) break;
+        std::lock_guard<std::mutex> monitor(local_monitor);
+        djava_sos_error e{};
+        ASSERT_EQ(djava_sos_lock(ca, &e), DJAVA_SOS_OK) << e.message;
+        uint64_t v;
+        std::memcpy(&v, djava_sos_data(ca), 8);
+        v++;
+        std::memcpy(djava_sos_data(ca), &v, 8);
+        djava_sos_release(ca);
+        increments++;
+      }
+    });
+  }
+  std::thread reader([&] {
+    uint64_t last = 0;
+    while (!done.load()) {
+      uint64_t v = ReadU64(cb);
+      EXPECT_GE(v, last) << "a read went back in time";
+      last = v;
+    }
+  });
+  for (std::thread& w : writers) w.join();
+  done = true;
+  reader.join();
+  busy.join();
+  EXPECT_EQ(ReadU64(cb), increments.load());
+  djava_sos_stats s{};
+  djava_sos_get_stats(a, &s);
+  EXPECT_GT(s.releases_handed_off, 0u) << "no release met a busy chunk: the test proved nothing";
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
 TEST(SosClient, ConcurrentIncrementsAreCoherent) {
   Server server;
   constexpr int kNodes = 3, kThreads = 3, kChunks = 3, kOps = 400;

@@ -410,8 +410,12 @@ void DsoHeap::drop_program(JavaThread* current, uint64_t program, char* summary,
   }
   GrowableArrayCHeap<djava_sos_chunk*, mtInternal> chunks;
   DsoReplicaTable::chunks_of(program, &chunks);
-  for (int i = 0; i < chunks.length(); i++) {
-    DsoNode::lib().djava_sos_discard(chunks.at(i));
+  {
+    // A chunk's mutex may be held by a flush waiting for a safepoint.
+    ThreadToNativeFromVM in_native(current);
+    for (int i = 0; i < chunks.length(); i++) {
+      DsoNode::lib().djava_sos_discard(chunks.at(i));
+    }
   }
   size_t kept;
   size_t dropped = DsoReplicaTable::drop_program(program, &kept);
