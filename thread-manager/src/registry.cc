@@ -388,6 +388,26 @@ std::string ThreadRegistry::Console(ProgramId program, uint64_t thread, uint32_t
   return "";
 }
 
+std::string ThreadRegistry::Unpark(ProgramId program, uint64_t thread, bool interrupt,
+                                   std::vector<Action>* out) {
+  auto p = programs_.find(program);
+  if (p == programs_.end())
+    return "unpark for unknown or ended program " + std::to_string(program) + " dropped";
+  Action a{Action::kUnpark};
+  a.thread = ThreadKey{program, thread};
+  a.status = interrupt ? 1 : 0;
+  auto t = threads_.find(a.thread);
+  if (t == threads_.end()) {
+    a.conn = p->second.launcher;
+  } else if (t->second.state == ThreadState::kRunning) {
+    a.server = t->second.server;
+  } else {
+    return "";
+  }
+  out->push_back(std::move(a));
+  return "";
+}
+
 std::string ThreadRegistry::Exit(ProgramId program, int32_t status, const std::string& detail,
                                  std::vector<Action>* out) {
   auto p = programs_.find(program);

@@ -76,6 +76,8 @@ struct Action {
     kStatisticsRequest,  // to `server`: its statistics of `thread.program`, answer `request`
     kStatisticsData,     // to `conn` (a launcher): answer to its `request`: `statistics`,
                          // or `detail` = why the request was refused
+    kUnpark,             // to `server`, or else to `conn` (the launcher): unpark `thread`
+                         // (`status` 1: an interrupt)
   };
   explicit Action(Kind k) : kind(k) {}
   Kind kind;
@@ -174,6 +176,15 @@ class ThreadRegistry {
   // was never asked it (a late answer, after the deadline, is ignored).
   std::string StatisticsReply(ServerId from, uint64_t request, const std::string& text,
                               std::vector<Action>* out);
+
+  // LockSupport.unpark (`interrupt`: Thread.interrupt) of `thread` from
+  // another node: to the server running
+  // it, or to the launcher if the manager never placed it (the launcher's
+  // own threads). Nothing for a thread queued or ended (unpark has no
+  // effect on a thread not started or ended). Returns why it was dropped
+  // when the program is unknown or ended, for the log.
+  std::string Unpark(ProgramId program, uint64_t thread, bool interrupt,
+                     std::vector<Action>* out);
 
   // ---- introspection -------------------------------------------------------
   bool HasServer(ServerId id) const { return servers_.count(id) != 0; }

@@ -104,7 +104,7 @@ void TmService::OnMessage(ConnId conn, const TmClientMessage& msg, TimeMs now) {
       // ended): logged once per program, never answered or fatal.
       const auto& o = msg.console();
       std::string why = registry_.Console(o.program(), o.thread(), o.stream(), o.data(), &out);
-      if (!why.empty() && c->second.console_drop_logged.insert(o.program()).second)
+      if (!why.empty() && c->second.relay_drop_logged.insert(o.program()).second)
         Log("connection " + std::to_string(conn) + " (" + c->second.peer + "): " + why +
             " (further drops for this program are not logged)");
       break;
@@ -117,6 +117,16 @@ void TmService::OnMessage(ConnId conn, const TmClientMessage& msg, TimeMs now) {
                             e.detail() + "), told its launcher"
                       : "connection " + std::to_string(conn) + " (" + c->second.peer +
                             "): " + why);
+      break;
+    }
+    case TmClientMessage::kUnpark: {
+      // As console output: a drop is no one's fault (the program may just
+      // have ended), logged once per program.
+      const auto& u = msg.unpark();
+      std::string why = registry_.Unpark(u.program(), u.thread(), u.interrupt(), &out);
+      if (!why.empty() && c->second.relay_drop_logged.insert(u.program()).second)
+        Log("connection " + std::to_string(conn) + " (" + c->second.peer + "): " + why +
+            " (further drops for this program are not logged)");
       break;
     }
     case TmClientMessage::kGatherStatistics: {
@@ -246,6 +256,18 @@ void TmService::Apply(std::vector<Action>* actions) {
         e->set_status(a.status);
         e->set_detail(a.detail);
         if (conns_.count(a.conn)) transport_->Send(a.conn, m);
+        break;
+      }
+      case Action::kUnpark: {
+        auto* u = m.mutable_unpark();
+        u->set_program(a.thread.program);
+        u->set_thread(a.thread.thread);
+        u->set_interrupt(a.status != 0);
+        if (a.server != 0) {
+          transport_->Send(a.server, m);
+        } else if (conns_.count(a.conn)) {
+          transport_->Send(a.conn, m);
+        }
         break;
       }
       case Action::kStatisticsRequest: {

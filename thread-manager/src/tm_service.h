@@ -52,9 +52,9 @@ class TmService {
   struct Conn {
     std::string peer;
     bool is_server = false;  // registered as a thread server (ServerId == ConnId)
-    // Programs this connection's dropped console output was logged for:
-    // one line per program, not one per write.
-    std::set<ProgramId> console_drop_logged;
+    // Programs this connection's dropped relays (console output, unparks)
+    // were logged for: one line per program, not one per message.
+    std::set<ProgramId> relay_drop_logged;
   };
   void Apply(std::vector<Action>* actions);
   void Reply(ConnId conn, const std::string& error);

@@ -448,6 +448,36 @@ TEST_F(RegistryTest, ConsoleGoesToLauncherUnknownProgramDropped) {
   EXPECT_TRUE(Take().empty());
 }
 
+// An unpark goes to the node running the thread: its server, or the
+// launcher for a thread the manager never placed (main); nothing for one
+// queued or ended (unpark has no effect there in Java).
+TEST_F(RegistryTest, UnparkGoesWhereTheThreadRuns) {
+  reg_.RegisterProgram(100, 7, "a", "cp");
+  ASSERT_EQ("", reg_.Submit(100, 1, false, &out_));  // queued: no server yet
+  Take();
+  ASSERT_EQ("", reg_.Unpark(100, 1, false, &out_));
+  EXPECT_TRUE(Take().empty());
+  reg_.RegisterServer(3, "s3", 4, 0, &out_);  // runs thread 1
+  Take();
+  ASSERT_EQ("", reg_.Unpark(100, 1, false, &out_));
+  Action a = Only(Take(), Action::kUnpark);
+  EXPECT_EQ(3u, a.server);
+  EXPECT_EQ(100u, a.thread.program);
+  EXPECT_EQ(1u, a.thread.thread);
+  ASSERT_EQ("", reg_.Unpark(100, 99, true, &out_));  // main, say
+  a = Only(Take(), Action::kUnpark);
+  EXPECT_EQ(0u, a.server);
+  EXPECT_EQ(7u, a.conn);
+  EXPECT_EQ(99u, a.thread.thread);
+  EXPECT_EQ(1, a.status) << "an interrupt stays one";
+  ASSERT_EQ("", reg_.ThreadEnded(3, 100, 1, false, "", &out_));
+  Take();
+  ASSERT_EQ("", reg_.Unpark(100, 1, false, &out_));
+  EXPECT_TRUE(Take().empty());
+  EXPECT_NE("", reg_.Unpark(555, 1, false, &out_));  // unknown program: dropped, said why
+  EXPECT_TRUE(Take().empty());
+}
+
 TEST_F(RegistryTest, OnlyTheFirstExitCounts) {
   reg_.RegisterProgram(100, 7, "a", "cp");
   ASSERT_EQ("", reg_.Exit(100, 3, "thread 5 on server s1", &out_));

@@ -405,3 +405,31 @@ def test_replicas_of_a_running_program_are_released(classes):
     # What is left: the queue, its lock and conditions, the threads, statics
     assert server_left < made // 10, p.stdout
     assert launcher_left < made // 10, p.stdout
+
+
+def test_unpark_reaches_a_thread_on_another_node(classes):
+    # main (launcher) and a thread on a thread server unpark each other 20
+    # times, then main interrupts a sleeper on a thread server: each wake-up
+    # goes through the thread manager to the node that runs the thread
+    # (parks and sleeps are also bounded, so a lost one would only be slow:
+    # the counters show that they arrived). A private cluster: the counters
+    # are the node's, whatever program it ran.
+    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
+                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "unpark"],
+                       capture_output=True, text=True, timeout=180,
+                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "unparked 20 rounds" in p.stdout, p.stdout
+    assert "sleeper interrupted" in p.stdout, p.stdout
+    counts = re.compile(r"^djava statistics of \S+ \((launcher|thread server)\)[^\n]*\n"
+                        r"(?:  (?!class )[^\n]*\n)*?"
+                        r"  unparks across nodes \(this node, every program\): "
+                        r"sent (\d+), received (\d+)", re.M)
+    seen = [(m[1], int(m[2]), int(m[3])) for m in counts.finditer(p.stdout)]
+    launcher = [s for s in seen if s[0] == "launcher"]
+    # 20 unparks and the interrupt sent, 20 unparks of main received
+    assert launcher and launcher[0][1] >= 21 and launcher[0][2] >= 20, p.stdout
+    servers = [s for s in seen if s[0] == "thread server"]
+    # the server that ran the parked thread sent main's 20 unparks
+    assert any(s[1] >= 20 for s in servers), p.stdout
+    assert sum(s[2] for s in servers) >= 21, "the unparks and the interrupt arrived: " + p.stdout

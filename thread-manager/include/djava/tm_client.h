@@ -13,7 +13,8 @@
  *                thread_ended.
  * Any node:      submit / watch for any registered program; fetch_resource
  *                (class files), console (System.out/err), program_exit
- *                (System.exit) for the program's launcher.
+ *                (System.exit) for the program's launcher; unpark of a
+ *                thread another node runs (UNPARK there).
  */
 #ifndef DJAVA_TM_CLIENT_H_
 #define DJAVA_TM_CLIENT_H_
@@ -45,7 +46,11 @@ enum djava_tm_event_kind {
   DJAVA_TM_EV_EXIT = 9,
   /* To a thread server: the launcher of `program` wants this node's
    * statistics of it. Answer with djava_tm_answer_statistics(request_id). */
-  DJAVA_TM_EV_STATISTICS_REQUEST = 10
+  DJAVA_TM_EV_STATISTICS_REQUEST = 10,
+  /* To the node running `thread` of `program`: another node unparked it
+   * (LockSupport.unpark; djava_tm_unpark), or interrupted it (`status` 1:
+   * Thread.interrupt, which ends a sleep too). */
+  DJAVA_TM_EV_UNPARK = 11
 };
 
 enum djava_tm_stream { DJAVA_TM_STREAM_OUT = 1, DJAVA_TM_STREAM_ERR = 2 };
@@ -163,6 +168,13 @@ int djava_tm_console(djava_tm_client* c, uint64_t program, uint64_t thread, int 
  * DJAVA_TM_EV_EXIT (the first exit of a program only) and ends it. */
 int djava_tm_program_exit(djava_tm_client* c, uint64_t program, int32_t status,
                           const char* detail);
+/* LockSupport.unpark of `thread` (its shared Thread's id) of `program`,
+ * which runs on another node, or with `interrupt` nonzero the wake-up of
+ * Thread.interrupt (whose flag is shared): the manager passes it to the
+ * node running it (DJAVA_TM_EV_UNPARK), or to the launcher for a thread it
+ * never placed; nothing happens for a thread queued or ended. Does not wait
+ * for any answer. */
+int djava_tm_unpark(djava_tm_client* c, uint64_t program, uint64_t thread, int interrupt);
 /* Launcher: the statistics (-XX:+PrintDistributedStatistics) of `program`
  * from every thread server that ran threads of it. Blocks at most
  * timeout_ms (< 0: no limit; the manager answers within its own limit of

@@ -143,6 +143,10 @@ int djava_tm_console(djava_tm_client* c, uint64_t program, uint64_t thread, int 
   return Guard(c, [&](TmClient* t) { return Result(t->Console(program, thread, stream, bytes, len)); });
 }
 
+int djava_tm_unpark(djava_tm_client* c, uint64_t program, uint64_t thread, int interrupt) {
+  return Guard(c, [&](TmClient* t) { return Result(t->Unpark(program, thread, interrupt != 0)); });
+}
+
 int djava_tm_program_exit(djava_tm_client* c, uint64_t program, int32_t status,
                           const char* detail) {
   return Guard(c, [&](TmClient* t) {

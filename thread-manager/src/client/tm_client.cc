@@ -275,6 +275,16 @@ std::string TmClient::ProgramExit(uint64_t program, int32_t status, const std::s
   return SendLocked(m);
 }
 
+std::string TmClient::Unpark(uint64_t program, uint64_t thread, bool interrupt) {
+  tmpb::TmClientMessage m;
+  auto* u = m.mutable_unpark();
+  u->set_program(program);
+  u->set_thread(thread);
+  u->set_interrupt(interrupt);
+  std::lock_guard<std::mutex> l(mu_);
+  return SendLocked(m);
+}
+
 std::string TmClient::GatherStatistics(uint64_t program, int64_t timeout_ms,
                                        std::string* text) {
   const std::string what = "statistics of program " + std::to_string(program);
@@ -476,6 +486,12 @@ void TmClient::ReaderLoop() {
         ev.thread = m.console().thread();
         ev.stream = static_cast<int>(m.console().stream());
         ev.data = MakeBuffer(m.console().data());
+        break;
+      case tmpb::TmServerMessage::kUnpark:
+        ev.kind = DJAVA_TM_EV_UNPARK;
+        ev.program = m.unpark().program();
+        ev.thread = m.unpark().thread();
+        ev.status = m.unpark().interrupt() ? 1 : 0;
         break;
       case tmpb::TmServerMessage::kProgramExit:
         ev.kind = DJAVA_TM_EV_EXIT;

@@ -54,6 +54,7 @@ class TmClient {
   std::string Console(uint64_t program, uint64_t thread, int stream, const void* data,
                       size_t len);
   std::string ProgramExit(uint64_t program, int32_t status, const std::string& detail);
+  std::string Unpark(uint64_t program, uint64_t thread, bool interrupt);
   // Launcher: every server's statistics of `program`, formatted (see
   // djava_tm_gather_statistics), in *text; "" or why there are none.
   std::string GatherStatistics(uint64_t program, int64_t timeout_ms, std::string* text);

@@ -15,6 +15,7 @@ final class Event {
     static final int CONSOLE = 8;
     static final int EXIT = 9;
     static final int STATISTICS_REQUEST = 10;
+    static final int UNPARK = 11;
 
     // STATE: the thread states of tm_client.h (djava_tm_thread_state).
     static final int THREAD_ENDED = 3;

@@ -41,6 +41,9 @@ public final class Launcher {
                 case Event.RESOURCE_REQUEST:
                     answer(e);
                     break;
+                case Event.UNPARK:
+                    Node.unpark(e.thread, e.status != 0);
+                    break;
                 case Event.EXIT:
                     System.out.flush();
                     Runtime.getRuntime().exit(e.status);

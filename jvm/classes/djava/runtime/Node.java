@@ -91,4 +91,8 @@ public final class Node {
     /** A shipped thread ended (on the launcher; on a thread server, one it started): settles one
      *  that never ran. */
     static native void settleEnded(long thread, String detail);
+
+    /** Another node unparked the thread whose shared Thread is {@code thread}
+     *  (LockSupport.unpark, through the thread manager), or interrupted it. */
+    static native void unpark(long thread, boolean interrupt);
 }

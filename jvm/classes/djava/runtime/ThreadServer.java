@@ -56,6 +56,9 @@ public final class ThreadServer {
                 case Event.STATISTICS_REQUEST:
                     Node.answerStatistics(e.requestId, e.program);
                     break;
+                case Event.UNPARK:
+                    Node.unpark(e.thread, e.status != 0);
+                    break;
                 case Event.DROP_PROGRAM:
                     drop(e.program);
                     break;

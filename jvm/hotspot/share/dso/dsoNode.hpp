@@ -41,6 +41,7 @@ class JavaThread;
   X(djava_tm_console)                                                         \
   X(djava_tm_gather_statistics)                                               \
   X(djava_tm_answer_statistics)                                               \
+  X(djava_tm_unpark)                                                          \
   X(djava_sos_meta_of)                                                        \
   X(djava_sos_connect)                                                        \
   X(djava_sos_leave)                                                          \

@@ -286,6 +286,13 @@ NODE_ENTRY(void, Node_settleEnded(JNIEnv* env, jclass, jlong thread_id, jstring 
                                utf8_or_null(JNIHandles::resolve(detail)));
 JVM_END
 
+// Another node unparked a thread (djava_tm_unpark): the event pump passes
+// it on.
+NODE_ENTRY(void, Node_unpark(JNIEnv* env, jclass, jlong thread_id, jboolean interrupt))
+  if (!require_member(thread)) return;
+  DsoThreads::unpark_here(thread, (uint64_t)thread_id, interrupt != JNI_FALSE);
+JVM_END
+
 #define CC (char*)
 #define FN_PTR(f) CAST_FROM_FN_PTR(void*, &f)
 
@@ -309,6 +316,7 @@ static JNINativeMethod node_methods[] = {
   { CC"nodeName", CC"()Ljava/lang/String;", FN_PTR(Node_nodeName) },
   { CC"threadFailed", CC"(JJLjava/lang/String;)V", FN_PTR(Node_threadFailed) },
   { CC"settleEnded", CC"(JLjava/lang/String;)V", FN_PTR(Node_settleEnded) },
+  { CC"unpark", CC"(JZ)V", FN_PTR(Node_unpark) },
 };
 
 JVM_ENTRY(void, JVM_RegisterDjavaNodeMethods(JNIEnv* env, jclass node_class))

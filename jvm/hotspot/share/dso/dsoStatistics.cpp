@@ -272,6 +272,11 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
     st->print_cr("  flushes put off until an object they reference was unlocked or a fence "
                  "passed: " UINT64_FORMAT, total.cache.deferred_flushes);
   }
+  if (DsoThreads::unparks_sent_count() + DsoThreads::unparks_received_count() > 0) {
+    st->print_cr("  unparks across nodes (this node, every program): sent " UINT64_FORMAT
+                 ", received " UINT64_FORMAT, DsoThreads::unparks_sent_count(),
+                 DsoThreads::unparks_received_count());
+  }
   if (DsoFence::flushes_waited() > 0) {
     st->print_cr("  of this node's flushes, " UINT64_FORMAT " waited for a fence with every "
                  "thread (a newly shared object's first; fences run: " UINT64_FORMAT ")",

@@ -389,25 +389,10 @@ void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group,
 
 // ---- waiting across nodes ----------------------------------------------------------
 
-
-// The length of a thread's next bounded park, and when its last one was due
-// to end: a park that follows one that ran out (the condition is still
-// false) waits twice as long, up to poll_interval_ms; any other starts short
-// again. A wait ended by another node's unpark is thus seen within about as
-// long as it had lasted (at least 1 ms), not a whole poll interval: a
-// barrier's waiters (CyclicBarrier, CountDownLatch) go on soon after the
-// last arrival, while a long wait costs few wake-ups.
-static THREAD_LOCAL jlong park_slice_ns = 0;
-static THREAD_LOCAL jlong park_due_ns = 0;
-
-static jlong next_park_slice(jlong max_ns) {
-  const jlong min_ns = NANOSECS_PER_MILLISEC;
-  jlong now = os::javaTimeNanos();
-  bool ran_out = park_due_ns != 0 && now >= park_due_ns && now - park_due_ns < min_ns;
-  park_slice_ns = ran_out ? MIN2(park_slice_ns * 2, max_ns) : min_ns;
-  park_due_ns = now + park_slice_ns;
-  return park_slice_ns;
-}
+// Unparks sent to another node's thread and received for one of this node's
+// (PrintDistributedStatistics).
+static volatile uint64_t unparks_sent = 0;
+static volatile uint64_t unparks_received = 0;
 
 void DsoThreads::bound_park(JavaThread* current, jboolean* is_absolute, jlong* time) {
   if (!DsoNode::is_member() || DsoNode::is_leaving()) {
@@ -417,7 +402,10 @@ void DsoThreads::bound_park(JavaThread* current, jboolean* is_absolute, jlong* t
   if (thread_obj == NULL || !belongs_to_program(thread_obj)) {
     return;
   }
-  const jlong poll_ns = next_park_slice(poll_interval_ms * NANOSECS_PER_MILLISEC);
+  // Another node's unpark arrives through the thread manager; the bound only
+  // limits how long one lost with a node (or dropped at a program's end)
+  // can keep a thread parked.
+  const jlong poll_ns = poll_interval_ms * NANOSECS_PER_MILLISEC;
   if (*is_absolute) {
     // An absolute deadline in ms since the epoch: keep it if it is sooner.
     if (*time - os::javaTimeMillis() <= poll_ns / NANOSECS_PER_MILLISEC) {
@@ -428,6 +416,58 @@ void DsoThreads::bound_park(JavaThread* current, jboolean* is_absolute, jlong* t
   } else if (*time == 0 || *time > poll_ns) {
     *time = poll_ns;
   }
+}
+
+bool DsoThreads::unpark_elsewhere(JavaThread* current, oop thread_obj, bool interrupt) {
+  if (!DsoNode::is_member() || DsoNode::is_leaving() || !DsoMark::is_shared(thread_obj->mark())) {
+    return false;
+  }
+  JavaThread* t = java_lang_Thread::thread(thread_obj);
+  if (t != NULL) {
+    // eetop travels with the Thread's bytes: it is this VM's only if one of
+    // this VM's threads has it.
+    ThreadsListHandle tlh(current);
+    if (tlh.includes(t)) {
+      return false;
+    }
+  }
+  // Not started, ended, or running on another node: the manager knows which.
+  uint64_t program = program_of(thread_obj);
+  uint64_t id = DsoHeap::id_of(thread_obj);
+  Atomic::inc(&unparks_sent);
+  ThreadToNativeFromVM in_native(current);
+  if (DsoNode::lib().djava_tm_unpark(DsoNode::tm(), program != 0 ? program : DsoNode::program(),
+                                     id, interrupt ? 1 : 0) != 0) {
+    log_debug(dso)("unpark of thread " UINT64_FORMAT_X ": %s", id,
+                   DsoNode::lib().djava_tm_last_error());
+  }
+  return true;
+}
+
+void DsoThreads::unpark_here(JavaThread* current, uint64_t id, bool interrupt) {
+  uint index = DsoReplicaTable::index_of(id);
+  oop thread_obj = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
+  if (thread_obj == NULL || !thread_obj->is_a(vmClasses::Thread_klass())) {
+    return;  // no such thread here (it ended, and GC collected its Thread)
+  }
+  ThreadsListHandle tlh(current);
+  JavaThread* t = java_lang_Thread::thread(thread_obj);
+  if (t != NULL && tlh.includes(t)) {
+    Atomic::inc(&unparks_received);
+    if (interrupt) {
+      t->interrupt();  // wakes a sleep and a monitor wait too; the flag is already set
+    } else {
+      t->parker()->unpark();
+    }
+  }
+}
+
+uint64_t DsoThreads::unparks_sent_count() {
+  return Atomic::load(&unparks_sent);
+}
+
+uint64_t DsoThreads::unparks_received_count() {
+  return Atomic::load(&unparks_received);
 }
 
 jlong DsoThreads::sleep_slice(JavaThread* current, jlong millis) {

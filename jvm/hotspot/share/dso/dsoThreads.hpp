@@ -76,8 +76,23 @@ class DsoThreads : AllStatic {
   static const jlong poll_interval_ms = 50;
 
   // Unsafe.park of a program's thread on a cluster node: at most a poll
-  // interval, since an unpark from another node cannot reach it.
+  // interval. An unpark from another node comes through the thread manager
+  // (unpark_elsewhere, unpark_here); the bound is there for one lost with a
+  // node, and for park's callers, which re-check their condition.
   static void bound_park(JavaThread* current, jboolean* is_absolute, jlong* time);
+  // Unsafe.unpark of a shared Thread that does not run on this node: sent
+  // to the node that runs it, through the thread manager; true if so (the
+  // caller then does nothing more), false for a thread of this node.
+  // With `interrupt`, for Thread.interrupt (the flag itself is the shared
+  // Thread's field): a sleep or monitor wait there ends too.
+  static bool unpark_elsewhere(JavaThread* current, oop thread_obj, bool interrupt);
+  // Another node unparked (or interrupted) the thread whose shared Thread is
+  // `id`: if it runs here, its park returns (or its next one does).
+  static void unpark_here(JavaThread* current, uint64_t id, bool interrupt);
+  // Unparks this node sent to threads elsewhere, and received for its own
+  // threads (PrintDistributedStatistics).
+  static uint64_t unparks_sent_count();
+  static uint64_t unparks_received_count();
   // How long Thread.sleep may park before it reads its interrupt status
   // again (patches/0014): a poll interval when another node can interrupt
   // the thread (its Thread object is shared), else all of millis.

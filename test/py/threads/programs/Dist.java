@@ -267,6 +267,50 @@ public class Dist {
         System.out.println("latched sum " + sum.get());
     }
 
+    // ---- LockSupport.park / unpark across nodes ----------------------------
+    // Each round main unparks the parked thread (on a thread server), which
+    // unparks main in turn (on the launcher): every wake-up is another node's.
+    static class Parked extends Thread {
+        final Thread main; final int rounds;
+        volatile int go, done;
+        Parked(Thread main, int rounds) { this.main = main; this.rounds = rounds; }
+        @Override public void run() {
+            for (int r = 1; r <= rounds; r++) {
+                while (go < r) java.util.concurrent.locks.LockSupport.park(this);
+                done = r;
+                java.util.concurrent.locks.LockSupport.unpark(main);
+            }
+        }
+    }
+
+    static void unpark() throws Exception {
+        int rounds = 20;
+        Parked p = new Parked(Thread.currentThread(), rounds);
+        p.start();
+        for (int r = 1; r <= rounds; r++) {
+            p.go = r;
+            java.util.concurrent.locks.LockSupport.unpark(p);
+            while (p.done < r) java.util.concurrent.locks.LockSupport.park(p);
+        }
+        p.join();
+        System.out.println("unparked " + rounds + " rounds");
+        // Thread.interrupt wakes a sleeper on another node the same way.
+        String[] seen = new String[1];
+        Thread sleeper = new Thread(() -> {
+            try {
+                Thread.sleep(60_000);
+                seen[0] = "slept through";
+            } catch (InterruptedException e) {
+                seen[0] = "interrupted";
+            }
+        });
+        sleeper.start();
+        Thread.sleep(500);
+        sleeper.interrupt();
+        sleeper.join(30_000);
+        System.out.println("sleeper " + seen[0]);
+    }
+
     // ---- interrupting a thread that waits on another node -----------------
     static class Waiter extends Thread {
         final Object lock; final String[] seen;
@@ -499,6 +543,7 @@ public class Dist {
             case "alive": alive(); break;
             case "linger": linger(); break;
             case "latch": latch(); break;
+            case "unpark": unpark(); break;
             case "interrupt": interrupt(); break;
             case "state": state(); break;
             case "properties": properties(); break;
