@@ -70,32 +70,34 @@ bool chunk_equals(djava_sos_chunk* const& a, djava_sos_chunk* const& b) {
 
 typedef ResourceHashtable<djava_sos_chunk*, int, chunk_hash, chunk_equals, 4099> ShareIndex;
 
-// label_of() from a class's internal name: "[[Ljava/lang/String;", "[I", "Foo".
+// A class's label from its internal name, as Klass::external_name() spells
+// it ('.' for '/', a hidden class's '+' as '/'), arrays with "[]" after the
+// element type: "[[Ljava/lang/String;" is "java.lang.String[][]". From the
+// name, so that a replica GC collected (its Symbol is kept) is labelled as
+// a live one.
 const char* label_of_name(Symbol* name) {
-  char* internal = name->as_C_string();
+  char* base = name->as_C_string();  // a resource copy: edited in place
   int dims = 0;
-  while (internal[dims] == '[') {
+  while (base[0] == '[') {
+    base++;
     dims++;
   }
-  const char* base = internal + dims;
-  char* copy = NULL;
   if (dims > 0 && base[0] == 'L') {
-    copy = os::strdup_check_oom(base + 1);  // freed below, after the label is made
-    copy[strlen(copy) - 1] = '\0';
-    base = copy;
+    base++;
+    base[strlen(base) - 1] = '\0';  // the ';'
   } else if (dims > 0) {
-    base = type2name(Signature::basic_type(base[0]));
+    base = (char*)type2name(Signature::basic_type(base[0]));
   }
   size_t len = strlen(base) + 2 * (size_t)dims + 1;
   char* label = NEW_RESOURCE_ARRAY(char, len);
   strcpy(label, base);
   for (char* p = label; *p != '\0'; p++) {
     if (*p == '/') *p = '.';
+    else if (*p == '+') *p = '/';
   }
   for (int i = 0; i < dims; i++) {
     strcat(label, "[]");
   }
-  os::free(copy);
   return label;
 }
 
@@ -123,25 +125,7 @@ const char* label_of(oop obj) {
     jio_snprintf(label, len, "%s (static fields)", name);
     return label;
   }
-  Klass* k = obj->klass();
-  int dims = 0;
-  while (k->is_objArray_klass()) {
-    k = ObjArrayKlass::cast(k)->element_klass();
-    dims++;
-  }
-  const char* base = k->is_typeArray_klass()
-                         ? type2name(TypeArrayKlass::cast(k)->element_type())
-                         : k->external_name();
-  if (k->is_typeArray_klass()) {
-    dims++;
-  }
-  size_t len = strlen(base) + 2 * (size_t)dims + 1;
-  char* label = NEW_RESOURCE_ARRAY(char, len);
-  strcpy(label, base);
-  for (int i = 0; i < dims; i++) {
-    strcat(label, "[]");
-  }
-  return label;
+  return label_of_name(obj->klass()->name());
 }
 
 uint64_t program_of_replica(oop obj, djava_sos_chunk* chunk) {
