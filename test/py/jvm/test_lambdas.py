@@ -137,6 +137,16 @@ def test_a_hidden_class_that_is_not_a_lambda_is_refused_clearly(nodes):
     a.close()
 
 
+def test_a_proxy_whose_class_a_program_loader_defined_is_refused_clearly(nodes):
+    # Proxies of the application, platform or boot loader travel (jtreg
+    # distributed/ProxyObjects); another loader exists on its node only.
+    a = nodes()
+    answer = a.ask("own-loader-proxy")
+    assert re.match(r"refused djava: a (jdk\.proxy\d+\.)?\$Proxy\d+ ", answer), answer
+    assert "a class loader of the program defined" in answer, answer
+    a.close()
+
+
 # ---- threads of lambdas on thread servers ----------------------------------------------
 
 def run_threads(cluster, secret_file, classes, scenario, timeout=240):

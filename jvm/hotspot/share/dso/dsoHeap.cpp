@@ -12,7 +12,7 @@
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoNamedValues.hpp"
-#include "dso/dsoLambda.hpp"
+#include "dso/dsoClassNames.hpp"
 #include "dso/dsoMarshal.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
@@ -59,8 +59,8 @@ const char* DsoHeap::unshareable_reason(oop obj) {
   if (k->is_objArray_klass() || k->is_typeArray_klass()) {
     return NULL;
   }
-  if (InstanceKlass::cast(k)->is_hidden()) {
-    return DsoLambda::unshareable_reason(InstanceKlass::cast(k));  // NULL: a lambda
+  if (DsoClassNames::is_made_at_run_time(InstanceKlass::cast(k))) {
+    return DsoClassNames::unshareable_reason(InstanceKlass::cast(k));  // NULL: a lambda, a proxy
   }
   // Objects whose meaning is this VM's own state: native resources, class
   // loading and linkage, GC-visible references, threads.
@@ -105,7 +105,7 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
   ResourceMark rm(current);
   Klass* k = obj->klass();
   djava_sos_meta meta;
-  meta.class_name = DsoLambda::shared_name(k);  // a lambda's: its call site
+  meta.class_name = DsoClassNames::shared_name(k);
   meta.program = program;
   meta.element_type = k->is_typeArray_klass() ? TypeArrayKlass::cast(k)->element_type()
                       : k->is_objArray_klass() ? T_OBJECT : 0;
@@ -442,7 +442,7 @@ uint64_t DsoHeap::program_of_loader(oop loader) {
   return 0;
 }
 
-static oop loader_of(uint64_t program) {
+oop DsoHeap::loader_of_program(uint64_t program) {
   // A launching node resolves with its application class loader: its own
   // program's classes, and another program's (djava.runtime.Node.attach
   // between two launchers of the same classes) likewise.
@@ -456,11 +456,11 @@ static oop loader_of(uint64_t program) {
 
 Klass* DsoHeap::resolve_class(JavaThread* current, uint64_t program, const char* class_name,
                               TRAPS) {
-  if (DsoLambda::is_descriptor(class_name)) {  // a lambda's class, named by its call site
-    return DsoLambda::resolve(current, program, class_name, THREAD);
+  if (DsoClassNames::is_made_at_run_time(class_name)) {  // a lambda's or proxy's class
+    return DsoClassNames::resolve(current, program, class_name, THREAD);
   }
   TempNewSymbol name = SymbolTable::new_symbol(class_name);
-  Handle loader(current, loader_of(program));
+  Handle loader(current, loader_of_program(program));
   if (loader.is_null()) {
     THROW_MSG_NULL(vmSymbols::java_lang_NoClassDefFoundError(),
                    err_msg("djava: %s of program %" PRIu64 ": this node runs no thread of that "
@@ -664,7 +664,7 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
   // A class's static fields (a mirror) are a named chunk: no class in meta.
   if (!java_lang_Class::is_instance(replica())) {
     ResourceMark rm(current);
-    if (meta->class_name == NULL || !DsoLambda::is_named(replica->klass(), meta->class_name)) {
+    if (meta->class_name == NULL || !DsoClassNames::is_named(replica->klass(), meta->class_name)) {
       jio_snprintf(error, error_capacity, "chunk " UINT64_FORMAT_X " holds a %s, its replica is a %s",
                    id, meta->class_name != NULL ? meta->class_name : "(no class)",
                    replica->klass()->name()->as_C_string());

@@ -78,6 +78,8 @@ class DsoHeap : AllStatic {
   // application class loader on its launching node, the loader a thread
   // server registered for it (register_loader) elsewhere.
   static Klass* resolve_class(JavaThread* current, uint64_t program, const char* class_name, TRAPS);
+  // That loader (NULL if this node runs nothing of program).
+  static oop loader_of_program(uint64_t program);
   static void register_loader(JavaThread* current, uint64_t program, Handle loader);
   static void drop_loader(uint64_t program);
   // A thread server forgets an ended program's shared objects, once its

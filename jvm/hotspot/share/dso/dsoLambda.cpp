@@ -26,11 +26,9 @@
 #include "oops/klass.inline.hpp"
 #include "oops/objArrayOop.inline.hpp"
 #include "oops/oop.inline.hpp"
-#include "oops/weakHandle.inline.hpp"
 #include "runtime/atomic.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/javaCalls.hpp"
-#include "runtime/mutexLocker.hpp"
 #include "runtime/os.hpp"
 #include "runtime/thread.inline.hpp"
 #include "utilities/growableArray.hpp"
@@ -309,8 +307,8 @@ char* describe(InstanceKlass* k, char* reason, size_t reason_capacity) {
   }
   if (mark == NULL || k->java_super() != vmClasses::Object_klass() ||
       k->local_interfaces()->length() == 0) {
-    jio_snprintf(reason, reason_capacity, "its class is hidden and not a lambda's (a proxy, or "
-                 "another class defined at run time), which another node cannot load by name");
+    jio_snprintf(reason, reason_capacity, "its class is hidden and not a lambda's (one a program "
+                 "defined with Lookup.defineHiddenClass), which another node cannot load by name");
     return NULL;
   }
   int host_length = (int)(mark - name);
@@ -445,65 +443,6 @@ NameEntry* name_entry(InstanceKlass* k) {
   return e;
 }
 
-// ---- the classes this node made for descriptors ----------------------------------------
-
-struct Spun {
-  uint64_t program;
-  char* descriptor;
-  WeakHandle mirror;  // cleared when the program's loader goes
-};
-GrowableArray<Spun>* spun = NULL;
-
-Mutex* spun_lock() {
-  static Mutex* lock = new Mutex(Mutex::leaf, "DsoLambdas_lock", true,
-                                 Mutex::_safepoint_check_always);
-  return lock;
-}
-
-Klass* find_spun(JavaThread* current, uint64_t program, const char* descriptor) {
-  MutexLocker ml(current, spun_lock());
-  for (int i = 0; spun != NULL && i < spun->length(); i++) {
-    const Spun& s = spun->at(i);
-    if (s.program == program && strcmp(s.descriptor, descriptor) == 0) {
-      oop mirror = s.mirror.resolve();
-      return mirror != NULL ? java_lang_Class::as_Klass(mirror) : NULL;
-    }
-  }
-  return NULL;
-}
-
-// Records k for (program, descriptor) unless another thread did first;
-// returns the class that stands.
-Klass* add_spun(JavaThread* current, uint64_t program, const char* descriptor, Klass* k) {
-  WeakHandle mirror(Universe::vm_weak(), Handle(current, k->java_mirror()));
-  WeakHandle unused;  // released after the lock
-  Klass* standing = k;
-  {
-    MutexLocker ml(current, spun_lock());
-    if (spun == NULL) {
-      spun = new (ResourceObj::C_HEAP, mtInternal) GrowableArray<Spun>(8, mtInternal);
-    }
-    int i = 0;
-    while (i < spun->length() &&
-           !(spun->at(i).program == program && strcmp(spun->at(i).descriptor, descriptor) == 0)) {
-      i++;
-    }
-    if (i == spun->length()) {
-      spun->append(Spun{program, os::strdup(descriptor, mtInternal), mirror});
-    } else if (spun->at(i).mirror.resolve() != NULL) {
-      standing = java_lang_Class::as_Klass(spun->at(i).mirror.resolve());
-      unused = mirror;
-    } else {
-      unused = spun->at(i).mirror;  // the program's loader went
-      spun->at(i).mirror = mirror;
-    }
-  }
-  if (!unused.is_null()) {
-    unused.release(Universe::vm_weak());
-  }
-  return standing;
-}
-
 // Invokedynamic of host whose site part is site; 0 if none.
 int find_site(InstanceKlass* host, const char* site) {
   ResourceMark rm;
@@ -582,33 +521,15 @@ const char* DsoLambda::unshareable_reason(InstanceKlass* k) {
   return e->descriptor != NULL ? NULL : e->reason;
 }
 
-const char* DsoLambda::shared_name(Klass* k) {
-  if (k->is_instance_klass() && InstanceKlass::cast(k)->is_hidden()) {
-    NameEntry* e = name_entry(InstanceKlass::cast(k));
-    if (e->descriptor != NULL) {
-      return e->descriptor;
-    }
-  }
-  return k->name()->as_C_string();
-}
-
-bool DsoLambda::is_named(Klass* k, const char* name) {
-  if (is_descriptor(name)) {
-    return k->is_instance_klass() && InstanceKlass::cast(k)->is_hidden() &&
-           strcmp(shared_name(k), name) == 0;
-  }
-  return k->name()->equals(name);
+const char* DsoLambda::descriptor(InstanceKlass* k) {
+  return name_entry(k)->descriptor;
 }
 
 bool DsoLambda::is_descriptor(const char* name) {
   return strncmp(name, descriptor_prefix, descriptor_prefix_length) == 0;
 }
 
-Klass* DsoLambda::resolve(JavaThread* current, uint64_t program, const char* descriptor, TRAPS) {
-  Klass* k = find_spun(current, program, descriptor);
-  if (k != NULL) {
-    return k;
-  }
+Klass* DsoLambda::make(JavaThread* current, uint64_t program, const char* descriptor, TRAPS) {
   ResourceMark rm(current);
   const char* host_start = descriptor + descriptor_prefix_length;
   const char* bar = strchr(host_start, '|');
@@ -633,15 +554,14 @@ Klass* DsoLambda::resolve(JavaThread* current, uint64_t program, const char* des
                    err_msg("djava: %s has no call site %s (a different version of the class on "
                            "this node?)", host->external_name(), bar + 1));
   }
-  k = link_site(current, host, site, CHECK_NULL);
-  if (k == NULL || !k->is_instance_klass() || !InstanceKlass::cast(k)->is_hidden() ||
-      strcmp(shared_name(k), descriptor) != 0) {
+  Klass* k = link_site(current, host, site, CHECK_NULL);
+  const char* made = k != NULL && k->is_instance_klass() && InstanceKlass::cast(k)->is_hidden()
+                     ? DsoLambda::descriptor(InstanceKlass::cast(k)) : NULL;
+  if (made == NULL || strcmp(made, descriptor) != 0) {
     THROW_MSG_NULL(vmSymbols::java_lang_InternalError(),
                    err_msg("djava: linking call site %s of %s made %s, not the lambda class "
                            "another node sent", bar + 1, host->external_name(),
-                           k != NULL ? shared_name(k) : "nothing"));
+                           made != NULL ? made : k != NULL ? k->external_name() : "nothing"));
   }
-  k = add_spun(current, program, descriptor, k);
-  log_debug(dso)("made lambda class %s for %s", k->name()->as_C_string(), descriptor);
   return k;
 }

@@ -33,8 +33,8 @@
  * (or takes the linkage this node's own code got, if it ran the site),
  * then djava.runtime.Lambdas makes one object with the factory and takes
  * its class: the same JDK spins the same class from the same site, so its
- * fields (the captured arguments) are laid out alike. Once per (program,
- * descriptor) a node; held weakly (the program's loader keeps it).
+ * fields (the captured arguments) are laid out alike. DsoClassNames keeps
+ * what this node made, once per (program, descriptor).
  */
 
 #ifndef SHARE_DSO_DSOLAMBDA_HPP
@@ -52,18 +52,15 @@ class DsoLambda : AllStatic {
   // Why instances of hidden class k cannot be shared, or NULL if k is a
   // lambda class whose call site is known. No safepoint.
   static const char* unshareable_reason(InstanceKlass* k);
-
-  // The name of k on the wire: its call site's descriptor for a lambda
-  // class, else its internal name (then in the resource area). No safepoint.
-  static const char* shared_name(Klass* k);
-  // Whether name (from the wire) names k here. No safepoint.
-  static bool is_named(Klass* k, const char* name);
+  // The descriptor naming hidden class k on the wire (made once, never
+  // freed), or NULL if it has none (unshareable_reason says why). No safepoint.
+  static const char* descriptor(InstanceKlass* k);
 
   // Whether a name from the wire is a lambda's descriptor.
   static bool is_descriptor(const char* name);
-  // The class this node made for descriptor in program's loader, made now
-  // if it has none. May load classes and call Java.
-  static Klass* resolve(JavaThread* current, uint64_t program, const char* descriptor, TRAPS);
+  // Makes the class of descriptor in program's loader by linking its call
+  // site. May load classes and call Java.
+  static Klass* make(JavaThread* current, uint64_t program, const char* descriptor, TRAPS);
 };
 
 #endif // SHARE_DSO_DSOLAMBDA_HPP

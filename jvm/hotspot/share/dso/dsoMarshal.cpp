@@ -8,7 +8,7 @@
 #include "classfile/symbolTable.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoHeap.hpp"
-#include "dso/dsoLambda.hpp"
+#include "dso/dsoClassNames.hpp"
 #include "dso/dsoMarshal.hpp"
 #include "dso/dsoNamedValues.hpp"
 #include "dso/dsoMark.hpp"
@@ -114,7 +114,7 @@ const char* class_name_of(oop mirror_or_null, Klass* k) {
   if (mirror_or_null != NULL && java_lang_Class::is_primitive(mirror_or_null)) {
     return type2name(java_lang_Class::primitive_type(mirror_or_null));
   }
-  return DsoLambda::shared_name(k);  // a lambda's: its call site
+  return DsoClassNames::shared_name(k);
 }
 
 bool is_interned(oop string) {
@@ -151,7 +151,7 @@ RefEntry entry_for(oop v, BlobWriter* blob, uint64_t program, oop* unpublishable
     e.kind_index = (DsoMarshal::ref_named << kind_shift) | blob->add(named, strlen(named));
     return e;
   }
-  const char* name = DsoLambda::shared_name(v->klass());  // a lambda's: its call site
+  const char* name = DsoClassNames::shared_name(v->klass());
   uint64_t shared_id = shared ? DsoReplicaTable::entry(DsoMark::index(v->mark()))->_global_id : 0;
   if ((!shared && DsoHeap::unshareable_reason(v) != NULL) || DsoHeap::is_foreign_id(shared_id)) {
     // Stays with its node; a foreign replica passes its owner's name on.

@@ -11,6 +11,7 @@
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoProxy.hpp"
 #include "dso/dsoStatics.hpp"
 #include "dso/dsoThreads.hpp"
 #include "logging/log.hpp"
@@ -38,7 +39,9 @@ size_t DsoStatics::static_block_size(InstanceKlass* ik) {
 uint64_t DsoStatics::program_of(InstanceKlass* ik) {
   // The program's own classes come from its class path: the unnamed module.
   // (The application class loader also defines JDK modules, e.g. javac's.)
-  if (ik->is_hidden() || ik->class_loader() == NULL || ik->module()->is_named()) {
+  // A proxy class's statics are its node's Method objects for its methods.
+  if (ik->is_hidden() || ik->class_loader() == NULL || ik->module()->is_named() ||
+      DsoProxy::is_proxy_class(ik)) {
     return 0;
   }
   if (!DsoNode::is_thread_server()) {

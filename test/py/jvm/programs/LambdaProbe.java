@@ -9,6 +9,8 @@
 //   write-back     stores root.greet and a lambda made here in the root
 //   read-back      whether root.back is root.greet; root.fresh.get()
 //   hidden         tries to share an object of a non-lambda hidden class
+//   own-loader-proxy  tries to share a proxy whose class a loader of the
+//                  program defined
 //   class          the class of root.greet here
 //   local          makes a Holder here too (its call sites run on this node)
 //   same-class     whether root's lambdas have the classes of this node's own
@@ -173,6 +175,17 @@ public class LambdaProbe {
                 try {
                     Node.publish(o);
                     return "shared a hidden object";
+                } catch (IllegalArgumentException e) {
+                    return "refused " + e.getMessage();
+                }
+            }
+            case "own-loader-proxy": {
+                ClassLoader own = new ClassLoader(LambdaProbe.class.getClassLoader()) {};
+                Object o = java.lang.reflect.Proxy.newProxyInstance(own, new Class<?>[] {Runnable.class},
+                                                                    (p, m, a) -> null);
+                try {
+                    Node.publish(o);
+                    return "shared a proxy of its own loader";
                 } catch (IllegalArgumentException e) {
                     return "refused " + e.getMessage();
                 }
