@@ -404,6 +404,9 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
     for (int i = 0; i < holes.length(); i++) {
       memset(out + (holes.at(i).offset - base), 0, (size_t)holes.at(i).size);
     }
+    if (ik->is_subclass_of(vmClasses::Thread_klass())) {
+      DsoThreads::eetop_to_wire(obj, out, base);
+    }
     out += block;
   }
   for (int i = 0; i < entries.length(); i++) {
@@ -485,6 +488,10 @@ void DsoMarshal::decode(JavaThread* current, uint64_t program, Handle replica, c
     }
   }
   node_local_holes(ik, &holes);
+  int eetop_offset;
+  if (ik->is_subclass_of(vmClasses::Thread_klass()) && DsoThreads::keeps_eetop(obj, &eetop_offset)) {
+    holes.append(Hole{eetop_offset, (int)sizeof(jlong)});  // this VM runs the thread
+  }
   holes.sort(compare_holes);
   int at = base;
   for (int i = 0; i < holes.length(); i++) {

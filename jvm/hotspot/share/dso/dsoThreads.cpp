@@ -57,6 +57,11 @@ int local_field_count = 0;
 int group_offset = -1;
 int context_loader_offset = -1;
 int blocker_lock_offset = -1;
+int eetop_offset = -1;
+
+// A live thread's eetop on the wire, and on nodes not running it: never a
+// JavaThread's address (those are word-aligned).
+JavaThread* const alive_elsewhere = (JavaThread*)1;
 
 volatile size_t shipped = 0;
 
@@ -78,6 +83,7 @@ void DsoThreads::initialize() {
     if (fs.access_flags().is_static()) {
       continue;
     }
+    if (fs.name()->equals("eetop")) eetop_offset = fs.offset();
     for (size_t i = 0; i < ARRAY_SIZE(node_local_field_names); i++) {
       if (fs.name()->equals(node_local_field_names[i]) && local_field_count < max_local_fields) {
         BasicType t = Signature::basic_type(fs.signature());
@@ -89,8 +95,9 @@ void DsoThreads::initialize() {
       }
     }
   }
-  guarantee(group_offset > 0 && context_loader_offset > 0 && blocker_lock_offset > 0,
-            "djava: java.lang.Thread has no group, contextClassLoader or blockerLock field");
+  guarantee(group_offset > 0 && context_loader_offset > 0 && blocker_lock_offset > 0 &&
+            eetop_offset > 0,
+            "djava: java.lang.Thread has no group, contextClassLoader, blockerLock or eetop field");
   remote_threads_lock = new Monitor(Mutex::nonleaf, "DsoRemoteThreads_lock", true,
                                     Mutex::_safepoint_check_always);
   shipped_non_daemon = new (ResourceObj::C_HEAP, mtInternal) GrowableArray<uint64_t>(8, mtInternal);
@@ -113,6 +120,23 @@ void DsoThreads::refresh_status_of_remote(oop thread_obj) {
     // Seen started (here or in an earlier copy), now ended.
     java_lang_Thread::set_thread_status(thread_obj, JavaThreadStatus::TERMINATED);
   }
+}
+
+void DsoThreads::eetop_to_wire(oop thread_obj, u1* block, int base) {
+  if (java_lang_Thread::thread(thread_obj) != NULL) {
+    jlong marker = (jlong)(intptr_t)alive_elsewhere;
+    memcpy(block + (eetop_offset - base), &marker, sizeof(marker));
+  }
+}
+
+bool DsoThreads::keeps_eetop(oop thread_obj, int* offset) {
+  JavaThread* t = java_lang_Thread::thread(thread_obj);
+  if (t == NULL || t == alive_elsewhere) {
+    return false;
+  }
+  ThreadsListHandle tlh;
+  *offset = eetop_offset;
+  return tlh.includes(t);
 }
 
 size_t DsoThreads::shipped_count() {
@@ -290,7 +314,7 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   // the cluster's monitor instead from now on.
   DsoMonitors::adopt_stack_lock(current, thread, CHECK_(true));
   // Alive from now on, on every node (eetop != 0; see the header).
-  if (!set_alive_marker(current, thread, (JavaThread*)1)) {
+  if (!set_alive_marker(current, thread, alive_elsewhere)) {
     return true;
   }
   java_lang_Thread::set_thread_status(thread(), JavaThreadStatus::RUNNABLE);
@@ -424,8 +448,8 @@ bool DsoThreads::unpark_elsewhere(JavaThread* current, oop thread_obj, bool inte
   }
   JavaThread* t = java_lang_Thread::thread(thread_obj);
   if (t != NULL) {
-    // eetop travels with the Thread's bytes: it is this VM's only if one of
-    // this VM's threads has it.
+    // eetop is a pointer of this VM only where the thread runs (elsewhere
+    // 0 or 1).
     ThreadsListHandle tlh(current);
     if (tlh.includes(t)) {
       return false;

@@ -15,6 +15,9 @@
  * the launcher sets it to 1 when it ships the thread, the server writes its
  * own pointer when the thread starts and zero when it ends, both under a
  * write access, so isAlive() (eetop != 0) and join() work from any node.
+ * On the wire a live thread's eetop is 1, never a pointer (another VM may
+ * have a thread of its own at that address, which interrupt() or unpark()
+ * there would then reach), and the node running the thread keeps its own.
  */
 
 #ifndef SHARE_DSO_DSOTHREADS_HPP
@@ -120,6 +123,12 @@ class DsoThreads : AllStatic {
   // fields say: RUNNABLE while it lives elsewhere, TERMINATED once it ended.
   // The node it runs on keeps the exact status.
   static void refresh_status_of_remote(oop thread_obj);
+  // A Thread's eetop on the wire: 1 in place of a pointer (see above).
+  // block holds the fields from byte offset base of the object.
+  static void eetop_to_wire(oop thread_obj, u1* block, int base);
+  // Whether installing bytes into this Thread replica must keep its eetop
+  // (this VM runs the thread); then *offset is where eetop is.
+  static bool keeps_eetop(oop thread_obj, int* offset);
 
   // A Thread replica made here: the node-local fields Thread's own methods
   // need whatever node calls them (blockerLock, which interrupt() locks).
