@@ -337,9 +337,9 @@ def limits_section(apps, latency, now, cores):
             "Below it, and the protocol's estimated time explains less than half the loss: "
             f"{', '.join(verdicts['protocol: beyond the counted round trips'])}. The rest is "
             "outside what the statistics count. Candidates: waits for a wake-up from another "
-            "node (a java.util.concurrent park whose unpark comes from another node ends only "
-            "at its poll interval, DsoThreads::poll_interval_ms, 50 ms; barriers and contended "
-            "locks park); each server's own first work for the program (attaching the shipped "
+            "node (a java.util.concurrent park ended by an unpark relayed through the thread "
+            "manager, a round trip or two plus the event pumps; barriers and contended locks "
+            "park); each server's own first work for the program (attaching the shipped "
             "threads, loading the program's classes: the more servers, the more of it); and "
             "the CPU the extra processes take from the program on these cores.")
     out += [""] + delay_cross_check(apps, now)
