@@ -433,3 +433,48 @@ def test_unpark_reaches_a_thread_on_another_node(classes):
     # the server that ran the parked thread sent main's 20 unparks
     assert any(s[1] >= 20 for s in servers), p.stdout
     assert sum(s[2] for s in servers) >= 21, "the unparks and the interrupt arrived: " + p.stdout
+
+
+def test_a_thread_dump_while_main_waits_for_a_lock_held_on_another_node(cluster, secret_file,
+                                                                          classes, procs,
+                                                                          tmp_path):
+    # main parks on a ReentrantLock whose owner runs on a thread server. A
+    # thread dump of the launcher with its lock details (jcmd Thread.print -l,
+    # as kill -3 or jstack -l) walks from main's blocker to the owner's
+    # native thread for deadlock detection and the ownable-synchronizer map:
+    # an owner on another node has none here, and the VM must not take the
+    # shared "alive" mark for one. The dump completes, and the program then
+    # goes on as if nothing had happened.
+    address, servers = cluster
+    release = tmp_path / "release"
+    p = procs.start([JAVA, *node_options(address, secret_file), "-cp", classes, "Dist",
+                     "locked-elsewhere", str(release)])
+    assert read_line(p, timeout=60) == "waiting for the lock, holder alive true"
+    jcmd = os.path.join(JDK, "bin", "jcmd")
+    dump = None
+    for _ in range(40):
+        dump = subprocess.run([jcmd, str(p.pid), "Thread.print", "-l"], capture_output=True,
+                              text=True, timeout=60)
+        assert p.poll() is None, "the launcher died in a thread dump:\n" + procs.stderr_of(p)
+        assert "Full thread dump" in dump.stdout, dump.stdout + dump.stderr
+        main = dump.stdout.split('"main"', 1)[1].split("\n\n", 1)[0]
+        if re.search(r"parking to wait for .*ReentrantLock\$NonfairSync", main):
+            break
+        time.sleep(0.25)
+    else:
+        raise AssertionError("main never parked on the lock:\n" + dump.stdout)
+    assert "Found one Java-level deadlock" not in dump.stdout, dump.stdout
+    # The lock is listed where its owner runs: under the holder's ownable
+    # synchronizers in one server's dump.
+    owned = []
+    for s in servers:
+        d = subprocess.run([jcmd, str(s.pid), "Thread.print", "-l"], capture_output=True,
+                           text=True, timeout=60).stdout
+        if '"holder"' in d:
+            holder = d.split('"holder"', 1)[1].split("Locked ownable synchronizers:", 1)[1]
+            owned.append(holder.split("\n\n", 1)[0])
+    assert len(owned) == 1 and "ReentrantLock$NonfairSync" in owned[0], owned
+    release.touch()
+    out, _ = p.communicate(timeout=60)
+    assert p.returncode == 0, out + procs.stderr_of(p)
+    assert "main has the lock" in out and "holder ended" in out, out

@@ -26,9 +26,10 @@
 #include "runtime/jniHandles.inline.hpp"
 #include "runtime/mutexLocker.hpp"
 #include "runtime/os.hpp"
+#include "runtime/safepoint.hpp"
 #include "runtime/synchronizer.hpp"
 #include "runtime/thread.inline.hpp"
-#include "runtime/threadSMR.hpp"
+#include "runtime/threadSMR.inline.hpp"
 #include "runtime/vframe.inline.hpp"
 #include "utilities/growableArray.hpp"
 #include "utilities/defaultStream.hpp"
@@ -513,6 +514,17 @@ bool DsoThreads::runs_here(oop thread_obj) {
   }
   ThreadsListHandle tlh;
   return tlh.includes(t);
+}
+
+JavaThread* DsoThreads::thread_here_at_safepoint(oop thread_obj) {
+  assert(SafepointSynchronize::is_at_safepoint(), "the thread list must not change");
+  JavaThread* t = java_lang_Thread::thread(thread_obj);
+  if (t == NULL || !DsoMark::is_shared(thread_obj->mark())) {
+    return t;
+  }
+  // A shared Thread's eetop is this VM's thread, or the marker of one alive
+  // elsewhere: only the thread list tells them apart without trusting it.
+  return ThreadsSMRSupport::get_java_thread_list()->includes(t) ? t : NULL;
 }
 
 bool DsoThreads::is_interrupted(JavaThread* current, bool clear) {

@@ -103,6 +103,12 @@ class DsoThreads : AllStatic {
   // Whether a Thread object's native thread (eetop) is one of this VM's: a
   // shipped thread's eetop may name another node's.
   static bool runs_here(oop thread_obj);
+  // The JavaThread behind a Thread object if it runs on this VM, else NULL
+  // (not started, ended, or alive on another node). For the VM's own walks
+  // from a java.util.concurrent lock to its owner at a safepoint (deadlock
+  // detection, thread dumps: patches/0016), which follow eetop without a
+  // ThreadsList check and would take another node's "alive" for a thread.
+  static JavaThread* thread_here_at_safepoint(oop thread_obj);
   // The thread's interrupt status, read (and cleared) coherently when its
   // Thread object is shared: another node may have set it.
   static bool is_interrupted(JavaThread* current, bool clear);

@@ -496,6 +496,37 @@ public class Dist {
         sleeper.join();
     }
 
+    // ---- main waits for a lock a thread on a server holds -------------------
+    // The holder keeps the lock until the file named by `release` exists, so
+    // that the test can dump main's threads (jcmd) while main is parked on a
+    // java.util.concurrent lock whose owner runs on another node.
+    static volatile boolean held;
+
+    static void lockedElsewhere(String release) throws Exception {
+        java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        Thread holder = new Thread(() -> {
+            lock.lock();
+            try {
+                held = true;
+                while (!java.nio.file.Files.exists(java.nio.file.Path.of(release))) {
+                    Thread.sleep(20);
+                }
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            } finally {
+                lock.unlock();
+            }
+        }, "holder");
+        holder.start();
+        while (!held) Thread.onSpinWait();
+        System.out.println("waiting for the lock, holder alive " + holder.isAlive());
+        lock.lock();
+        System.out.println("main has the lock");
+        lock.unlock();
+        holder.join();
+        System.out.println("holder ended");
+    }
+
     // ---- a thread whose class no thread server can load ---------------------
     static void neverRan(String classFile) throws Exception {
         byte[] bytes = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(classFile));
@@ -552,6 +583,7 @@ public class Dist {
             case "pool": pool(); break;
             case "joins": joins(); break;
             case "stranded": stranded(); break;
+            case "locked-elsewhere": lockedElsewhere(args[1]); break;
             case "never-ran": neverRan(args[1]); break;
             case "never-ran-nested": neverRanNested(args[1]); break;
             default: throw new IllegalArgumentException(args[0]);
