@@ -1,5 +1,7 @@
 #include "directory.h"
 
+#include <iterator>
+
 namespace djava {
 namespace sos {
 
@@ -33,6 +35,61 @@ std::string Directory::Describe(NodeId node) const {
 uint64_t Directory::NextTxn() {
   std::lock_guard<std::mutex> l(txn_mu_);
   return next_txn_++;
+}
+
+bool Directory::ProgramEnded(uint64_t program) const {
+  if (program == 0) return false;
+  std::lock_guard<std::mutex> l(ended_mu_);
+  return ended_programs_.count(program) != 0;
+}
+
+size_t Directory::FreeProgram(uint64_t program) {
+  if (program == 0) return 0;
+  {
+    std::lock_guard<std::mutex> l(ended_mu_);
+    if (!ended_programs_.insert(program).second) return 0;
+  }
+  {
+    std::lock_guard<std::mutex> l(stats_mu_);
+    stats_.programs_ended++;
+  }
+  size_t dropped = 0;
+  for (Stripe& s : stripes_) {
+    std::lock_guard<std::mutex> l(s.mu);
+    for (auto it = s.entries.begin(); it != s.entries.end();) {
+      if (it->second.program == program) {
+        it = DropWithProgram(s, it);
+        dropped++;
+      } else {
+        ++it;
+      }
+    }
+  }
+  return dropped;
+}
+
+std::unordered_map<ChunkId, Directory::Entry>::iterator Directory::DropWithProgram(
+    Stripe& s, std::unordered_map<ChunkId, Entry>::iterator it) {
+  const ChunkId id = it->first;
+  Entry* e = &it->second;
+  std::list<Request> waiting = std::move(e->queue);
+  if (e->txn != 0) waiting.push_front(e->current);
+  const std::string msg = "chunk " + ChunkName(id) + " was freed: its program " +
+                          std::to_string(e->program) + " ended";
+  // Answers to the transaction in flight find no entry and are ignored.
+  auto next = s.entries.erase(it);
+  for (const Request& r : waiting) {
+    if (r.kind == Kind::kFree) {
+      sink_->Freed(r.node, r.seq, id);
+    } else if (r.kind == Kind::kReclaim) {
+      FinishReclaim(r.node);
+    } else if (Alive(r.node)) {
+      Fail(id, r, sospb::FREED, msg);
+    }
+  }
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.dropped_with_program++;
+  return next;
 }
 
 DirectoryStats Directory::Stats() const {
@@ -375,7 +432,7 @@ void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
       // else saw it. Everyone waiting on it hears so; the entry goes.
       const std::string msg = "chunk " + ChunkName(id) + " does not exist: its creator " +
                               Describe(node) + " has no such chunk (never allocated, or freed)";
-      std::deque<Request> waiting = std::move(e->queue);
+      std::list<Request> waiting = std::move(e->queue);
       waiting.push_front(e->current);
       s.entries.erase(it);
       for (const Request& r : waiting) {
@@ -391,6 +448,13 @@ void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
     // recovered, and saying otherwise would present stale bytes as current.
     MakeLost(e, node, "answered a flush without the modified copy it held");
     Complete(id, e);
+    return;
+  }
+  if (image->program != 0) e->program = image->program;
+  if (ProgramEnded(e->program)) {
+    // A leaving node's flush of a chunk whose program has ended: nobody
+    // will read it again.
+    DropWithProgram(s, it);
     return;
   }
   e->image = std::move(image);
@@ -414,7 +478,7 @@ void Directory::RemoveNode(NodeId node, const std::string& why) {
       Entry* e = &entry;
       e->sharers.erase(node);
       for (auto q = e->queue.begin(); q != e->queue.end();)
-        q = q->node == node ? e->queue.erase(q) : q + 1;
+        q = q->node == node ? e->queue.erase(q) : std::next(q);
       if (e->state == State::kModified && e->owner == node) MakeLost(e, node, why);
       if (e->txn == 0) continue;
       bool done = false;

@@ -12,7 +12,7 @@
 #define DJAVA_SOS_DIRECTORY_H_
 
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -30,6 +30,7 @@ namespace sos {
 // numbers descriptors server-wide (ClassTable); 0 when not yet known.
 struct ChunkImage {
   uint32_t class_index = 0;
+  uint64_t program = 0;  // of the class descriptor; 0 when not known
   uint32_t array_length = 0;
   uint32_t identity_hash = 0;
   std::string data;
@@ -57,6 +58,8 @@ struct DirectoryStats {
   uint64_t invalidates = 0;
   uint64_t flushes = 0;
   uint64_t errors = 0;
+  uint64_t programs_ended = 0;
+  uint64_t dropped_with_program = 0;  // chunks dropped because their program ended
 };
 
 class Directory {
@@ -84,6 +87,13 @@ class Directory {
   // image null: the node says it has no modified copy.
   void FlushReply(NodeId node, ChunkId id, uint64_t txn, std::unique_ptr<ChunkImage> image);
 
+  // The program ended (the thread manager says so once its launcher has
+  // ended it): every chunk of it goes, whatever its state, and so does any
+  // that arrives later (a leaving node's flush). Requests waiting on them
+  // fail FREED; a leaving node's reclaim of one simply finishes. Returns the
+  // number of chunks dropped. A chunk's program is its class descriptor's.
+  size_t FreeProgram(uint64_t program);
+
   DirectoryStats Stats() const;
 
  private:
@@ -110,7 +120,10 @@ class Directory {
     Request current{};
     std::set<NodeId> awaiting_acks;
     NodeId awaiting_flush = 0;
-    std::deque<Request> queue;
+    // A list, not a deque: most chunks never queue, and an empty deque
+    // already holds a 512-byte block.
+    std::list<Request> queue;
+    uint64_t program = 0;  // from the first image with a class; 0: not known
   };
 
   struct Node {
@@ -144,6 +157,11 @@ class Directory {
   void GrantShared(ChunkId id, Entry* e, const Request& r);
   void GrantExclusive(ChunkId id, Entry* e, const Request& r);
   void FinishReclaim(NodeId node);
+  // Erases the entry at it, answering its current and queued requests as a
+  // chunk of an ended program. Returns the iterator after it.
+  std::unordered_map<ChunkId, Entry>::iterator DropWithProgram(Stripe& s,
+      std::unordered_map<ChunkId, Entry>::iterator it);
+  bool ProgramEnded(uint64_t program) const;
   void MakeLost(Entry* e, NodeId node, const std::string& why);
   bool Alive(NodeId node) const;
   std::string Describe(NodeId node) const;
@@ -159,6 +177,9 @@ class Directory {
   uint64_t next_txn_ = 1;
 
   Stripe stripes_[kStripes];
+
+  mutable std::mutex ended_mu_;
+  std::set<uint64_t> ended_programs_;
 
   mutable std::mutex stats_mu_;
   DirectoryStats stats_;

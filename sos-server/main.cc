@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
                   [&](std::unique_ptr<djava::wire::Connection> c, const std::string& peer) {
                     sos.ServeBypass(std::move(c), peer);
                   });
-  djava::monitor::MonitorHost monitors(log, monitor_options);
+  djava::monitor::MonitorHost monitors(log, monitor_options,
+                                       [&](uint64_t program) { sos.FreeProgram(program); });
   monitors.Register(&host);
   if (!host.Listen(listen, &error)) {
     std::fprintf(stderr, "sos-server: cannot listen on %s: %s\n", listen.c_str(), error.c_str());

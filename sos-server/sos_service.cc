@@ -44,7 +44,11 @@ struct SosService::Session {
   wire::Connection* bypass = nullptr;  // while the bypass handler runs
   bool bypass_ever = false;
   std::set<uint32_t> classes_sent;                  // server -> node
-  std::map<uint32_t, uint32_t> classes_received;    // node's ref -> ClassTable index
+  struct ReceivedClass {
+    uint32_t index;    // in the ClassTable
+    uint64_t program;  // the descriptor's
+  };
+  std::map<uint32_t, ReceivedClass> classes_received;  // by the node's ref
   bool left = false;                                // OkToDie sent
   std::string failure;                              // why the outbox gave up
   // Invalidates and flushes sent and not yet answered: (chunk, txn) -> when
@@ -313,14 +317,16 @@ bool SosService::DecodeChunk(Session* s, const sospb::Chunk& c, ChunkImage* imag
   if (c.class_ref() != 0) {
     std::lock_guard<std::mutex> l(s->mu);
     if (c.has_class_def()) {
-      s->classes_received[c.class_ref()] = classes_.Intern(c.class_def());
+      s->classes_received[c.class_ref()] =
+          Session::ReceivedClass{classes_.Intern(c.class_def()), c.class_def().program()};
     }
     auto it = s->classes_received.find(c.class_ref());
     if (it == s->classes_received.end()) {
       *error = "class number " + std::to_string(c.class_ref()) + " was never defined";
       return false;
     }
-    image->class_index = it->second;
+    image->class_index = it->second.index;
+    image->program = it->second.program;
   }
   image->array_length = c.array_length();
   image->identity_hash = c.identity_hash();
@@ -408,6 +414,12 @@ void SosService::OkToDie(NodeId node, uint64_t seq) {
   Post(node, &m, nullptr);
 }
 
+void SosService::FreeProgram(uint64_t program) {
+  const size_t dropped = directory_.FreeProgram(program);
+  Say("program " + std::to_string(program) + " ended: dropped its " + std::to_string(dropped) +
+      " chunk(s)");
+}
+
 std::string SosService::Stats() const {
   DirectoryStats d = directory_.Stats();
   size_t live;
@@ -424,7 +436,9 @@ std::string SosService::Stats() const {
          std::to_string(d.invalidates) + ", flushes " + std::to_string(d.flushes) +
          ", errors " + std::to_string(d.errors) + "; chunks " + std::to_string(d.chunks) +
          ", lost " + std::to_string(d.lost) + ", freed " + std::to_string(d.freed) +
-         ", classes " + std::to_string(classes_.size());
+         ", dropped with their program " + std::to_string(d.dropped_with_program) + " (of " +
+         std::to_string(d.programs_ended) + " programs ended), classes " +
+         std::to_string(classes_.size());
 }
 
 }  // namespace sos

@@ -50,6 +50,10 @@ class SosService : public NodeSink {
   void ServeMain(std::unique_ptr<wire::Connection> conn, const std::string& peer);
   void ServeBypass(std::unique_ptr<wire::Connection> conn, const std::string& peer);
 
+  // The program ended (the thread manager, through the monitor service):
+  // its chunks go (Directory::FreeProgram).
+  void FreeProgram(uint64_t program);
+
   std::string Stats() const;
 
   // NodeSink.

@@ -30,8 +30,10 @@ struct MonitorHost::Node {
   sos::Outbox outbox;
 };
 
-MonitorHost::MonitorHost(wire::ServiceHost::Log log, MonitorTable::Options options)
+MonitorHost::MonitorHost(wire::ServiceHost::Log log, MonitorTable::Options options,
+                         ProgramEnded program_ended)
     : log_(std::move(log)),
+      program_ended_(std::move(program_ended)),
       service_(options, this, [this](const std::string& line) { Say(line); }) {
   timer_ = std::thread([this] { TimerLoop(); });
 }
@@ -69,10 +71,13 @@ void MonitorHost::Serve(std::unique_ptr<wire::Connection> conn, const std::strin
   }
   monitorpb::MonitorRequest req;
   while (conn->Receive(&req)) {
-    std::lock_guard<std::mutex> l(mu_);
-    requests_++;
-    service_.OnMessage(id, req, NowNs());
-    RearmTimerLocked();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      requests_++;
+      service_.OnMessage(id, req, NowNs());
+      RearmTimerLocked();
+    }
+    if (req.has_free_program() && program_ended_) program_ended_(req.free_program().program());
     req.Clear();
   }
   {

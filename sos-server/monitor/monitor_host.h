@@ -14,6 +14,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,7 +30,13 @@ namespace monitor {
 
 class MonitorHost : private MonitorService::Transport {
  public:
-  explicit MonitorHost(wire::ServiceHost::Log log, MonitorTable::Options options = {});
+  // Told when the thread manager says a program ended (after its monitors
+  // are freed, outside the host's lock): the process's other services free
+  // what else the program had (sos-server: its chunks).
+  using ProgramEnded = std::function<void(ProgramId)>;
+
+  explicit MonitorHost(wire::ServiceHost::Log log, MonitorTable::Options options = {},
+                       ProgramEnded program_ended = nullptr);
   ~MonitorHost() override;  // stops its timer thread
   MonitorHost(const MonitorHost&) = delete;
   MonitorHost& operator=(const MonitorHost&) = delete;
@@ -56,6 +63,7 @@ class MonitorHost : private MonitorService::Transport {
   void Say(const std::string& line) const;
 
   const wire::ServiceHost::Log log_;
+  const ProgramEnded program_ended_;
 
   mutable std::mutex mu_;
   MonitorService service_;

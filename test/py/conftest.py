@@ -31,6 +31,7 @@ def sos_server(procs, secret_file):
                      "--secret-file", secret_file])
     wait_port(port, p)
     p.address = f"127.0.0.1:{port}"
+    procs.sos_server = p  # its log: procs.stderr_of(procs.sos_server)
     return p.address
 
 

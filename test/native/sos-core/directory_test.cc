@@ -71,8 +71,9 @@ class RecordingSink : public NodeSink {
   std::vector<Sent> sent;
 };
 
-std::unique_ptr<ChunkImage> Image(const std::string& data) {
+std::unique_ptr<ChunkImage> Image(const std::string& data, uint64_t program = 0) {
   auto i = std::make_unique<ChunkImage>();
+  i->program = program;
   i->data = data;
   i->class_index = 7;
   i->array_length = 3;
@@ -90,13 +91,14 @@ class DirectoryTest : public ::testing::Test {
 
   // A chunk created by `owner`, first fetched by `reader` for reading: after
   // this, both share it and the home copy holds `data`.
-  ChunkId Published(NodeId owner, NodeId reader, const std::string& data, uint64_t seq_no = 1) {
+  ChunkId Published(NodeId owner, NodeId reader, const std::string& data, uint64_t seq_no = 1,
+                    uint64_t program = 0) {
     ChunkId id = MakeChunkId(owner, seq_no);
     dir.Read(reader, 100, id);
     auto out = sink.Take();
     EXPECT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].kind, "flush");
-    dir.FlushReply(owner, id, out[0].txn, Image(data));
+    dir.FlushReply(owner, id, out[0].txn, Image(data, program));
     out = sink.Take();
     EXPECT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].kind, "grant");
@@ -493,6 +495,81 @@ TEST_F(DirectoryTest, VersionsGrowWithEveryExclusiveGrant) {
   auto f = sink.Take();
   dir.FlushReply(b, id, f[0].txn, Image("y"));
   EXPECT_EQ(sink.Take()[0].version, 2u);
+}
+
+TEST_F(DirectoryTest, AnEndedProgramsChunksGoAndOtherProgramsStay) {
+  ChunkId x = Published(a, b, "x", 1, /*program=*/5);
+  ChunkId y = Published(a, b, "y", 2, /*program=*/6);
+  EXPECT_EQ(dir.FreeProgram(5), 1u);
+  EXPECT_EQ(dir.FreeProgram(5), 0u) << "a program ends once";
+  EXPECT_EQ(dir.FreeProgram(0), 0u) << "0 is no program";
+  dir.Read(c, 7, y);
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].data, "y");
+  // x is forgotten: a request goes to its creator as for a chunk never seen,
+  // and whatever the creator still holds of it is not taken back in.
+  dir.Read(c, 8, x);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "flush");
+  dir.FlushReply(a, x, out[0].txn, Image("stale", 5));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "error");
+  EXPECT_EQ(out[0].code, sospb::FREED);
+  EXPECT_NE(out[0].message.find("its program 5 ended"), std::string::npos) << out[0].message;
+  EXPECT_EQ(dir.Stats().dropped_with_program, 2u);
+  EXPECT_EQ(dir.Stats().programs_ended, 1u);
+}
+
+TEST_F(DirectoryTest, RequestsWaitingOnAnEndedProgramsChunkFailAndLateAnswersAreIgnored) {
+  ChunkId x = Published(a, b, "x", 1, /*program=*/5);
+  dir.Write(c, 20, x, 0);  // invalidates a and b, then waits
+  dir.Read(b, 21, x);      // queued behind it
+  dir.Free(a, 22, x);      // queued too
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  const uint64_t txn = out[0].txn;
+  EXPECT_EQ(dir.FreeProgram(5), 1u);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].kind, "error");
+  EXPECT_EQ(out[0].node, c);
+  EXPECT_EQ(out[0].code, sospb::FREED);
+  EXPECT_EQ(out[1].kind, "error");
+  EXPECT_EQ(out[1].node, b);
+  EXPECT_EQ(out[2].kind, "freed");
+  EXPECT_EQ(out[2].seq, 22u);
+  dir.InvalidateAck(a, x, txn);
+  dir.InvalidateAck(b, x, txn);
+  EXPECT_TRUE(sink.Take().empty());
+}
+
+TEST_F(DirectoryTest, ALeavingNodesFlushOfAnEndedProgramsChunkIsDroppedAndItMayLeave) {
+  // The launcher ends its program before it leaves: its modified chunks
+  // come home with the Die, find the program ended and go.
+  ChunkId unpublished = MakeChunkId(a, 1);
+  ChunkId other = MakeChunkId(a, 2);
+  dir.FreeProgram(5);
+  dir.Die(a, 50, {unpublished, other});
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  dir.FlushReply(a, unpublished, out[0].id == unpublished ? out[0].txn : out[1].txn,
+                 Image("gone", 5));
+  dir.FlushReply(a, other, out[0].id == other ? out[0].txn : out[1].txn, Image("kept", 6));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "oktodie");
+  dir.RemoveNode(a, "left");
+  dir.Read(c, 2, unpublished);
+  dir.Read(c, 3, other);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].code, sospb::NO_SUCH_CHUNK);
+  EXPECT_EQ(out[1].kind, "grant");
+  EXPECT_EQ(out[1].data, "kept");
 }
 
 }  // namespace

@@ -235,14 +235,22 @@ def test_a_thread_server_lets_go_of_an_ended_programs_objects(cluster, procs, se
                                                               classes):
     # Program after program on the same servers: each server releases the
     # objects of a program when it ends (nothing of it is left in its
-    # replica table), and serves the next one as before.
+    # replica table), the sos-server drops the program's chunks, and both
+    # serve the next one as before.
     servers = cluster[1]
     released = re.compile(r"program \d+ ended: released (\d+) of its shared objects, "
                           r"(\d+) remain for other programs")
+    dropped = re.compile(r"program \d+ ended: dropped its (\d+) chunk\(s\)")
     for run_number in range(1, 3):
         p = run(cluster, secret_file, classes, "counter")
         assert p.returncode == 0, p.stdout + p.stderr
         assert "total 1200" in p.stdout
+        deadline = time.monotonic() + 30
+        while len(dropped.findall(procs.stderr_of(procs.sos_server))) < run_number:
+            assert time.monotonic() < deadline, procs.stderr_of(procs.sos_server)
+            time.sleep(0.05)
+        # the chunks that reached home (the counter, its lock, threads)
+        assert int(dropped.findall(procs.stderr_of(procs.sos_server))[-1]) > 0
         for server in servers:
             deadline = time.monotonic() + 30
             while len(released.findall(procs.stderr_of(server))) < run_number:
