@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <unordered_set>
 #include <vector>
 
 #include "wire/handshake.h"
@@ -20,6 +21,11 @@ namespace {
 constexpr int kWelcomeTimeoutMs = 10000;
 constexpr int kDieTimeoutMs = 60000;
 constexpr int kYieldsBeforeSleep = 50;
+// How long a forgotten handle waits before its memory goes, beyond every
+// thread that can hold it being done: a thread not of the program (a JDK
+// cleaner running its code) that read a replica's word pointer just before
+// the JVM let go of the program's objects is done with it within this.
+constexpr auto kForgottenGrace = std::chrono::seconds(2);
 
 djava_sos_status Fail(djava_sos_error* error, djava_sos_status status, const char* fmt, ...) {
   if (error != nullptr) {
@@ -111,11 +117,14 @@ djava_sos_status Client::Close(djava_sos_error* error) {
   sospb::NodeRequest die;
   die.set_seq(next_seq_++);
   die.mutable_die();  // an empty Die (nothing modified) is still a Die
-  for (djava_sos_chunk* c : AllChunks()) {
-    std::lock_guard<std::mutex> cl(c->mu);
-    const bool modified = (c->word.load() & kStateMask) == kStateM ||
-                          (c->stash && c->stash->access == sospb::EXCLUSIVE);
-    if (modified && !c->freed) die.mutable_die()->add_owned(c->id);
+  {
+    std::shared_lock<std::shared_mutex> hold(handles_mu_);
+    for (djava_sos_chunk* c : AllChunks()) {
+      std::lock_guard<std::mutex> cl(c->mu);
+      const bool modified = (c->word.load() & kStateMask) == kStateM ||
+                            (c->stash && c->stash->access == sospb::EXCLUSIVE);
+      if (modified && !c->freed) die.mutable_die()->add_owned(c->id);
+    }
   }
   djava_sos_status status = DJAVA_SOS_OK;
   if (!SendRequest(&die)) {
@@ -151,32 +160,128 @@ void Client::Callback(void (*fn)(void*)) {
 
 // A snapshot: a chunk's mutex is never taken under a shard's, because a
 // JVM's produce callback (under the chunk's mutex) may allocate chunks.
-// Handles live as long as the client, so the pointers stay valid.
+// The pointers stay valid while the caller holds handles_mu_.
 std::vector<djava_sos_chunk*> Client::AllChunks() {
   std::vector<djava_sos_chunk*> all;
   for (Shard& s : shards_) {
     std::lock_guard<std::mutex> l(s.mu);
-    for (auto& [id, c] : s.chunks) all.push_back(c);
+    for (auto& [id, c] : s.chunks) all.push_back(c.get());
   }
   return all;
+}
+
+size_t Client::HandleCount() {
+  size_t n = 0;
+  for (Shard& s : shards_) {
+    std::lock_guard<std::mutex> l(s.mu);
+    n += s.chunks.size();
+  }
+  return n;
+}
+
+uint64_t Client::ProgramOf(const djava_sos_chunk* c) const {
+  const ClassInfo* info = c->class_local != 0 ? classes_.Get(c->class_local) : nullptr;
+  if (info != nullptr) return info->program;
+  return c->has_meta ? c->meta.program : 0;
+}
+
+size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, size_t n_kept,
+                             djava_sos_chunk* const* released, size_t n_released) {
+  if (program == 0) return 0;
+  const std::unordered_set<const djava_sos_chunk*> keep(kept, kept + n_kept);
+  const std::unordered_set<const djava_sos_chunk*> let_go(released, released + n_released);
+  std::vector<djava_sos_chunk*> going;
+  {
+    std::shared_lock<std::shared_mutex> hold(handles_mu_);
+    for (djava_sos_chunk* c : AllChunks()) {
+      if (keep.count(c) != 0) continue;
+      std::lock_guard<std::mutex> l(c->mu);
+      // In use: an access, a request or revocation under way, a thread
+      // waiting, bytes being installed. Such a handle stays.
+      const bool idle = Pins(c->word.load()) == 0 && c->outstanding == djava_sos_chunk::Asked::kNone &&
+                        !c->revoke.active && c->waiters == 0 && !c->installing;
+      if (idle && (let_go.count(c) != 0 || ProgramOf(c) == program)) going.push_back(c);
+    }
+  }
+  // Out of the table: from here the receiver finds no handle for these ids
+  // (an invalidate is acknowledged, a flush finds no copy). One that a
+  // client thread looked up before is still in use under handles_mu_.
+  std::vector<Forgotten> out;
+  out.reserve(going.size());
+  const auto now = std::chrono::steady_clock::now();
+  for (djava_sos_chunk* c : going) {
+    Shard& s = shards_[HomeShard(c->id, kShards)];
+    std::lock_guard<std::mutex> l(s.mu);
+    auto it = s.chunks.find(c->id);
+    if (it == s.chunks.end() || it->second.get() != c) continue;
+    out.push_back(Forgotten{std::move(it->second), now});
+    s.chunks.erase(it);
+  }
+  const size_t forgotten = out.size();
+  for (Forgotten& f : out) {
+    // A revocation armed between the check above and the handle's leaving
+    // the table (it may have been put off, for the retry thread): the
+    // server waits for its answer, and there is nothing left to give.
+    djava_sos_chunk* c = f.handle.get();
+    std::lock_guard<std::mutex> l(c->mu);
+    if (!c->revoke.active) continue;
+    const djava_sos_chunk::Revoke r = c->revoke;
+    c->revoke = djava_sos_chunk::Revoke();
+    AnswerWithNothing(c->id, r.txn, r.flush);
+  }
+  {
+    std::lock_guard<std::mutex> l(forgotten_mu_);
+    for (Forgotten& f : out) forgotten_.push_back(std::move(f));
+    forgotten_waiting_ = forgotten_.size();
+  }
+  FreeForgotten();
+  return forgotten;
+}
+
+void Client::FreeForgotten() {
+  if (forgotten_waiting_.load(std::memory_order_relaxed) == 0) return;
+  std::unique_lock<std::shared_mutex> sole(handles_mu_, std::try_to_lock);
+  if (!sole.owns_lock()) return;  // someone uses handles: a later call frees them
+  std::vector<std::unique_ptr<djava_sos_chunk>> done;
+  {
+    std::lock_guard<std::mutex> l(forgotten_mu_);
+    const auto due = std::chrono::steady_clock::now() - kForgottenGrace;
+    auto still = std::stable_partition(forgotten_.begin(), forgotten_.end(),
+                                       [&](const Forgotten& f) { return f.when > due; });
+    for (auto it = still; it != forgotten_.end(); ++it) done.push_back(std::move(it->handle));
+    forgotten_.erase(still, forgotten_.end());
+    forgotten_waiting_ = forgotten_.size();
+  }
+  if (done.empty()) return;
+  {
+    // A revocation armed before a handle was forgotten may have left it
+    // for the retry thread, which is between rounds now (it holds
+    // handles_mu_ shared for each).
+    std::unordered_set<const djava_sos_chunk*> gone;
+    for (const auto& h : done) gone.insert(h.get());
+    auto is_gone = [&](djava_sos_chunk* c) { return gone.count(c) != 0; };
+    std::lock_guard<std::mutex> l(retry_mu_);
+    deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(), is_gone), deferred_.end());
+    releases_to_finish_.erase(
+        std::remove_if(releases_to_finish_.begin(), releases_to_finish_.end(), is_gone),
+        releases_to_finish_.end());
+  }
+  handles_freed_ += done.size();
 }
 
 djava_sos_chunk* Client::Find(uint64_t id) {
   Shard& s = shards_[HomeShard(id, kShards)];
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.chunks.find(id);
-  return it == s.chunks.end() ? nullptr : it->second;
+  return it == s.chunks.end() ? nullptr : it->second.get();
 }
 
 djava_sos_chunk* Client::Insert(uint64_t id, std::unique_ptr<djava_sos_chunk> c) {
   Shard& s = shards_[HomeShard(id, kShards)];
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.chunks.find(id);
-  if (it != s.chunks.end()) return it->second;
-  djava_sos_chunk* raw = c.get();
-  s.owned.push_back(std::move(c));
-  s.chunks.emplace(id, raw);
-  return raw;
+  if (it != s.chunks.end()) return it->second.get();
+  return s.chunks.emplace(id, std::move(c)).first->second.get();
 }
 
 djava_sos_chunk* Client::ChunkFor(uint64_t id) {
@@ -517,6 +622,8 @@ void Client::ReceiverLoop() {
   sospb::ServerMessage m;
   std::string why;
   while (why.empty() && main_->Receive(&m)) {
+    FreeForgotten();  // this thread holds no handle between messages
+    std::shared_lock<std::shared_mutex> hold(handles_mu_);
     switch (m.body_case()) {
       case sospb::ServerMessage::kGrant:
         OnGrant(m);
@@ -618,10 +725,13 @@ void Client::RetryLoop() {
       std::vector<djava_sos_chunk*> ended;
       ended.swap(releases_to_finish_);
       l.unlock();
-      for (djava_sos_chunk* c : ended) {
-        std::lock_guard<std::mutex> cl(c->mu);
-        MaybeRevoke(c);
-        c->cv.notify_all();
+      {
+        std::shared_lock<std::shared_mutex> hold(handles_mu_);
+        for (djava_sos_chunk* c : ended) {
+          std::lock_guard<std::mutex> cl(c->mu);
+          MaybeRevoke(c);
+          c->cv.notify_all();
+        }
       }
       l.lock();
       continue;
@@ -643,9 +753,12 @@ void Client::RetryLoop() {
     std::vector<djava_sos_chunk*> due;
     due.swap(deferred_);
     l.unlock();
-    for (djava_sos_chunk* c : due) {
-      std::lock_guard<std::mutex> cl(c->mu);
-      if (c->revoke.active && c->revoke.deferred && !broken_) ArmRevoke(c);
+    {
+      std::shared_lock<std::shared_mutex> hold(handles_mu_);
+      for (djava_sos_chunk* c : due) {
+        std::lock_guard<std::mutex> cl(c->mu);
+        if (c->revoke.active && c->revoke.deferred && !broken_) ArmRevoke(c);
+      }
     }
     l.lock();
     if (!deferred_.empty()) delay = std::min(delay * 2, std::chrono::milliseconds(64));
@@ -672,19 +785,24 @@ void Client::StopRetrying() {
   if (retrier_.joinable()) retrier_.join();
 }
 
+void Client::AnswerWithNothing(uint64_t id, uint64_t txn, bool flush) {
+  // An invalidate is trivially done; a flush finds no copy.
+  sospb::BypassMessage m;
+  if (flush) {
+    m.mutable_flush_reply()->set_id(id);
+    m.mutable_flush_reply()->set_txn(txn);
+  } else {
+    m.mutable_invalidate_ack()->set_id(id);
+    m.mutable_invalidate_ack()->set_txn(txn);
+  }
+  std::lock_guard<std::mutex> l(bypass_send_mu_);
+  bypass_->Send(m);
+}
+
 void Client::OnRevoke(uint64_t id, uint64_t txn, bool flush, bool keep_shared) {
   djava_sos_chunk* c = Find(id);
   if (c == nullptr) {
-    // Nothing here: an invalidate is trivially done; a flush finds no copy.
-    sospb::BypassMessage m;
-    if (flush) {
-      m.mutable_flush_reply()->set_id(id);
-      m.mutable_flush_reply()->set_txn(txn);
-    } else {
-      m.mutable_invalidate_ack()->set_id(id);
-      m.mutable_invalidate_ack()->set_txn(txn);
-    }
-    bypass_->Send(m);
+    AnswerWithNothing(id, txn, flush);
     return;
   }
   std::lock_guard<std::mutex> l(c->mu);
@@ -729,6 +847,7 @@ void Client::Disconnected(const std::string& why) {
   }
   // Cached copies can no longer be kept coherent: every access fails from
   // now on rather than read bytes the server may have revoked.
+  std::shared_lock<std::shared_mutex> hold(handles_mu_);
   for (djava_sos_chunk* c : AllChunks()) {
     std::lock_guard<std::mutex> cl(c->mu);
     c->word.fetch_or(kBlocked);
@@ -744,6 +863,7 @@ void Client::Disconnected(const std::string& why) {
 djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, djava_sos_error* error) {
   sospb::NodeRequest req;
   req.set_seq(next_seq_++);
+  std::shared_lock<std::shared_mutex> hold(handles_mu_);
   for (size_t i = 0; i < n; i++) {
     djava_sos_chunk* c = ChunkFor(ids[i]);
     if (c == nullptr) continue;
@@ -815,6 +935,7 @@ void Client::GetStats(djava_sos_stats* stats) const {
   stats->bytes_out = bytes_out_;
   stats->deferred_flushes = deferred_revokes_;
   stats->releases_handed_off = releases_handed_off_;
+  stats->handles_freed = handles_freed_;
 }
 
 }  // namespace sos

@@ -18,11 +18,12 @@
 #define DJAVA_SOS_CLIENT_CLIENT_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -121,6 +122,16 @@ class Client {
   djava_sos_status DropCopy(djava_sos_chunk* c);
   // What put flushes off may be over: the retry thread tries them now.
   void RetryDeferredNow();
+  // The JVM let go of a program's objects (the program ended on this node):
+  // the handles of that program's chunks and those `released` go, but those
+  // in `kept` and any in use. Returns how many went. See
+  // djava_sos_forget_program.
+  size_t ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, size_t n_kept,
+                       djava_sos_chunk* const* released, size_t n_released);
+  // While held, no forgotten handle is freed (djava_sos_hold_handles).
+  void HoldHandles() { handles_mu_.lock_shared(); }
+  void UnholdHandles() { handles_mu_.unlock_shared(); }
+  size_t HandleCount();
   void GetStats(djava_sos_stats* stats) const;
 
   // The slow paths of djava_sos_load/lock/release.
@@ -135,6 +146,8 @@ class Client {
   void ReceiverLoop();
   void OnGrant(const sospb::ServerMessage& m);
   void OnRevoke(uint64_t id, uint64_t txn, bool flush, bool keep_shared);
+  // The answer to a revocation of a chunk this node has nothing of.
+  void AnswerWithNothing(uint64_t id, uint64_t txn, bool flush);
   void OnError(const sospb::ServerMessage& m);
   void OnFreed(const sospb::ServerMessage& m);
   void Disconnected(const std::string& why);
@@ -147,7 +160,12 @@ class Client {
   void FinishReleaseLater(djava_sos_chunk* c);
   void RetryLoop();
   void StopRetrying();
+  // Callers hold handles_mu_ shared while they use what it returns.
   std::vector<djava_sos_chunk*> AllChunks();
+  // Frees forgotten handles no thread can hold any more; never waits.
+  void FreeForgotten();
+  // The program of a chunk's class, 0 if not known. With c->mu held.
+  uint64_t ProgramOf(const djava_sos_chunk* c) const;
   // The chunk's current bytes from the JVM's produce callback; their size.
   size_t Produce(djava_sos_chunk* c, std::string* data);
   bool Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_sos_error* error);
@@ -184,10 +202,27 @@ class Client {
   static constexpr size_t kShards = 64;
   struct Shard {
     std::mutex mu;
-    std::unordered_map<uint64_t, djava_sos_chunk*> chunks;
-    std::deque<std::unique_ptr<djava_sos_chunk>> owned;
+    std::unordered_map<uint64_t, std::unique_ptr<djava_sos_chunk>> chunks;
   };
   Shard shards_[kShards];
+
+  // Handles are freed only when forgotten (ForgetProgram), and only once
+  // nobody can hold one: the JVM promised it holds none; the client's own
+  // threads hold handles_mu_ shared while they use handles they looked up
+  // (the receiver for one message, the retry thread for one round, AllChunks'
+  // callers, a JVM between hold and unhold); freeing takes it exclusively,
+  // never waiting (FreeForgotten, from the receiver and ForgetProgram).
+  // Lock order: handles_mu_, then a chunk's mu, a shard's mu, retry_mu_ or
+  // forgotten_mu_.
+  std::shared_mutex handles_mu_;
+  struct Forgotten {
+    std::unique_ptr<djava_sos_chunk> handle;
+    std::chrono::steady_clock::time_point when;
+  };
+  std::mutex forgotten_mu_;
+  std::vector<Forgotten> forgotten_;
+  std::atomic<size_t> forgotten_waiting_{0};
+  std::atomic<uint64_t> handles_freed_{0};
 
   // Connection-wide state.
   std::mutex mu_;

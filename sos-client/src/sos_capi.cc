@@ -172,6 +172,25 @@ djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk) {
   return chunk->client->DropCopy(chunk);
 }
 
+size_t djava_sos_forget_program(djava_sos_client* client, uint64_t program,
+                                djava_sos_chunk* const* kept, size_t n_kept,
+                                djava_sos_chunk* const* released, size_t n_released) {
+  return reinterpret_cast<Client*>(client)->ForgetProgram(program, kept, n_kept, released,
+                                                          n_released);
+}
+
+void djava_sos_hold_handles(djava_sos_client* client) {
+  reinterpret_cast<Client*>(client)->HoldHandles();
+}
+
+void djava_sos_unhold_handles(djava_sos_client* client) {
+  reinterpret_cast<Client*>(client)->UnholdHandles();
+}
+
+size_t djava_sos_handle_count(djava_sos_client* client) {
+  return reinterpret_cast<Client*>(client)->HandleCount();
+}
+
 void djava_sos_retry_deferred(djava_sos_client* client) {
   reinterpret_cast<Client*>(client)->RetryDeferredNow();
 }

@@ -212,6 +212,27 @@ void djava_sos_discard(djava_sos_chunk* chunk);
  * waits. */
 djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk);
 
+/* The JVM let go of every object of a program (the program ended on this
+ * node): the client forgets its handles of that program's chunks (a
+ * chunk's program is its class descriptor's) and those in `released` (the
+ * JVM's own list of the program's handles: some never had their class
+ * here), except those in `kept`, which the JVM still references, and any
+ * in use (an access, a request or revocation under way, a waiter). The JVM
+ * must not use a forgotten handle again (djava_sos_chunk_for gives a new
+ * one for the id); its memory goes once no thread of the client can hold
+ * it and a grace period has passed. Returns how many were forgotten. Never
+ * waits for the network. */
+size_t djava_sos_forget_program(djava_sos_client* client, uint64_t program,
+                                djava_sos_chunk* const* kept, size_t n_kept,
+                                djava_sos_chunk* const* released, size_t n_released);
+/* Between hold and unhold no forgotten handle is freed: for a JVM that
+ * reads handles it listed before they may have been forgotten (its
+ * statistics). Not nested; may wait a moment for a free in progress. */
+void djava_sos_hold_handles(djava_sos_client* client);
+void djava_sos_unhold_handles(djava_sos_client* client);
+/* How many handles the client has (forgotten ones not counted). */
+size_t djava_sos_handle_count(djava_sos_client* client);
+
 /* What made produce say DJAVA_SOS_PRODUCE_LATER may be over (a JVM's fence
  * completed, a lock was released): the flushes put off are tried again now
  * instead of after the retry thread's back-off. Never waits. */
@@ -230,6 +251,8 @@ typedef struct {
   uint64_t releases_handed_off; /* the last release of an access whose chunk
                                  * another thread held: finished by the
                                  * client's retry thread (client-wide only) */
+  uint64_t handles_freed;      /* forgotten handles whose memory went
+                                * (client-wide only) */
 } djava_sos_stats;
 void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats);
 /* One chunk's share of those counters (a JVM's statistics per class). */

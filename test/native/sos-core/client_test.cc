@@ -570,6 +570,58 @@ TEST(SosClient, ADiscardedChunkIsForgottenWithoutAMessage) {
   djava_sos_abandon(a);
 }
 
+TEST(SosClient, AnEndedProgramsIdleHandlesAreForgottenAndTheRestStay) {
+  // A thread server's client meets chunks of many programs: when one ends,
+  // the JVM lets go of its objects and the client of their handles, but for
+  // those the JVM names as still referenced and those in use.
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_meta ended = Meta("Item");  // program 42
+  djava_sos_meta other = Meta("Item");
+  other.program = 43;
+  djava_sos_chunk* x = djava_sos_alloc(a, 8, &ended, nullptr);
+  djava_sos_chunk* kept = djava_sos_alloc(a, 8, &ended, nullptr);
+  djava_sos_chunk* busy = djava_sos_alloc(a, 8, &ended, nullptr);
+  djava_sos_chunk* z = djava_sos_alloc(a, 8, &other, nullptr);
+  djava_sos_chunk* chunks[] = {x, kept, busy, z};
+  djava_sos_chunk* at_b[4];
+  for (int i = 0; i < 4; i++) {
+    WriteU64(chunks[i], 10 + i);
+    at_b[i] = djava_sos_chunk_for(b, djava_sos_id(chunks[i]));
+    EXPECT_EQ(ReadU64(at_b[i]), 10u + i);
+  }
+  // A handle the JVM made for a reference whose bytes it never fetched: no
+  // class here, so only the JVM's list names its program.
+  djava_sos_chunk* stub = djava_sos_chunk_for(b, djava_sos_id(z) + 1000);
+  EXPECT_EQ(djava_sos_handle_count(b), 5u);
+  djava_sos_error e{};
+  ASSERT_EQ(djava_sos_load(at_b[2], &e), DJAVA_SOS_OK) << e.message;  // an access in progress
+  EXPECT_EQ(djava_sos_forget_program(b, 0, nullptr, 0, nullptr, 0), 0u) << "0 is no program";
+  EXPECT_EQ(djava_sos_forget_program(b, 42, &at_b[1], 1, &stub, 1), 2u) << "x and the stub go";
+  djava_sos_release(at_b[2]);
+  EXPECT_EQ(djava_sos_handle_count(b), 3u);
+  // b's copy of x is invalidated with no handle for it there: the
+  // acknowledgement comes all the same, and a new handle reads the bytes.
+  WriteU64(x, 99);
+  djava_sos_chunk* again = djava_sos_chunk_for(b, djava_sos_id(x));
+  EXPECT_EQ(ReadU64(again), 99u);
+  EXPECT_EQ(ReadU64(at_b[1]), 11u);
+  EXPECT_EQ(ReadU64(at_b[2]), 12u);
+  EXPECT_EQ(ReadU64(at_b[3]), 13u);
+  // The memory goes after the grace period, at the receiver's next message.
+  djava_sos_stats stats{};
+  djava_sos_get_stats(b, &stats);
+  EXPECT_EQ(stats.handles_freed, 0u) << "freed within the grace period";
+  std::this_thread::sleep_for(std::chrono::milliseconds(2200));
+  WriteU64(z, 14);  // b's copy invalidated: a message to b
+  EXPECT_EQ(ReadU64(at_b[3]), 14u);
+  djava_sos_get_stats(b, &stats);
+  EXPECT_EQ(stats.handles_freed, 2u);
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
 TEST(SosClient, PrefetchedChunksLoadWithoutAnotherRequest) {
   Server server;
   djava_sos_client* a = server.Connect("a");

@@ -235,12 +235,14 @@ def test_a_thread_server_lets_go_of_an_ended_programs_objects(cluster, procs, se
                                                               classes):
     # Program after program on the same servers: each server releases the
     # objects of a program when it ends (nothing of it is left in its
-    # replica table), the sos-server drops the program's chunks, and both
-    # serve the next one as before.
+    # replica table, no handle of it in its cache), the sos-server drops the
+    # program's chunks, and both serve the next one as before.
     servers = cluster[1]
     released = re.compile(r"program \d+ ended: released (\d+) of its shared objects, "
                           r"(\d+) remain for other programs")
     dropped = re.compile(r"program \d+ ended: dropped its (\d+) chunk\(s\)")
+    forgotten = re.compile(r"program \d+ ended: .*; the cache forgot (\d+) handles, "
+                           r"(\d+) remain")
     for run_number in range(1, 3):
         p = run(cluster, secret_file, classes, "counter")
         assert p.returncode == 0, p.stdout + p.stderr
@@ -259,6 +261,10 @@ def test_a_thread_server_lets_go_of_an_ended_programs_objects(cluster, procs, se
             count, remain = released.findall(procs.stderr_of(server))[-1]
             assert int(count) > 0, "the server held objects of the program"
             assert int(remain) == 0, procs.stderr_of(server)
+            # and its cache let go of its handles of the program's chunks
+            forgot, handles = forgotten.findall(procs.stderr_of(server))[-1]
+            assert int(forgot) >= int(count), procs.stderr_of(server)
+            assert int(handles) == 0, procs.stderr_of(server)
     # A program a thread of which calls System.exit: that thread waits for
     # the program to be dropped before it ends, and the drop for the
     # program's threads to end; its objects go all the same.

@@ -417,14 +417,28 @@ void DsoHeap::drop_program(JavaThread* current, uint64_t program, char* summary,
       DsoNode::lib().djava_sos_discard(chunks.at(i));
     }
   }
-  size_t kept;
+  GrowableArrayCHeap<djava_sos_chunk*, mtInternal> kept;
   size_t dropped = DsoReplicaTable::drop_program(program, &kept);
-  if (kept > 0) {
-    log_warning(dso)("program " UINT64_FORMAT ": %zu shared objects in use or with a displaced "
-                     "header stay", program, kept);
+  if (kept.length() > 0) {
+    log_warning(dso)("program " UINT64_FORMAT ": %d shared objects in use or with a displaced "
+                     "header stay", program, kept.length());
+  }
+  // Nothing here references the program's other chunks now (their entries
+  // and their statistics' retired parts went with drop_program): the cache
+  // forgets its handles of them, or a thread server would keep one per
+  // chunk of every program it ran.
+  size_t forgotten;
+  size_t handles;
+  {
+    ThreadToNativeFromVM in_native(current);
+    forgotten = DsoNode::lib().djava_sos_forget_program(
+        DsoNode::sos(), program, kept.length() > 0 ? kept.adr_at(0) : NULL, (size_t)kept.length(),
+        chunks.length() > 0 ? chunks.adr_at(0) : NULL, (size_t)chunks.length());
+    handles = DsoNode::lib().djava_sos_handle_count(DsoNode::sos());
   }
   jio_snprintf(summary, length, "released %zu of its shared objects, %zu remain for other "
-               "programs", dropped, DsoReplicaTable::live_count());
+               "programs; the cache forgot %zu handles, %zu remain", dropped,
+               DsoReplicaTable::live_count(), forgotten, handles);
 }
 
 bool DsoHeap::runs_program(uint64_t program) {

@@ -59,6 +59,10 @@ class JavaThread;
   X(djava_sos_discard)                                                        \
   X(djava_sos_retry_deferred)                                                 \
   X(djava_sos_drop_copy)                                                      \
+  X(djava_sos_forget_program)                                                 \
+  X(djava_sos_hold_handles)                                                   \
+  X(djava_sos_unhold_handles)                                                 \
+  X(djava_sos_handle_count)                                                   \
   X(djava_sos_size)                                                           \
   X(djava_sos_chunk_stats)                                                    \
   X(djava_sos_word)                                                           \

@@ -323,11 +323,11 @@ void DsoReplicaTable::chunks_of(uint64_t program,
   }
 }
 
-size_t DsoReplicaTable::drop_program(uint64_t program, size_t* kept) {
+size_t DsoReplicaTable::drop_program(uint64_t program,
+                                     GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* kept) {
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   DsoStatistics::forget_program(program);
   size_t dropped = 0;
-  *kept = 0;
   for (uint index = 1; index < _high_water; index++) {
     DsoReplica* e = &_entries[index];
     if (e->_replica.is_empty() || e->_program != program) {
@@ -337,7 +337,7 @@ size_t DsoReplicaTable::drop_program(uint64_t program, size_t* kept) {
     // JDK thread running its code) still uses the entry.
     if (e->_word != NULL &&
         (__atomic_load_n(e->_word, __ATOMIC_ACQUIRE) >> DJAVA_SOS_WORD_PIN_SHIFT) != 0) {
-      (*kept)++;
+      if (e->_chunk != NULL) kept->append(e->_chunk);
       continue;
     }
     oop obj = e->_replica.peek();
@@ -345,7 +345,7 @@ size_t DsoReplicaTable::drop_program(uint64_t program, size_t* kept) {
       markWord mark = obj->mark();
       if (!DsoMark::is_shared(mark) || DsoMark::index(mark) != index ||
           obj->cas_set_mark(DsoMark::untagged(mark), mark) != mark) {
-        (*kept)++;
+        if (e->_chunk != NULL) kept->append(e->_chunk);
         continue;
       }
     }

@@ -121,9 +121,10 @@ class DsoReplicaTable : AllStatic {
   // again (untagged, their identity hashes kept), no longer held, and their
   // entries are freed, so that GC collects them and their class loader
   // unloads. None of the program's threads may be running. Returns how
-  // many; *kept counts those left as they are (an access in progress, or a
-  // header displaced by a lock, which a replica should never have).
-  static size_t drop_program(uint64_t program, size_t* kept);
+  // many; the chunks of those left as they are (an access in progress, or a
+  // header displaced by a lock, which a replica should never have) are
+  // appended to kept: the cache must keep their handles.
+  static size_t drop_program(uint64_t program, GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* kept);
 
  private:
   static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,

@@ -150,9 +150,22 @@ int by_traffic(ClassRow* a, ClassRow* b) {
 
 }  // namespace
 
+// Keeps the cache from freeing the handles a snapshot lists while it reads
+// their counters: another program may end meanwhile, and the cache then
+// forgets that program's handles (DsoHeap::drop_program).
+class HandlesHeld : public StackObj {
+ public:
+  explicit HandlesHeld(JavaThread* current) {
+    ThreadToNativeFromVM in_native(current);  // may wait for a free in progress
+    DsoNode::lib().djava_sos_hold_handles(DsoNode::sos());
+  }
+  ~HandlesHeld() { DsoNode::lib().djava_sos_unhold_handles(DsoNode::sos()); }  // never waits
+};
+
 void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t program,
                           const char* title) {
   ResourceMark rm(current);
+  HandlesHeld held(current);
   GrowableArray<EntryShare> shares;
   {
     MutexLocker ml(DsoReplicaTable::_lock, Mutex::_no_safepoint_check_flag);
