@@ -418,7 +418,9 @@ void DsoHeap::drop_program(JavaThread* current, uint64_t program, char* summary,
     }
   }
   GrowableArrayCHeap<djava_sos_chunk*, mtInternal> kept;
-  size_t dropped = DsoReplicaTable::drop_program(program, &kept);
+  // The cache may forget every handle of the program the JVM had: its
+  // replicas' (discarded above) and those of replicas collected earlier.
+  size_t dropped = DsoReplicaTable::drop_program(program, &kept, &chunks);
   if (kept.length() > 0) {
     log_warning(dso)("program " UINT64_FORMAT ": %d shared objects in use or with a displaced "
                      "header stay", program, kept.length());

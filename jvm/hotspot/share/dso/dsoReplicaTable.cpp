@@ -324,9 +324,10 @@ void DsoReplicaTable::chunks_of(uint64_t program,
 }
 
 size_t DsoReplicaTable::drop_program(uint64_t program,
-                                     GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* kept) {
+                                     GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* kept,
+                                     GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released) {
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
-  DsoStatistics::forget_program(program);
+  DsoStatistics::forget_program(program, released);
   size_t dropped = 0;
   for (uint index = 1; index < _high_water; index++) {
     DsoReplica* e = &_entries[index];

@@ -123,8 +123,10 @@ class DsoReplicaTable : AllStatic {
   // unloads. None of the program's threads may be running. Returns how
   // many; the chunks of those left as they are (an access in progress, or a
   // header displaced by a lock, which a replica should never have) are
-  // appended to kept: the cache must keep their handles.
-  static size_t drop_program(uint64_t program, GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* kept);
+  // appended to kept (the cache must keep their handles), those of replicas
+  // collected earlier (their statistics' parts) to released.
+  static size_t drop_program(uint64_t program, GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* kept,
+                             GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released);
 
  private:
   static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,

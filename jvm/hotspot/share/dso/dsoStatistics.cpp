@@ -316,10 +316,12 @@ void DsoStatistics::retire(const DsoReplica* e) {
                                e->_lock_enters, e->_lock_wait_ns});
 }
 
-void DsoStatistics::forget_program(uint64_t program) {
+void DsoStatistics::forget_program(uint64_t program,
+                                   GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released) {
   assert_lock_strong(DsoReplicaTable::_lock);
   for (int i = 0; retired != NULL && i < retired->length();) {
     if (retired->at(i).program == program) {
+      released->append(retired->at(i).chunk);
       retired->at(i).class_name->decrement_refcount();
       retired->delete_at(i);  // moves the last one here
     } else {

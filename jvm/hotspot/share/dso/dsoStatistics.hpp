@@ -18,10 +18,12 @@
 
 #include "memory/allStatic.hpp"
 #include "utilities/globalDefinitions.hpp"
+#include "utilities/growableArray.hpp"
 
 class JavaThread;
 class outputStream;
 struct DsoReplica;
+struct djava_sos_chunk;
 
 class DsoStatistics : AllStatic {
  public:
@@ -32,8 +34,10 @@ class DsoStatistics : AllStatic {
   // Keeps the part of an entry whose replica GC collected, before the entry
   // is freed. Under the replica table's lock.
   static void retire(const DsoReplica* e);
-  // The program ended here: its retired parts go. Under the table's lock.
-  static void forget_program(uint64_t program);
+  // The program ended here: its retired parts go, their chunks appended to
+  // released (the cache may forget them). Under the table's lock.
+  static void forget_program(uint64_t program,
+                             GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released);
 };
 
 #endif // SHARE_DSO_DSOSTATISTICS_HPP
