@@ -280,6 +280,33 @@ def test_a_thread_server_lets_go_of_an_ended_programs_objects(cluster, procs, se
     assert released.search(exit_line), exit_line
 
 
+def test_programs_that_run_together_end_without_leaving_handles(cluster, procs, secret_file,
+                                                                classes):
+    # Programs end while others run on the same servers: each server's cache
+    # forgets an ended program's handles under the others' traffic, and once
+    # all have ended none is left (nor any replica). Three rounds of four.
+    address, servers = cluster
+    scenarios = ["counter", "latch", "pool", "buffer"]
+    for _ in range(3):
+        running = [subprocess.Popen([JAVA, *node_options(address, secret_file), "-cp", classes,
+                                     "Dist", s], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True) for s in scenarios]
+        for s, p in zip(scenarios, running):
+            out, err = p.communicate(timeout=180)
+            assert p.returncode == 0, s + ":\n" + out + err
+    ended = re.compile(r"program \d+ ended: released \d+ of its shared objects, (\d+) remain "
+                       r"for other programs; the cache forgot \d+ handles, (\d+) remain")
+    # Each server logs a drop for each program it ran; the last one's counts
+    # are what is left of all twelve.
+    def last_drops():
+        return [(ended.findall(procs.stderr_of(s)) or [None])[-1] for s in servers]
+    deadline = time.monotonic() + 30
+    while last_drops() != [("0", "0")] * len(servers):
+        assert time.monotonic() < deadline, [procs.stderr_of(s) for s in servers]
+        time.sleep(0.1)
+    assert sum(len(ended.findall(procs.stderr_of(s))) for s in servers) >= 12
+
+
 @pytest.mark.parametrize("where", ["private", "shared"])
 def test_statistics_name_the_classes_that_went_remote(where, cluster, secret_file, classes):
     # The launcher's table, then each thread server's table for this
