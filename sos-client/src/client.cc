@@ -27,6 +27,10 @@ constexpr int kYieldsBeforeSleep = 50;
 // the JVM let go of the program's objects is done with it within this.
 constexpr auto kForgottenGrace = std::chrono::seconds(2);
 
+int64_t SteadyNs(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
 djava_sos_status Fail(djava_sos_error* error, djava_sos_status status, const char* fmt, ...) {
   if (error != nullptr) {
     error->status = status;
@@ -229,10 +233,11 @@ size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, siz
     c->revoke = djava_sos_chunk::Revoke();
     AnswerWithNothing(c->id, r.txn, r.flush);
   }
-  {
+  if (!out.empty()) {
     std::lock_guard<std::mutex> l(forgotten_mu_);
     for (Forgotten& f : out) forgotten_.push_back(std::move(f));
     forgotten_waiting_ = forgotten_.size();
+    forgotten_due_ns_ = std::min(forgotten_due_ns_.load(), SteadyNs(now + kForgottenGrace));
   }
   FreeForgotten();
   return forgotten;
@@ -240,17 +245,22 @@ size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, siz
 
 void Client::FreeForgotten() {
   if (forgotten_waiting_.load(std::memory_order_relaxed) == 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (SteadyNs(now) < forgotten_due_ns_.load(std::memory_order_relaxed)) return;
   std::unique_lock<std::shared_mutex> sole(handles_mu_, std::try_to_lock);
   if (!sole.owns_lock()) return;  // someone uses handles: a later call frees them
   std::vector<std::unique_ptr<djava_sos_chunk>> done;
   {
     std::lock_guard<std::mutex> l(forgotten_mu_);
-    const auto due = std::chrono::steady_clock::now() - kForgottenGrace;
+    const auto due = now - kForgottenGrace;
     auto still = std::stable_partition(forgotten_.begin(), forgotten_.end(),
                                        [&](const Forgotten& f) { return f.when > due; });
     for (auto it = still; it != forgotten_.end(); ++it) done.push_back(std::move(it->handle));
     forgotten_.erase(still, forgotten_.end());
     forgotten_waiting_ = forgotten_.size();
+    int64_t next = INT64_MAX;
+    for (const Forgotten& f : forgotten_) next = std::min(next, SteadyNs(f.when + kForgottenGrace));
+    forgotten_due_ns_ = next;
   }
   if (done.empty()) return;
   {

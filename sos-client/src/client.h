@@ -222,6 +222,9 @@ class Client {
   std::mutex forgotten_mu_;
   std::vector<Forgotten> forgotten_;
   std::atomic<size_t> forgotten_waiting_{0};
+  // When the oldest forgotten handle's grace ends (steady clock, ns): until
+  // then FreeForgotten, called for every message, returns at once.
+  std::atomic<int64_t> forgotten_due_ns_{INT64_MAX};
   std::atomic<uint64_t> handles_freed_{0};
 
   // Connection-wide state.
