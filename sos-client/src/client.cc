@@ -183,6 +183,13 @@ size_t Client::HandleCount() {
   return n;
 }
 
+// In use: an access, a request or revocation under way, a thread waiting,
+// bytes being installed. Such a handle is not forgotten.
+bool Client::Idle(const djava_sos_chunk* c) const {
+  return Pins(c->word.load()) == 0 && c->outstanding == djava_sos_chunk::Asked::kNone &&
+         !c->revoke.active && c->waiters == 0 && !c->installing;
+}
+
 uint64_t Client::ProgramOf(const djava_sos_chunk* c) const {
   const ClassInfo* info = c->class_local != 0 ? classes_.Get(c->class_local) : nullptr;
   if (info != nullptr) return info->program;
@@ -200,11 +207,7 @@ size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, siz
     for (djava_sos_chunk* c : AllChunks()) {
       if (keep.count(c) != 0) continue;
       std::lock_guard<std::mutex> l(c->mu);
-      // In use: an access, a request or revocation under way, a thread
-      // waiting, bytes being installed. Such a handle stays.
-      const bool idle = Pins(c->word.load()) == 0 && c->outstanding == djava_sos_chunk::Asked::kNone &&
-                        !c->revoke.active && c->waiters == 0 && !c->installing;
-      if (idle && (let_go.count(c) != 0 || ProgramOf(c) == program)) going.push_back(c);
+      if (Idle(c) && (let_go.count(c) != 0 || ProgramOf(c) == program)) going.push_back(c);
     }
   }
   // Out of the table: from here the receiver finds no handle for these ids
@@ -214,6 +217,10 @@ size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, siz
   out.reserve(going.size());
   const auto now = std::chrono::steady_clock::now();
   for (djava_sos_chunk* c : going) {
+    // Idle still (checked again under the chunk's mutex, then the shard's):
+    // a thread may have begun an access since.
+    std::lock_guard<std::mutex> cl(c->mu);
+    if (!Idle(c)) continue;
     Shard& s = shards_[HomeShard(c->id, kShards)];
     std::lock_guard<std::mutex> l(s.mu);
     auto it = s.chunks.find(c->id);
@@ -263,10 +270,19 @@ void Client::FreeForgotten() {
     forgotten_due_ns_ = next;
   }
   if (done.empty()) return;
+  for (const auto& h : done) {
+    // A revocation the receiver armed on a handle it found just before the
+    // handle left the table, still put off: the server waits for an
+    // answer, and nobody will produce the bytes now.
+    std::lock_guard<std::mutex> l(h->mu);
+    if (!h->revoke.active) continue;
+    const djava_sos_chunk::Revoke r = h->revoke;
+    h->revoke = djava_sos_chunk::Revoke();
+    AnswerWithNothing(h->id, r.txn, r.flush);
+  }
   {
-    // A revocation armed before a handle was forgotten may have left it
-    // for the retry thread, which is between rounds now (it holds
-    // handles_mu_ shared for each).
+    // Such a handle may also wait on the retry thread's lists; the retry
+    // thread takes handles off them only while it holds handles_mu_.
     std::unordered_set<const djava_sos_chunk*> gone;
     for (const auto& h : done) gone.insert(h.get());
     auto is_gone = [&](djava_sos_chunk* c) { return gone.count(c) != 0; };
@@ -732,17 +748,22 @@ void Client::RetryLoop() {
   std::unique_lock<std::mutex> l(retry_mu_);
   while (!retry_stopping_) {
     if (!releases_to_finish_.empty()) {
+      // Held before the handles leave the list: a forgotten one is freed
+      // only while nobody holds handles_mu_, and taken off the lists then.
+      l.unlock();
+      std::shared_lock<std::shared_mutex> hold(handles_mu_);
+      l.lock();
       std::vector<djava_sos_chunk*> ended;
       ended.swap(releases_to_finish_);
       l.unlock();
       {
-        std::shared_lock<std::shared_mutex> hold(handles_mu_);
         for (djava_sos_chunk* c : ended) {
           std::lock_guard<std::mutex> cl(c->mu);
           MaybeRevoke(c);
           c->cv.notify_all();
         }
       }
+      hold.unlock();
       l.lock();
       continue;
     }
@@ -760,16 +781,19 @@ void Client::RetryLoop() {
     if (woken && !retry_now_) continue;  // a release to finish first; the back-off starts over
     if (retry_now_) delay = std::chrono::milliseconds(1);
     retry_now_ = false;
+    l.unlock();
+    std::shared_lock<std::shared_mutex> hold(handles_mu_);  // as above
+    l.lock();
     std::vector<djava_sos_chunk*> due;
     due.swap(deferred_);
     l.unlock();
     {
-      std::shared_lock<std::shared_mutex> hold(handles_mu_);
       for (djava_sos_chunk* c : due) {
         std::lock_guard<std::mutex> cl(c->mu);
         if (c->revoke.active && c->revoke.deferred && !broken_) ArmRevoke(c);
       }
     }
+    hold.unlock();
     l.lock();
     if (!deferred_.empty()) delay = std::min(delay * 2, std::chrono::milliseconds(64));
   }

@@ -164,6 +164,8 @@ class Client {
   std::vector<djava_sos_chunk*> AllChunks();
   // Frees forgotten handles no thread can hold any more; never waits.
   void FreeForgotten();
+  // Nothing under way on the chunk. With c->mu held.
+  bool Idle(const djava_sos_chunk* c) const;
   // The program of a chunk's class, 0 if not known. With c->mu held.
   uint64_t ProgramOf(const djava_sos_chunk* c) const;
   // The chunk's current bytes from the JVM's produce callback; their size.

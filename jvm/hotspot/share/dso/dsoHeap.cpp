@@ -420,10 +420,11 @@ void DsoHeap::drop_program(JavaThread* current, uint64_t program, char* summary,
   GrowableArrayCHeap<djava_sos_chunk*, mtInternal> kept;
   // The cache may forget every handle of the program the JVM had: its
   // replicas' (discarded above) and those of replicas collected earlier.
-  size_t dropped = DsoReplicaTable::drop_program(program, &kept, &chunks);
-  if (kept.length() > 0) {
-    log_warning(dso)("program " UINT64_FORMAT ": %d shared objects in use or with a displaced "
-                     "header stay", program, kept.length());
+  size_t kept_of_program;
+  size_t dropped = DsoReplicaTable::drop_program(program, &kept, &chunks, &kept_of_program);
+  if (kept_of_program > 0) {
+    log_warning(dso)("program " UINT64_FORMAT ": %zu shared objects in use or with a displaced "
+                     "header stay", program, kept_of_program);
   }
   // Nothing here references the program's other chunks now (their entries
   // and their statistics' retired parts went with drop_program): the cache

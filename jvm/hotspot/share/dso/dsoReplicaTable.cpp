@@ -325,10 +325,12 @@ void DsoReplicaTable::chunks_of(uint64_t program,
 
 size_t DsoReplicaTable::drop_program(uint64_t program,
                                      GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* kept,
-                                     GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released) {
+                                     GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released,
+                                     size_t* kept_of_program) {
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   DsoStatistics::forget_program(program, released);
   size_t dropped = 0;
+  size_t kept_here = 0;  // of the program's entries
   for (uint index = 1; index < _high_water; index++) {
     DsoReplica* e = &_entries[index];
     if (e->_replica.is_empty() || e->_program != program) {
@@ -338,7 +340,7 @@ size_t DsoReplicaTable::drop_program(uint64_t program,
     // JDK thread running its code) still uses the entry.
     if (e->_word != NULL &&
         (__atomic_load_n(e->_word, __ATOMIC_ACQUIRE) >> DJAVA_SOS_WORD_PIN_SHIFT) != 0) {
-      if (e->_chunk != NULL) kept->append(e->_chunk);
+      kept_here++;
       continue;
     }
     oop obj = e->_replica.peek();
@@ -346,13 +348,25 @@ size_t DsoReplicaTable::drop_program(uint64_t program,
       markWord mark = obj->mark();
       if (!DsoMark::is_shared(mark) || DsoMark::index(mark) != index ||
           obj->cas_set_mark(DsoMark::untagged(mark), mark) != mark) {
-        if (e->_chunk != NULL) kept->append(e->_chunk);
+        kept_here++;
         continue;
       }
     }
     forget(index);
     dropped++;
   }
+  // Every handle still referenced here stays in the cache, whatever program
+  // its entry or retired part is of: a reference decoded in another
+  // program's object gives that program's entry a chunk of this one.
+  kept->clear();
+  for (uint index = 1; index < _high_water; index++) {
+    DsoReplica* e = &_entries[index];
+    if (!e->_replica.is_empty() && e->_chunk != NULL) {
+      kept->append(e->_chunk);
+    }
+  }
+  DsoStatistics::retained_chunks(kept);
+  *kept_of_program = kept_here;
   return dropped;
 }
 

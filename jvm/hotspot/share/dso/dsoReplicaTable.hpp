@@ -121,12 +121,14 @@ class DsoReplicaTable : AllStatic {
   // again (untagged, their identity hashes kept), no longer held, and their
   // entries are freed, so that GC collects them and their class loader
   // unloads. None of the program's threads may be running. Returns how
-  // many; the chunks of those left as they are (an access in progress, or a
-  // header displaced by a lock, which a replica should never have) are
-  // appended to kept (the cache must keep their handles), those of replicas
-  // collected earlier (their statistics' parts) to released.
+  // many; *kept_of_program counts those left as they are (an access in
+  // progress, or a header displaced by a lock, which a replica should never
+  // have). kept gets every chunk an entry or a statistics part still names,
+  // of any program (the cache must keep those handles), released the chunks
+  // of the program's replicas collected earlier (their statistics' parts).
   static size_t drop_program(uint64_t program, GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* kept,
-                             GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released);
+                             GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released,
+                             size_t* kept_of_program);
 
  private:
   static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,

@@ -316,6 +316,13 @@ void DsoStatistics::retire(const DsoReplica* e) {
                                e->_lock_enters, e->_lock_wait_ns});
 }
 
+void DsoStatistics::retained_chunks(GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out) {
+  assert_lock_strong(DsoReplicaTable::_lock);
+  for (int i = 0; retired != NULL && i < retired->length(); i++) {
+    out->append(retired->at(i).chunk);
+  }
+}
+
 void DsoStatistics::forget_program(uint64_t program,
                                    GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released) {
   assert_lock_strong(DsoReplicaTable::_lock);

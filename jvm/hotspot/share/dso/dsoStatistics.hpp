@@ -38,6 +38,8 @@ class DsoStatistics : AllStatic {
   // released (the cache may forget them). Under the table's lock.
   static void forget_program(uint64_t program,
                              GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released);
+  // Appends the chunks the retired parts still name. Under the table's lock.
+  static void retained_chunks(GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out);
 };
 
 #endif // SHARE_DSO_DSOSTATISTICS_HPP
