@@ -230,15 +230,11 @@ size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, siz
   }
   const size_t forgotten = out.size();
   for (Forgotten& f : out) {
-    // A revocation armed between the check above and the handle's leaving
-    // the table (it may have been put off, for the retry thread): the
-    // server waits for its answer, and there is nothing left to give.
-    djava_sos_chunk* c = f.handle.get();
-    std::lock_guard<std::mutex> l(c->mu);
-    if (!c->revoke.active) continue;
-    const djava_sos_chunk::Revoke r = c->revoke;
-    c->revoke = djava_sos_chunk::Revoke();
-    AnswerWithNothing(c->id, r.txn, r.flush);
+    // A revocation armed since the handle left the table, by a receiver
+    // that found it just before (it may have been put off, for the retry
+    // thread): the server waits for its answer.
+    std::lock_guard<std::mutex> l(f.handle->mu);
+    AnswerPendingRevokeWithNothing(f.handle.get());
   }
   if (!out.empty()) {
     std::lock_guard<std::mutex> l(forgotten_mu_);
@@ -271,14 +267,9 @@ void Client::FreeForgotten() {
   }
   if (done.empty()) return;
   for (const auto& h : done) {
-    // A revocation the receiver armed on a handle it found just before the
-    // handle left the table, still put off: the server waits for an
-    // answer, and nobody will produce the bytes now.
+    // The same, armed later still: nobody will produce the bytes now.
     std::lock_guard<std::mutex> l(h->mu);
-    if (!h->revoke.active) continue;
-    const djava_sos_chunk::Revoke r = h->revoke;
-    h->revoke = djava_sos_chunk::Revoke();
-    AnswerWithNothing(h->id, r.txn, r.flush);
+    AnswerPendingRevokeWithNothing(h.get());
   }
   {
     // Such a handle may also wait on the retry thread's lists; the retry
@@ -831,6 +822,13 @@ void Client::AnswerWithNothing(uint64_t id, uint64_t txn, bool flush) {
   }
   std::lock_guard<std::mutex> l(bypass_send_mu_);
   bypass_->Send(m);
+}
+
+void Client::AnswerPendingRevokeWithNothing(djava_sos_chunk* c) {
+  if (!c->revoke.active) return;
+  const djava_sos_chunk::Revoke r = c->revoke;
+  c->revoke = djava_sos_chunk::Revoke();
+  AnswerWithNothing(c->id, r.txn, r.flush);
 }
 
 void Client::OnRevoke(uint64_t id, uint64_t txn, bool flush, bool keep_shared) {

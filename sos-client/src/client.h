@@ -148,6 +148,9 @@ class Client {
   void OnRevoke(uint64_t id, uint64_t txn, bool flush, bool keep_shared);
   // The answer to a revocation of a chunk this node has nothing of.
   void AnswerWithNothing(uint64_t id, uint64_t txn, bool flush);
+  // A forgotten handle's revocation, if one is pending, answered so. With
+  // c->mu held.
+  void AnswerPendingRevokeWithNothing(djava_sos_chunk* c);
   void OnError(const sospb::ServerMessage& m);
   void OnFreed(const sospb::ServerMessage& m);
   void Disconnected(const std::string& why);
