@@ -45,6 +45,10 @@ APPS = {
     "SOR": (["200", "20", "{t}"], ["40", "4", "{t}"]),
     "TSP": (["11", "{t}", "42"], ["8", "{t}", "42"]),
     "RayTracer": (["120", "{t}"], ["24", "{t}"]),
+    # The common pool's programs size themselves (availableProcessors(): the
+    # cluster's under djava); {t} = 1 makes them sequential, for Ref.
+    "ParallelIntegrate": (["400000", "{t}"], ["20000", "{t}"]),
+    "MergeSort": (["262144", "{t}"], ["16384", "{t}"]),
 }
 # What one operation of each program is (the unit its protocol costs are
 # given per), and how many its arguments make: a unit of work whose count
@@ -54,6 +58,8 @@ OPERATIONS = {
     "SOR": ("iteration", lambda args: int(args[1])),  # a red and a black half-sweep, 2 barriers
     "TSP": ("job", lambda args: (int(args[0]) - 1) * (int(args[0]) - 2)),  # prefixes 0,a,b
     "RayTracer": ("scan line", lambda args: int(args[0])),
+    "ParallelIntegrate": ("1024 elements", lambda args: int(args[0]) // 1024),
+    "MergeSort": ("leaf task", lambda args: -(-int(args[0]) // 4096)),  # LEAF-sized ranges
 }
 STATISTICS = "-XX:+PrintDistributedStatistics"
 

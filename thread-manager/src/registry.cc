@@ -90,12 +90,21 @@ void ThreadRegistry::Tick(TimeMs now, std::vector<Action>* out) {
 
 std::string ThreadRegistry::RegisterProgram(ProgramId id, ConnId launcher,
                                             const std::string& launch_node,
-                                            const std::string& classpath) {
+                                            const std::string& classpath,
+                                            uint32_t processors,
+                                            uint32_t launcher_processors) {
   if (programs_.count(id)) return "program id already registered";
   Program& p = programs_[id];
   p.launcher = launcher;
   p.launch_node = launch_node;
   p.classpath = classpath;
+  if (processors == 0) {
+    uint64_t capacity = 0;
+    for (const auto& s : servers_) capacity += s.second.capacity;
+    processors = capacity != 0 ? static_cast<uint32_t>(std::min<uint64_t>(capacity, INT32_MAX))
+                               : launcher_processors;
+  }
+  p.processors = std::max<uint32_t>(processors, 1);
   return "";
 }
 
@@ -552,6 +561,11 @@ bool ThreadRegistry::ProgramInfo(ProgramId id, std::string* launch_node,
   *launch_node = it->second.launch_node;
   *classpath = it->second.classpath;
   return true;
+}
+
+uint32_t ThreadRegistry::ProgramProcessors(ProgramId id) const {
+  auto it = programs_.find(id);
+  return it == programs_.end() ? 0 : it->second.processors;
 }
 
 std::string ThreadRegistry::ServerName(ServerId id) const {

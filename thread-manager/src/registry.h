@@ -124,8 +124,12 @@ class ThreadRegistry {
   // Declares dead every server whose liveness deadline passed.
   void Tick(TimeMs now, std::vector<Action>* out);
 
+  // The program's processor count is fixed here, for its life: `processors`
+  // if not 0 (the launcher's override), else the capacities of the servers
+  // registered now added up, else `launcher_processors` (no server yet).
   std::string RegisterProgram(ProgramId id, ConnId launcher, const std::string& launch_node,
-                              const std::string& classpath);
+                              const std::string& classpath, uint32_t processors = 0,
+                              uint32_t launcher_processors = 1);
   std::string Submit(ProgramId program, uint64_t thread, bool daemon, std::vector<Action>* out);
   std::string ThreadEnded(ServerId server, ProgramId program, uint64_t thread,
                           bool by_exception, const std::string& detail,
@@ -197,6 +201,8 @@ class ThreadRegistry {
   // Program ids whose launcher is `conn`.
   std::vector<ProgramId> ProgramsOf(ConnId conn) const;
   bool ProgramInfo(ProgramId id, std::string* launch_node, std::string* classpath) const;
+  // The program's processor count (RegisterProgram), or 0 if unknown.
+  uint32_t ProgramProcessors(ProgramId id) const;
   std::string ServerName(ServerId id) const;
   // Earliest liveness or statistics deadline, or -1 with none (for the
   // daemon's timer).
@@ -218,6 +224,7 @@ class ThreadRegistry {
     ConnId launcher = 0;
     std::string launch_node;
     std::string classpath;
+    uint32_t processors = 1;
     std::set<ServerId> servers_used;
     bool failed = false;
     bool exiting = false;  // an exit was forwarded: later ones are ignored

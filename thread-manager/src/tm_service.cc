@@ -53,13 +53,17 @@ void TmService::OnMessage(ConnId conn, const TmClientMessage& msg, TimeMs now) {
     case TmClientMessage::kRegisterProgram: {
       const auto& p = msg.register_program();
       std::string err =
-          registry_.RegisterProgram(p.program(), conn, p.launch_node(), p.classpath());
+          registry_.RegisterProgram(p.program(), conn, p.launch_node(), p.classpath(),
+                                    p.processors(), p.launcher_processors());
       if (!err.empty()) return Reply(conn, err);
       TmServerMessage r;
+      r.mutable_registered()->set_processors(registry_.ProgramProcessors(p.program()));
       for (const auto& s : options_.sos_servers) r.mutable_registered()->add_sos_servers(s);
       r.mutable_registered()->set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
       transport_->Send(conn, r);
-      Log("program " + std::to_string(p.program()) + " from " + p.launch_node() + " registered");
+      Log("program " + std::to_string(p.program()) + " from " + p.launch_node() +
+          " registered, " + std::to_string(registry_.ProgramProcessors(p.program())) +
+          " processors");
       break;
     }
     case TmClientMessage::kSubmit:
@@ -195,6 +199,7 @@ void TmService::Apply(std::vector<Action>* actions) {
         registry_.ProgramInfo(a.thread.program, &node, &cp);
         as->set_classpath(cp);
         as->set_launch_node(node);
+        as->set_processors(registry_.ProgramProcessors(a.thread.program));
         transport_->Send(a.server, m);
         break;
       }

@@ -55,6 +55,28 @@ TEST_F(RegistryTest, FourThreadsOnTwoServersLandTwoAndTwo) {
   EXPECT_EQ(2u, a[4]);
 }
 
+// A program sees the cluster's processors, fixed when it registers: the
+// servers' capacities added up, an override, or the launcher's own count
+// while no server is registered.
+TEST_F(RegistryTest, ProgramProcessorsAreFixedAtRegistration) {
+  ASSERT_EQ("", reg_.RegisterProgram(99, 7, "node", "cp", 0, 6));
+  EXPECT_EQ(6u, reg_.ProgramProcessors(99));  // no server yet: the launcher's
+  ASSERT_EQ("", reg_.RegisterServer(1, "s1", 3, 0, &out_));
+  ASSERT_EQ("", reg_.RegisterServer(2, "s2", 5, 0, &out_));
+  ASSERT_EQ("", reg_.RegisterProgram(100, 7, "node", "cp", 0, 2));
+  ASSERT_EQ("", reg_.RegisterProgram(101, 7, "node", "cp", 12, 2));
+  EXPECT_EQ(8u, reg_.ProgramProcessors(100));
+  EXPECT_EQ(12u, reg_.ProgramProcessors(101));
+  // A server joining or leaving later changes no registered program's count.
+  ASSERT_EQ("", reg_.RegisterServer(3, "s3", 4, 0, &out_));
+  reg_.ServerGone(1, "gone", &out_);
+  EXPECT_EQ(8u, reg_.ProgramProcessors(100));
+  EXPECT_EQ(6u, reg_.ProgramProcessors(99));
+  ASSERT_EQ("", reg_.RegisterProgram(102, 7, "node", "cp", 0, 2));
+  EXPECT_EQ(9u, reg_.ProgramProcessors(102));
+  EXPECT_EQ(0u, reg_.ProgramProcessors(555));
+}
+
 TEST_F(RegistryTest, LeastLoadedFirst) {
   reg_.RegisterServer(1, "s1", 8, 0, &out_);
   reg_.RegisterProgram(100, 7, "node", "cp");

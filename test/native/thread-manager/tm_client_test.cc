@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "inproc.h"
@@ -90,6 +92,41 @@ TEST_F(TmClientTest, ThreadsSpreadRunAndEnd) {
   // (join's Watch answers repeat the current state: drop repeats.)
   live_at_end.erase(std::unique(live_at_end.begin(), live_at_end.end()), live_at_end.end());
   EXPECT_EQ((std::vector<uint32_t>{3, 2, 1, 0}), live_at_end);
+}
+
+// The launcher learns its program's processor count at registration and
+// every server placed a thread of it gets the same count with the thread.
+TEST_F(TmClientTest, EveryNodeOfAProgramLearnsItsProcessors) {
+  auto s1 = Client(), s2 = Client(), launcher = Client(), sized = Client();
+  ASSERT_EQ("", s1->RegisterServer("s1", 3, nullptr));
+  ASSERT_EQ("", s2->RegisterServer("s2", 2, nullptr));
+  uint32_t processors = 0;
+  ASSERT_EQ("", launcher->RegisterProgram(9, "node:1", "/cp", 0, 1, &processors));
+  EXPECT_EQ(5u, processors);
+  uint32_t overridden = 0;
+  ASSERT_EQ("", sized->RegisterProgram(10, "node:2", "/cp", 16, 1, &overridden));
+  EXPECT_EQ(16u, overridden);
+  ASSERT_EQ("", launcher->Submit(9, 1, false));
+  ASSERT_EQ("", launcher->Submit(9, 2, false));
+  ASSERT_EQ("", sized->Submit(10, 3, false));
+  std::map<uint64_t, uint32_t> by_program;  // each program's count, from every assignment
+  std::set<TmClient*> servers_used;
+  for (int i = 0; i < 3; i++) {
+    djava_tm_event ev;
+    TmClient* server = nullptr;
+    for (int tries = 0; tries < 500 && server == nullptr; tries++) {
+      for (TmClient* s : {s1.get(), s2.get()}) {
+        if (server == nullptr && s->NextEvent(&ev, 10) == 1 && ev.kind == DJAVA_TM_EV_ASSIGN)
+          server = s;
+      }
+    }
+    ASSERT_NE(nullptr, server) << "assignment " << i << " never arrived";
+    servers_used.insert(server);
+    auto seen = by_program.emplace(ev.program, ev.processors);
+    EXPECT_EQ(seen.first->second, ev.processors) << "program " << ev.program;
+  }
+  EXPECT_EQ(2u, servers_used.size());
+  EXPECT_EQ((std::map<uint64_t, uint32_t>{{9, 5}, {10, 16}}), by_program);
 }
 
 TEST_F(TmClientTest, RejectedRequestsAreReportedNotFatal) {

@@ -18,6 +18,8 @@ APPS = {
     "SOR": ["40", "4", "4"],
     "RayTracer": ["24", "4"],
     "TSP": ["8", "4"],
+    "ParallelIntegrate": ["20000", "4"],
+    "MergeSort": ["16384", "4"],
 }
 
 

@@ -59,14 +59,18 @@ def test_joins_registers_runs_and_leaves(procs, thread_manager, secret_file, cla
     assert p.returncode == 0, p.stdout + p.stderr
     assert "running a b" in p.stdout
     joined = re.search(rf"joined the cluster at {thread_manager} as node \S+:\d+ "
-                       r"\(sos node \d+\), program (\d+), sos-servers 127\.0\.0\.1:\d+", p.stdout)
+                       r"\(sos node \d+\), program (\d+) with (\d+) processors, "
+                       r"sos-servers 127\.0\.0\.1:\d+", p.stdout)
     assert joined, p.stdout
     assert f"left the cluster at {thread_manager}" in p.stdout
     program = joined.group(1)
     # The manager saw the program come and end as the JVM said, not by a
     # dropped connection.
     log = wait_for_log(procs, rf"program {program} ended: the launching JVM exited")
-    assert re.search(rf"program {program} from \S+ registered", log)
+    # With no thread server registered, the program sees the launcher's
+    # processors, as the manager fixed them.
+    processors = joined.group(2)
+    assert re.search(rf"program {program} from \S+ registered, {processors} processors", log)
 
 
 def test_system_exit_status_is_kept_and_the_program_ends(procs, thread_manager, secret_file,

@@ -107,6 +107,9 @@ typedef struct djava_tm_event {
    * ({NULL, 0}). Owned by the caller of djava_tm_next_event, who frees it
    * with djava_tm_buffer_free (always safe to call). */
   djava_tm_buffer data;
+  /* DJAVA_TM_EV_ASSIGN: what Runtime.availableProcessors() answers in the
+   * program (djava_tm_register_program_sized). */
+  uint32_t processors;
 } djava_tm_event;
 
 /* Connects to the thread manager at "host:port" and authenticates with the
@@ -120,6 +123,24 @@ void djava_tm_close(djava_tm_client* c);
  * the manager's answer. */
 int djava_tm_register_program(djava_tm_client* c, uint64_t program, const char* launch_node,
                               const char* classpath);
+/* As djava_tm_register_program, and fixes the program's processor count,
+ * the same on every node for its life: `processors` if not 0 (an override),
+ * else the capacities of the thread servers registered now added up, else
+ * (none yet) `launcher_processors`. *program_processors (if not NULL) gets
+ * it; thread servers get it with each ASSIGN. */
+int djava_tm_register_program_sized(djava_tm_client* c, uint64_t program,
+                                    const char* launch_node, const char* classpath,
+                                    uint32_t processors, uint32_t launcher_processors,
+                                    uint32_t* program_processors);
+/* As djava_tm_register_program, and fixes the program's processor count,
+ * the same on every node for its life: `processors` if not 0 (an override),
+ * else the capacities of the thread servers registered now added up, else
+ * (none yet) `launcher_processors`. *program_processors (if not NULL) gets
+ * it; thread servers get it with each ASSIGN. */
+int djava_tm_register_program_sized(djava_tm_client* c, uint64_t program,
+                                    const char* launch_node, const char* classpath,
+                                    uint32_t processors, uint32_t launcher_processors,
+                                    uint32_t* program_processors);
 int djava_tm_register_server(djava_tm_client* c, const char* name, uint32_t capacity,
                              uint64_t* server_id);
 /* Comma-separated sos-server addresses learnt at registration. */

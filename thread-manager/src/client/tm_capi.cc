@@ -62,6 +62,17 @@ int djava_tm_register_program(djava_tm_client* c, uint64_t program, const char* 
   });
 }
 
+int djava_tm_register_program_sized(djava_tm_client* c, uint64_t program,
+                                    const char* launch_node, const char* classpath,
+                                    uint32_t processors, uint32_t launcher_processors,
+                                    uint32_t* program_processors) {
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->RegisterProgram(program, launch_node ? launch_node : "",
+                                     classpath ? classpath : "", processors,
+                                     launcher_processors, program_processors));
+  });
+}
+
 int djava_tm_register_server(djava_tm_client* c, const char* name, uint32_t capacity,
                              uint64_t* server_id) {
   return Guard(c, [&](TmClient* t) {

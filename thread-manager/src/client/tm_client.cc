@@ -90,13 +90,21 @@ std::string TmClient::Register(const tmpb::TmClientMessage& m) {
 }
 
 std::string TmClient::RegisterProgram(uint64_t program, const std::string& node,
-                                      const std::string& cp) {
+                                      const std::string& cp, uint32_t processors,
+                                      uint32_t launcher_processors, uint32_t* answer) {
   tmpb::TmClientMessage m;
   auto* r = m.mutable_register_program();
   r->set_program(program);
   r->set_launch_node(node);
   r->set_classpath(cp);
-  return Register(m);
+  r->set_processors(processors);
+  r->set_launcher_processors(launcher_processors);
+  std::string err = Register(m);
+  if (err.empty() && answer != nullptr) {
+    std::lock_guard<std::mutex> l(mu_);
+    *answer = processors_;
+  }
+  return err;
 }
 
 std::string TmClient::RegisterServer(const std::string& name, uint32_t capacity, uint64_t* id) {
@@ -406,6 +414,7 @@ void TmClient::ReaderLoop() {
         if (m.registered().heartbeat_interval_ms() > 0)
           heartbeat_ms_ = m.registered().heartbeat_interval_ms();
         if (m.registered().server_id() != 0) server_id_ = m.registered().server_id();
+        processors_ = m.registered().processors();
         registrations_++;
         cv_.notify_all();
         m.Clear();
@@ -416,6 +425,7 @@ void TmClient::ReaderLoop() {
         ev.thread = m.assign().thread();
         Copy(ev.classpath, sizeof ev.classpath, m.assign().classpath());
         Copy(ev.launch_node, sizeof ev.launch_node, m.assign().launch_node());
+        ev.processors = m.assign().processors();
         break;
       case tmpb::TmServerMessage::kState:
         ev.kind = DJAVA_TM_EV_STATE;

@@ -33,7 +33,11 @@ class TmClient {
   ~TmClient();
 
   // "" on success, else why.
-  std::string RegisterProgram(uint64_t program, const std::string& node, const std::string& cp);
+  // `processors`: the launcher's override (0: the cluster's), and its own
+  // count for a cluster with no thread server; *answer: the program's count.
+  std::string RegisterProgram(uint64_t program, const std::string& node, const std::string& cp,
+                              uint32_t processors = 0, uint32_t launcher_processors = 1,
+                              uint32_t* answer = nullptr);
   std::string RegisterServer(const std::string& name, uint32_t capacity, uint64_t* id);
   std::vector<std::string> SosServers();
   std::string Submit(uint64_t program, uint64_t thread, bool daemon);
@@ -101,6 +105,7 @@ class TmClient {
   std::vector<std::string> sos_servers_;
   uint32_t heartbeat_ms_ = 500;
   uint64_t server_id_ = 0;
+  uint32_t processors_ = 0;  // Registered.processors of the last registration
   std::map<uint64_t, Fetch*> fetches_;          // outstanding FetchResource calls
   uint64_t last_fetch_ = 0;           // also numbers GatherStatistics calls
   std::map<uint64_t, Gather*> gathers_;         // outstanding GatherStatistics calls

@@ -39,10 +39,12 @@ final class Event {
     final String launchNode;
     /** RESOURCE_REQUEST: the name (UTF-8); CONSOLE: the bytes. */
     final byte[] data;
+    /** ASSIGN: what availableProcessors() answers in the program. */
+    final int processors;
 
     Event(int kind, long program, long thread, int state, long serverId, int liveNonDaemon,
           long requestId, int stream, int status, String serverName, String detail,
-          String classpath, String launchNode, byte[] data) {
+          String classpath, String launchNode, byte[] data, int processors) {
         this.kind = kind;
         this.program = program;
         this.thread = thread;
@@ -57,5 +59,6 @@ final class Event {
         this.classpath = classpath;
         this.launchNode = launchNode;
         this.data = data;
+        this.processors = processors;
     }
 }

@@ -66,7 +66,12 @@ public final class Node {
     /** Sends console output of a remote thread to its program's launcher. */
     static native void console(long program, long thread, int stream, byte[] b, int off, int len);
 
-    static native void registerProgramLoader(long program, ClassLoader loader);
+    /**
+     * A thread server meets a program: the class loader of its classes here,
+     * and what Runtime.availableProcessors() answers to its threads (the
+     * thread manager's count, the same on every node of the program).
+     */
+    static native void registerProgram(long program, ClassLoader loader, int processors);
 
     /**
      * Forgets an ended program (its threads here were stopped): its shared objects, once those

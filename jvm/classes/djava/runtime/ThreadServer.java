@@ -41,6 +41,7 @@ public final class ThreadServer {
             System.exit(2);
         }
         ConsoleRouter.install();
+        startCommonPoolWithoutWorkers();
         ProgramProperties.install();
         ThreadGroup parent = Thread.currentThread().getThreadGroup();
         System.err.println("thread-server " + Node.nodeName() + ": serving");
@@ -51,7 +52,7 @@ public final class ThreadServer {
             }
             switch (e.kind) {
                 case Event.ASSIGN:
-                    run(programs.computeIfAbsent(e.program, id -> register(id, parent)), e);
+                    run(programs.computeIfAbsent(e.program, id -> register(id, e.processors, parent)), e);
                     break;
                 case Event.STATISTICS_REQUEST:
                     Node.answerStatistics(e.requestId, e.program);
@@ -83,9 +84,36 @@ public final class ThreadServer {
         }
     }
 
-    private static Program register(long id, ThreadGroup parent) {
+    /**
+     * The JDK's statics are this node's, shared by every program it runs, so
+     * its ForkJoin common pool is too: a worker of it could not belong to one
+     * program, and a program's thread that started one would ship it to
+     * another node, away from this pool. So the pool has no workers, as
+     * java's has on a uniprocessor: CompletableFuture's default executor then
+     * starts a thread per task (placed by the thread manager like any
+     * other), and fork/join and parallel-stream tasks run in the threads that
+     * join them. A program's common pool with workers is its launcher's
+     * (docs/THREAD-MANAGER.md, Sizing).
+     */
+    private static void startCommonPoolWithoutWorkers() {
+        String key = "java.util.concurrent.ForkJoinPool.common.parallelism";
+        String given = System.getProperty(key);
+        System.setProperty(key, "0");
+        try {
+            java.util.concurrent.ForkJoinPool.commonPool();
+            java.util.concurrent.CompletableFuture.completedFuture(null);
+        } finally {
+            if (given == null) {
+                System.clearProperty(key);
+            } else {
+                System.setProperty(key, given);
+            }
+        }
+    }
+
+    private static Program register(long id, int processors, ThreadGroup parent) {
         Program p = new Program(id, parent);
-        Node.registerProgramLoader(id, p.loader);
+        Node.registerProgram(id, p.loader, processors);
         try {
             ProgramProperties.addProgram(id, Node.fetchResource(id, ProgramProperties.RESOURCE));
         } catch (java.io.IOException e) {

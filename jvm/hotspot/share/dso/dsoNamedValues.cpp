@@ -9,6 +9,7 @@
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoNamedValues.hpp"
+#include "dso/dsoNode.hpp"
 #include "memory/resourceArea.hpp"
 #include "memory/universe.hpp"
 #include "oops/fieldStreams.inline.hpp"
@@ -146,6 +147,15 @@ bool split(const char* name, char* kind, char* klass, size_t klass_capacity, con
   return true;
 }
 
+bool is_fork_join_pool(InstanceKlass* ik) {
+  for (InstanceKlass* k = ik; k != NULL; k = k->java_super()) {
+    if (k->name()->equals("java/util/concurrent/ForkJoinPool")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* DsoNamedValues::name_of(oop v) {
@@ -163,6 +173,12 @@ const char* DsoNamedValues::name_of(oop v) {
     }
   }
   InstanceKlass* ik = InstanceKlass::cast(k);
+  if (!DsoNode::is_thread_server() && is_fork_join_pool(ik)) {
+    // The launcher's common pool is the program's (its parallelism is the
+    // cluster's, DsoProcessors): the workers it ships to thread servers must
+    // work on it, not on each server's own.
+    return NULL;
+  }
   Symbol* field = static_final_holding(ik, v);
   if (field != NULL) {
     return static_name(ik, field);

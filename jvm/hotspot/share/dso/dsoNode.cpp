@@ -9,6 +9,7 @@
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMonitors.hpp"
+#include "dso/dsoProcessors.hpp"
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoStatistics.hpp"
@@ -21,6 +22,8 @@
 #include "dso/dsoNode.hpp"
 #include "logging/log.hpp"
 #include "runtime/arguments.hpp"
+#include "runtime/flags/jvmFlag.hpp"
+#include "runtime/globals_extension.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/java.hpp"
 #include "runtime/os.hpp"
@@ -128,12 +131,20 @@ bool DsoNode::connect(const char* secret, const char* node_name, char* what, cha
       return false;
     }
     const char* classpath = Arguments::get_appclasspath();
-    if (_lib.djava_tm_register_program(_tm, _program, node_name,
-                                       classpath != NULL ? classpath : "") != 0) {
+    // The program sees the processors of the cluster, the same on every
+    // node (DsoProcessors); -XX:ActiveProcessorCount overrides them.
+    uint32_t requested = FLAG_IS_DEFAULT(ActiveProcessorCount) || ActiveProcessorCount <= 0
+                             ? 0 : (uint32_t)ActiveProcessorCount;
+    uint32_t processors = 0;
+    if (_lib.djava_tm_register_program_sized(_tm, _program, node_name,
+                                             classpath != NULL ? classpath : "", requested,
+                                             (uint32_t)os::active_processor_count(),
+                                             &processors) != 0) {
       jio_snprintf(what, length, "the thread manager at %s refused this program", DjavaCluster);
       jio_snprintf(why, length, "%s", _lib.djava_tm_last_error());
       return false;
     }
+    DsoProcessors::set(_program, (int)processors);
   }
   if (_lib.djava_tm_sos_servers(_tm, sos_servers, sizeof(sos_servers)) != 0) {
     jio_snprintf(what, length, "the thread manager at %s", DjavaCluster);
@@ -172,7 +183,8 @@ bool DsoNode::connect(const char* secret, const char* node_name, char* what, cha
                   (uint)DjavaThreadServer, sos_servers);
   } else {
     log_info(dso)("joined the cluster at %s as node %s (sos node %u), program %" PRIu64
-                  ", sos-servers %s", DjavaCluster, node_name, _node_number, _program, sos_servers);
+                  " with %d processors, sos-servers %s", DjavaCluster, node_name, _node_number,
+                  _program, DsoProcessors::of(_program), sos_servers);
   }
   return true;
 }

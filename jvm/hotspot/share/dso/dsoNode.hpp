@@ -24,7 +24,7 @@ class JavaThread;
   X(djava_node_abi_version)                                                   \
   X(djava_tm_connect)                                                         \
   X(djava_tm_close)                                                           \
-  X(djava_tm_register_program)                                                \
+  X(djava_tm_register_program_sized)                                          \
   X(djava_tm_sos_servers)                                                     \
   X(djava_tm_program_end)                                                     \
   X(djava_tm_last_error)                                                      \
@@ -89,7 +89,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 10;
+  static const uint32_t abi_version = 11;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

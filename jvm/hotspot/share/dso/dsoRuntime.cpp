@@ -11,6 +11,7 @@
 #include "dso/dsoStatistics.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
+#include "dso/dsoProcessors.hpp"
 #include "dso/dsoThreads.hpp"
 #include "classfile/javaClasses.inline.hpp"
 #include "classfile/symbolTable.hpp"
@@ -119,7 +120,7 @@ NODE_ENTRY(jobject, Node_nextEvent(JNIEnv* env, jclass, jlong timeout_ms))
     FREE_C_HEAP_OBJ(ev);
     return NULL;
   }
-  JavaCallArguments args(24);  // 14 arguments, 5 of them two slots
+  JavaCallArguments args(24);  // 15 arguments, 5 of them two slots
   args.push_int(ev->kind);
   args.push_long((jlong)ev->program);
   args.push_long((jlong)ev->thread);
@@ -134,9 +135,10 @@ NODE_ENTRY(jobject, Node_nextEvent(JNIEnv* env, jclass, jlong timeout_ms))
   args.push_oop(classpath);
   args.push_oop(launch_node);
   args.push_oop(data);
+  args.push_int((jint)MIN2(ev->processors, (uint32_t)max_jint));
   FREE_C_HEAP_OBJ(ev);
   TempNewSymbol signature = SymbolTable::new_symbol(
-      "(IJJIJIJIILjava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;[B)V");
+      "(IJJIJIJIILjava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;[BI)V");
   Handle event = JavaCalls::construct_new_instance(InstanceKlass::cast(k), signature, &args, CHECK_NULL);
   return JNIHandles::make_local(THREAD, event());
 JVM_END
@@ -203,10 +205,14 @@ NODE_ENTRY(void, Node_console(JNIEnv* env, jclass, jlong program, jlong thread_i
                                   copy, (size_t)length);
 JVM_END
 
-NODE_ENTRY(void, Node_registerProgramLoader(JNIEnv* env, jclass, jlong program, jobject loader))
+// A thread server meets a program: its class loader here, and the processor
+// count its threads see (the thread manager's, in the first ASSIGN).
+NODE_ENTRY(void, Node_registerProgram(JNIEnv* env, jclass, jlong program, jobject loader,
+                                      jint processors))
   if (!require_member(thread)) return;
   Handle h(thread, JNIHandles::resolve_non_null(loader));
   DsoHeap::register_loader(thread, (uint64_t)program, h);
+  DsoProcessors::set((uint64_t)program, processors);
 JVM_END
 
 // The program ended: its objects, loader and classes go, so that the server
@@ -222,6 +228,7 @@ NODE_ENTRY(jstring, Node_dropProgram(JNIEnv* env, jclass, jlong program))
   // waits for it to go before it ends (DsoThreads), and drop_program waits
   // for the program's threads.
   DsoHeap::drop_loader((uint64_t)program);
+  DsoProcessors::forget((uint64_t)program);
   char summary[200];
   DsoHeap::drop_program(thread, (uint64_t)program, summary, sizeof(summary));
   oop text = java_lang_String::create_oop_from_str(summary, CHECK_NULL);
@@ -306,7 +313,7 @@ static JNINativeMethod node_methods[] = {
   { CC"answerResource", CC"(J[BLjava/lang/String;)V", FN_PTR(Node_answerResource) },
   { CC"fetchResource", CC"(JLjava/lang/String;)[B", FN_PTR(Node_fetchResource) },
   { CC"console", CC"(JJI[BII)V", FN_PTR(Node_console) },
-  { CC"registerProgramLoader", CC"(JLjava/lang/ClassLoader;)V", FN_PTR(Node_registerProgramLoader) },
+  { CC"registerProgram", CC"(JLjava/lang/ClassLoader;I)V", FN_PTR(Node_registerProgram) },
   { CC"dropProgram", CC"(J)Ljava/lang/String;", FN_PTR(Node_dropProgram) },
   { CC"answerStatistics", CC"(JJ)V", FN_PTR(Node_answerStatistics) },
   { CC"startThread", CC"(Ljava/lang/Thread;Ljava/lang/ThreadGroup;Ljava/lang/ClassLoader;)V",
