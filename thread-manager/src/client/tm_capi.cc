@@ -54,14 +54,6 @@ void djava_tm_close(djava_tm_client* c) {
   }
 }
 
-int djava_tm_register_program(djava_tm_client* c, uint64_t program, const char* launch_node,
-                              const char* classpath) {
-  return Guard(c, [&](TmClient* t) {
-    return Result(t->RegisterProgram(program, launch_node ? launch_node : "",
-                                     classpath ? classpath : ""));
-  });
-}
-
 int djava_tm_register_program_sized(djava_tm_client* c, uint64_t program,
                                     const char* launch_node, const char* classpath,
                                     uint32_t processors, uint32_t launcher_processors,
@@ -71,6 +63,11 @@ int djava_tm_register_program_sized(djava_tm_client* c, uint64_t program,
                                      classpath ? classpath : "", processors,
                                      launcher_processors, program_processors));
   });
+}
+
+int djava_tm_register_program(djava_tm_client* c, uint64_t program, const char* launch_node,
+                              const char* classpath) {
+  return djava_tm_register_program_sized(c, program, launch_node, classpath, 0, 1, nullptr);
 }
 
 int djava_tm_register_server(djava_tm_client* c, const char* name, uint32_t capacity,
