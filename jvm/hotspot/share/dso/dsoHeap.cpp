@@ -18,6 +18,7 @@
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
+#include "dso/dsoThrowables.hpp"
 #include "dso/dsoStatics.hpp"
 #include "runtime/mutexLocker.hpp"
 #include "runtime/objectMonitor.inline.hpp"
@@ -72,7 +73,6 @@ const char* DsoHeap::unshareable_reason(oop obj) {
     { vmClasses::ClassLoader_klass(),     "class loaders are per node" },
     { vmClasses::Reference_klass(),       "references are cleared by each node's GC" },
     { vmClasses::Module_klass(),          "modules are per node" },
-    { vmClasses::Throwable_klass(),       "a throwable's backtrace is node-local" },
     { vmClasses::MemberName_klass(),      "it points into this node's class metadata" },
     { vmClasses::MethodHandle_klass(),    "it points into this node's class metadata" },
     { vmClasses::MethodType_klass(),      "it points into this node's class metadata" },
@@ -88,6 +88,11 @@ const char* DsoHeap::unshareable_reason(oop obj) {
     return "it holds a file descriptor of this node";
   }
   return NULL;
+}
+
+bool DsoHeap::is_node_local_field(Klass* k, int offset, int* size) {
+  return DsoThreads::is_node_local_field(k, offset, size) ||
+         DsoThrowables::is_node_local_field(k, offset, size);
 }
 
 static bool travels_by_value(oop obj) {
@@ -228,7 +233,10 @@ class LocalReferences : public BasicOopIterateClosure {
   bool shared_field(void* p) {
     int offset = (int)((address)p - cast_from_oop<address>(_from));
     int size;
-    return !DsoThreads::is_node_local_field(_from->klass(), offset, &size);
+    // A throwable's frames travel as text (dsoThrowables.hpp), not its
+    // stackTrace field's placeholder.
+    return !DsoHeap::is_node_local_field(_from->klass(), offset, &size) &&
+           !DsoThrowables::travels_as_frames(_from, offset);
   }
   void add(oop v) {
     if (v != NULL && !DsoMark::is_shared(header_seen_by(_current, v)) && !travels_by_value(v) &&

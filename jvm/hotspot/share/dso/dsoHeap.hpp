@@ -107,6 +107,10 @@ class DsoHeap : AllStatic {
   static size_t published_count();
   // Why obj cannot be shared, or NULL if it can.
   static const char* unshareable_reason(oop obj);
+  // Whether the field at offset of an instance of k stays on its node: it
+  // neither leaves it nor is overwritten there (a Thread's state here, a
+  // Throwable's backtrace). *size is its size. No safepoint.
+  static bool is_node_local_field(Klass* k, int offset, int* size);
 
  private:
   static djava_sos_client* _client;

@@ -14,6 +14,7 @@
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
+#include "dso/dsoThrowables.hpp"
 #include "dso/dsoStatics.hpp"
 #include "dso/dsoNode.hpp"
 #include "classfile/vmClasses.hpp"
@@ -187,13 +188,17 @@ int compare_holes(Hole* a, Hole* b) {
 // ...): they neither leave this node nor are overwritten here. Node-local
 // references are reference slots, handled with the others.
 void node_local_holes(InstanceKlass* ik, GrowableArray<Hole>* holes) {
-  if (!ik->is_subclass_of(vmClasses::Thread_klass())) {
+  InstanceKlass* holder = ik->is_subclass_of(vmClasses::Thread_klass()) ? vmClasses::Thread_klass()
+                          : ik->is_subclass_of(vmClasses::Throwable_klass())
+                              ? vmClasses::Throwable_klass()
+                              : NULL;
+  if (holder == NULL) {
     return;
   }
-  for (JavaFieldStream fs(vmClasses::Thread_klass()); !fs.done(); fs.next()) {
+  for (JavaFieldStream fs(holder); !fs.done(); fs.next()) {
     int size;
     if (!fs.access_flags().is_static() && !is_reference_type(Signature::basic_type(fs.signature())) &&
-        DsoThreads::is_node_local_field(ik, fs.offset(), &size)) {
+        DsoHeap::is_node_local_field(ik, fs.offset(), &size)) {
       holes->append(Hole{fs.offset(), size});
     }
   }
@@ -251,6 +256,8 @@ oop resolve_entry(JavaThread* current, uint64_t program, const RefEntry& e, cons
       return DsoHeap::replica_of(current, program, e.a, text, e.b, e.length, THREAD);
     case DsoMarshal::ref_named:
       return DsoNamedValues::resolve(current, text, THREAD);
+    case DsoMarshal::ref_stack_trace:
+      return DsoThrowables::make_stack_trace(current, text, THREAD);
     case DsoMarshal::ref_foreign:
       if (e.reserved == DsoNode::node_number()) {
         oop mine = DsoHeap::foreign_object((uint32_t)e.a);
@@ -288,6 +295,31 @@ void decode_statics(JavaThread* current, uint64_t program, Handle mirror, const 
   if (size == 0) {
     return;  // no node initialized the class yet
   }
+  uint64_t state;
+  if (size < sizeof(state)) {
+    decode_error("the static fields have no initialization state", mirror(), size, THREAD);
+    return;
+  }
+  memcpy(&state, bytes, sizeof(state));
+  bytes += sizeof(state);
+  size -= sizeof(state);
+  DsoReplica* entry = DsoReplicaTable::entry(DsoMark::index(mirror->mark()));
+  if (state == DsoStatics::wire_erroneous) {
+    // The class's <clinit> failed on the node that ran it: the description
+    // of the error follows (DsoStatics::initialize throws with it).
+    ResourceMark rm(current);
+    char* description = NEW_RESOURCE_ARRAY(char, size + 1);
+    memcpy(description, bytes, size);
+    description[size] = '\0';
+    DsoStatics::set_initialization_error(entry->_global_id, description);
+    entry->_statics_state = DsoStatics::wire_erroneous;
+    return;
+  }
+  if (state != DsoStatics::wire_initialized) {
+    decode_error("the static fields have an unknown initialization state", mirror(), size, THREAD);
+    return;
+  }
+  entry->_statics_state = DsoStatics::wire_initialized;
   InstanceKlass* owner = InstanceKlass::cast(java_lang_Class::as_Klass(mirror()));
   size_t block = DsoStatics::static_block_size(owner);
   int slots = owner->static_oop_field_count();
@@ -319,7 +351,7 @@ size_t DsoMarshal::fixed_size(oop obj) {
   Klass* k = obj->klass();
   if (java_lang_Class::is_instance(obj)) {  // a class's static fields (dsoStatics.hpp)
     InstanceKlass* owner = InstanceKlass::cast(java_lang_Class::as_Klass(obj));
-    return DsoStatics::static_block_size(owner) +
+    return statics_state_size + DsoStatics::static_block_size(owner) +
            (size_t)owner->static_oop_field_count() * ref_entry_size;
   }
   if (k->is_typeArray_klass()) {
@@ -355,7 +387,27 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
       entries.append(entry_for(array->obj_at(i), &blob, program, unpublishable));
     }
   } else if (java_lang_Class::is_instance(obj)) {
-    // A class's static fields: the static block, its references first.
+    // A class's static fields: its initialization state, then the static
+    // block, its references first; or the state and the error <clinit>
+    // threw.
+    DsoReplica* entry = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+    if (entry->_statics_state == DsoStatics::wire_unknown) {
+      // Not initialized anywhere yet (this node wrote java.lang.Class's own
+      // fields of the mirror): the chunk stays empty.
+      return 0;
+    }
+    const char* failure = entry->_statics_state == DsoStatics::wire_erroneous
+                              ? DsoStatics::initialization_error(entry->_global_id)
+                              : NULL;
+    if (failure != NULL) {
+      uint64_t state = DsoStatics::wire_erroneous;
+      size_t length = strlen(failure);
+      if (DsoMarshal::statics_state_size + length <= capacity) {
+        memcpy(buffer, &state, sizeof(state));
+        memcpy(buffer + DsoMarshal::statics_state_size, failure, length);
+      }
+      return DsoMarshal::statics_state_size + length;
+    }
     InstanceKlass* owner = InstanceKlass::cast(java_lang_Class::as_Klass(obj));
     block = DsoStatics::static_block_size(owner);
     int base = DsoStatics::static_block_offset();
@@ -371,7 +423,15 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
         int offset = map->offset() + (int)(i * heapOopSize);
         int size;
         // A node-local reference (a thread's group there, ...) stays home.
-        oop v = DsoThreads::is_node_local_field(k, offset, &size) ? (oop)NULL : obj->obj_field(offset);
+        if (DsoThrowables::travels_as_frames(obj, offset)) {
+          stringStream frames;
+          DsoThrowables::describe_stack_trace(obj, &frames);
+          RefEntry e = { 0, 0, 0, 0, 0 };
+          e.kind_index = (ref_stack_trace << kind_shift) | blob.add(frames.as_string(), frames.size());
+          entries.append(e);
+          continue;
+        }
+        oop v = DsoHeap::is_node_local_field(k, offset, &size) ? (oop)NULL : obj->obj_field(offset);
         entries.append(entry_for(v, &blob, program, unpublishable));
       }
     }
@@ -379,11 +439,17 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
   if (*unpublishable != NULL) {
     return not_now;
   }
-  size_t size = block + (size_t)entries.length() * ref_entry_size + blob.size();
+  size_t state_size = java_lang_Class::is_instance(obj) ? statics_state_size : 0;
+  size_t size = state_size + block + (size_t)entries.length() * ref_entry_size + blob.size();
   if (size > capacity) {
     return size;
   }
   u1* out = buffer;
+  if (state_size > 0) {
+    uint64_t state = DsoStatics::wire_initialized;
+    memcpy(out, &state, sizeof(state));
+    out += state_size;
+  }
   if (block > 0 && java_lang_Class::is_instance(obj)) {
     InstanceKlass* owner = InstanceKlass::cast(java_lang_Class::as_Klass(obj));
     int base = DsoStatics::static_block_offset();
@@ -480,7 +546,7 @@ void DsoMarshal::decode(JavaThread* current, uint64_t program, Handle replica, c
     for (uint i = 0; i < map->count(); i++) {
       int offset = map->offset() + (int)(i * heapOopSize);
       int size;
-      if (!DsoThreads::is_node_local_field(k, offset, &size)) {
+      if (!DsoHeap::is_node_local_field(k, offset, &size)) {
         obj->obj_field_put(offset, refs.at(next_ref)());
       }
       next_ref++;

@@ -8,6 +8,11 @@
  *                 the blob
  *   object array  one reference entry per element; then the blob
  *   type array    the elements as laid out
+ *   class         a program class's statics (dsoStatics.hpp): u64 state, then
+ *                 for 1 (initialized) the static block laid out as an
+ *                 instance's, references first, then the blob; for 2
+ *                 (erroneous) the description of the error <clinit> threw
+ *                 (UTF-8). No bytes: not initialized yet
  *
  *   reference entry (24 bytes): u64 a, u32 b, u32 kind << 28 | index,
  *                               u32 length, u32 reserved (zero)
@@ -22,6 +27,9 @@
  *     JDK value     kind 5: an enum constant, static-final singleton or cached
  *                   box of the JDK: index = its name (dsoNamedValues.hpp); the
  *                   receiver's own instance
+ *     stack trace   kind 6: a throwable's stackTrace never materialized where it
+ *                   was made: index = its frames (dsoThrowables.hpp); the
+ *                   receiver makes a StackTraceElement[] of them
  *   blob: u32 count, then count times (u32 length, bytes): the names and
  *         string values the entries index
  *
@@ -46,8 +54,9 @@ class JavaThread;
 class DsoMarshal : AllStatic {
  public:
   enum RefKind { ref_null = 0, ref_shared = 1, ref_string = 2, ref_class = 3, ref_foreign = 4,
-                 ref_named = 5 };
+                 ref_named = 5, ref_stack_trace = 6 };
   static const size_t ref_entry_size = 24;
+  static const size_t statics_state_size = 8;
 
   // Encodes obj into buffer when it fits in capacity; returns the encoded
   // size either way. Every object obj references must be shared or travel

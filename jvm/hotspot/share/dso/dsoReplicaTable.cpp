@@ -209,6 +209,7 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
   set_chunk(e, chunk);
   e->_next_free = 0;
   e->_published_here = false;
+  e->_statics_state = 0;
   e->_fence_stamp = 0;
   e->_lock_enters = 0;
   e->_lock_wait_ns = 0;

@@ -40,6 +40,11 @@ struct DsoReplica {
   uint             _next_free;  // free-list link, when free
   // For -XX:+PrintDistributedStatistics (dsoStatistics.hpp).
   bool             _published_here;   // this node made the object shared
+  // A class's statics (a mirror): what this node knows of the class's
+  // initialization cluster-wide, a DsoStatics::WireState. Until it is
+  // known, writes to the mirror (java.lang.Class's own fields) publish no
+  // statics: the chunk stays empty.
+  volatile u1      _statics_state;
   // The fence its first flush waits for (dsoFence.hpp); 0 once passed, and
   // for objects made shared elsewhere.
   volatile uint64_t _fence_stamp;

@@ -26,7 +26,12 @@
 #include "runtime/handles.inline.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/javaCalls.hpp"
+#include "runtime/atomic.hpp"
+#include "runtime/mutexLocker.hpp"
+#include "runtime/os.hpp"
 #include "runtime/thread.inline.hpp"
+#include "utilities/growableArray.hpp"
+#include "utilities/ostream.hpp"
 
 int DsoStatics::static_block_offset() {
   return InstanceMirrorKlass::offset_of_static_fields();
@@ -63,6 +68,93 @@ static uint64_t statics_id(uint64_t program, Symbol* name) {
   return (named_node << 40) | sequence;
 }
 
+// The classes whose <clinit> failed, by statics id (rare: a short list,
+// kept for the node's life; an id names one class of one program).
+struct InitializationError {
+  uint64_t id;
+  char* description;
+};
+static GrowableArrayCHeap<InitializationError, mtInternal>* initialization_errors = NULL;
+
+static Mutex* initialization_errors_lock() {
+  // Never a safepoint: the marshalling (no safepoint) reads the list.
+  static Mutex* lock = new Mutex(Mutex::leaf, "DsoInitializationErrors_lock", true,
+                                 Mutex::_safepoint_check_never);
+  return lock;
+}
+
+const char* DsoStatics::initialization_error(uint64_t statics_id) {
+  if (Atomic::load_acquire(&initialization_errors) == NULL) {
+    return NULL;  // no <clinit> failed: no lock on the marshalling's path
+  }
+  MutexLocker ml(initialization_errors_lock(), Mutex::_no_safepoint_check_flag);
+  if (initialization_errors != NULL) {
+    for (int i = 0; i < initialization_errors->length(); i++) {
+      if (initialization_errors->at(i).id == statics_id) {
+        return initialization_errors->at(i).description;
+      }
+    }
+  }
+  return NULL;
+}
+
+void DsoStatics::set_initialization_error(uint64_t statics_id, const char* description) {
+  if (initialization_error(statics_id) != NULL) {
+    return;  // the first failure is the class's (only one <clinit> runs)
+  }
+  MutexLocker ml(initialization_errors_lock(), Mutex::_no_safepoint_check_flag);
+  if (initialization_errors == NULL) {
+    Atomic::release_store(&initialization_errors,
+                          new GrowableArrayCHeap<InitializationError, mtInternal>(4));
+  }
+  InitializationError e = { statics_id, os::strdup(description, mtInternal) };
+  initialization_errors->append(e);
+}
+
+// What java records of a failed <clinit> (java_lang_Throwable::
+// create_initialization_error): the same text, so that the error another
+// node throws reads as the one java throws on a second use.
+static const char* describe_initialization_error(JavaThread* current, Handle throwable) {
+  oop message = java_lang_Throwable::message(throwable());
+  stringStream st;
+  st.print("Exception %s%s ", throwable->klass()->external_name(), message == NULL ? "" : ":");
+  if (message != NULL) {
+    st.print("%s ", java_lang_String::as_utf8_string(message));
+  }
+  st.print("[in thread \"%s\"]", current->name());
+  return st.as_string();
+}
+
+// Makes mirror the replica of the class's statics chunk; its index, or 0
+// if another thread holds the mirror locked or the replica table is full.
+static uint share_mirror(JavaThread* current, Handle mirror, uint64_t program, uint64_t id) {
+  djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
+  uint index = DsoReplicaTable::publish(current, mirror(), id, chunk, program);
+  if (index != 0) {
+    DsoNode::lib().djava_sos_set_user(chunk, index);
+  }
+  return index;
+}
+
+void DsoStatics::class_defined(InstanceKlass* ik, JavaThread* current) {
+  if (!DsoNode::is_member() || DsoNode::is_leaving()) {
+    return;
+  }
+  uint64_t program = program_of(ik);
+  if (program == 0) {
+    return;
+  }
+  // Nobody else knows the class yet: nobody holds its mirror locked.
+  HandleMark hm(current);
+  Handle mirror(current, ik->java_mirror());
+  uint64_t id = statics_id(program, ik->name());
+  if (share_mirror(current, mirror, program, id) == 0) {
+    ResourceMark rm(current);
+    log_info(dso)("statics of %s: not shared at definition (the replica table is full); "
+                  "at initialization then", ik->external_name());
+  }
+}
+
 bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
   if (!DsoNode::is_member() || DsoNode::is_leaving()) {
     return false;
@@ -74,16 +166,26 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
   JavaThread* current = THREAD;
   uint64_t id = statics_id(program, ik->name());
   Handle mirror(current, ik->java_mirror());
-  djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
-  uint index = DsoReplicaTable::publish(current, mirror(), id, chunk, program);
-  if (index == 0) {
-    ResourceMark rm(current);
-    THROW_MSG_(vmSymbols::java_lang_InternalError(),
-               err_msg("djava: cannot share the static fields of %s", ik->external_name()), true);
+  uint index = DsoReplicaTable::index_of(id);
+  if (index == 0 || DsoReplicaTable::replica(index) != mirror()) {
+    // Defined before this node joined: shared now. The initializing thread
+    // may hold the mirror with HotSpot's lock (synchronized (C.class)
+    // around the first use); the cluster's monitor replaces it.
+    if (DsoReplicaTable::identity_hash_for_publication(current, mirror()) != 0) {
+      index = share_mirror(current, mirror, program, id);
+    } else {
+      index = 0;
+    }
+    if (index == 0) {
+      ResourceMark rm(current);
+      THROW_MSG_(vmSymbols::java_lang_InternalError(),
+                 err_msg("djava: cannot share the static fields of %s: another thread of this "
+                         "node holds its class object locked", ik->external_name()), true);
+    }
+    DsoMonitors::adopt_stack_lock(current, mirror, CHECK_(true));
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
   DsoReplicaTable::pin(e, mirror());
-  DsoNode::lib().djava_sos_set_user(e->_chunk, index);
 
   // One initializer at a time, cluster-wide, for this class.
   DsoMonitors::enter(current, mirror);
@@ -96,6 +198,7 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
   if (!HAS_PENDING_EXCEPTION) {
     DsoHeap::end_access(mirror());
   }
+  const char* failed_elsewhere = initialized_elsewhere ? initialization_error(id) : NULL;
   if (!HAS_PENDING_EXCEPTION && !initialized_elsewhere) {
     log_debug(dso)("running <clinit> of %s for the cluster (statics " UINT64_FORMAT_X ")",
                    ik->external_name(), id);
@@ -105,14 +208,37 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
       JavaValue result(T_VOID);
       JavaCalls::call(&result, clinit, &args, THREAD);
     }
-    if (!HAS_PENDING_EXCEPTION) {
-      // Initialized: the chunk holds the values from now on, even if
-      // <clinit> wrote none (a write access makes this node produce them).
-      DsoHeap::begin_access(current, mirror, true, THREAD);
-      if (!HAS_PENDING_EXCEPTION) {
-        DsoHeap::end_access(mirror());
-      }
+    Handle thrown(current, PENDING_EXCEPTION);
+    CLEAR_PENDING_EXCEPTION;
+    if (thrown.not_null()) {
+      // Failed: the class is erroneous on every node. The chunk says so
+      // (a write access makes this node produce its state, the error).
+      ResourceMark rm(current);
+      set_initialization_error(id, describe_initialization_error(current, thrown));
+      e->_statics_state = wire_erroneous;
+    } else {
+      e->_statics_state = wire_initialized;
     }
+    // Initialized or failed: the chunk holds the outcome from now on, even
+    // if <clinit> wrote no value.
+    DsoHeap::begin_access(current, mirror, true, THREAD);
+    if (!HAS_PENDING_EXCEPTION) {
+      DsoHeap::end_access(mirror());
+    }
+    if (thrown.not_null()) {
+      CLEAR_PENDING_EXCEPTION;  // <clinit>'s exception is the one java throws
+      current->set_pending_exception(thrown(), __FILE__, __LINE__);
+    }
+  } else if (failed_elsewhere != NULL) {
+    // JLS 12.4.2 step 5, as HotSpot words it for a class in error state.
+    ResourceMark rm(current);
+    log_debug(dso)("%s failed to initialize elsewhere: %s", ik->external_name(), failed_elsewhere);
+    Handle cause = Exceptions::new_exception(
+        current, vmSymbols::java_lang_ExceptionInInitializerError(), failed_elsewhere);
+    Exceptions::_throw_msg_cause(current, __FILE__, __LINE__,
+                                 vmSymbols::java_lang_NoClassDefFoundError(),
+                                 err_msg("Could not initialize class %s", ik->external_name()),
+                                 cause);
   } else if (initialized_elsewhere) {
     log_debug(dso)("statics of %s come from the cluster", ik->external_name());
   }
