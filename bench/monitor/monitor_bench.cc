@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
   std::vector<double> start;
   for (uint64_t t = 1; t <= 500; t++) {
     auto t0 = Clock::now();
-    djava_tm_submit(launcher, kProg, t, 0);
+    djava_tm_submit(launcher, kProg, t, 0, 0);
     djava_tm_event ev;
     do {
       if (djava_tm_next_event(server, &ev, 5000) != 1) {

@@ -109,7 +109,7 @@ std::string ThreadRegistry::RegisterProgram(ProgramId id, ConnId launcher,
 }
 
 std::string ThreadRegistry::Submit(ProgramId program, uint64_t thread, bool daemon,
-                                   std::vector<Action>* out) {
+                                   std::vector<Action>* out, uint64_t inherited_locals) {
   auto p = programs_.find(program);
   if (p == programs_.end()) return "submit for unknown program";
   if (p->second.failed) return "program has failed";
@@ -117,6 +117,7 @@ std::string ThreadRegistry::Submit(ProgramId program, uint64_t thread, bool daem
   if (threads_.count(key)) return "thread already submitted";  // Thread.start twice
   Thread& t = threads_[key];
   t.daemon = daemon;
+  t.inherited_locals = inherited_locals;
   queue_.push_back(key);
   SetState(key, &t, ThreadState::kQueued, "", out);
   Dispatch(out);
@@ -486,6 +487,7 @@ void ThreadRegistry::Dispatch(std::vector<Action>* out) {
     Action a{Action::kAssign};
     a.server = sid;
     a.thread = key;
+    a.inherited_locals = t.inherited_locals;
     out->push_back(a);
     SetState(key, &t, ThreadState::kRunning, s.name, out);
   }

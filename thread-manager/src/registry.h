@@ -92,6 +92,7 @@ struct Action {
   uint32_t stream = 0;    // kConsole: 1 = out, 2 = err
   int32_t status = 0;     // kExit
   std::vector<ServerStatistics> statistics;  // kStatisticsData
+  uint64_t inherited_locals = 0;  // kAssign: SubmitThread.inherited_locals
 };
 
 class ThreadRegistry {
@@ -130,7 +131,9 @@ class ThreadRegistry {
   std::string RegisterProgram(ProgramId id, ConnId launcher, const std::string& launch_node,
                               const std::string& classpath, uint32_t processors = 0,
                               uint32_t launcher_processors = 1);
-  std::string Submit(ProgramId program, uint64_t thread, bool daemon, std::vector<Action>* out);
+  // inherited_locals goes to the server with the thread (SubmitThread).
+  std::string Submit(ProgramId program, uint64_t thread, bool daemon, std::vector<Action>* out,
+                     uint64_t inherited_locals = 0);
   std::string ThreadEnded(ServerId server, ProgramId program, uint64_t thread,
                           bool by_exception, const std::string& detail,
                           std::vector<Action>* out);
@@ -249,6 +252,7 @@ class ThreadRegistry {
     ThreadState state = ThreadState::kQueued;
     ServerId server = 0;
     bool daemon = false;
+    uint64_t inherited_locals = 0;
     std::string detail;
     std::set<ConnId> watchers;
   };

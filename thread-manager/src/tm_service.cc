@@ -68,7 +68,8 @@ void TmService::OnMessage(ConnId conn, const TmClientMessage& msg, TimeMs now) {
     }
     case TmClientMessage::kSubmit:
       Reply(conn, registry_.Submit(msg.submit().program(), msg.submit().thread(),
-                                   msg.submit().daemon(), &out));
+                                   msg.submit().daemon(), &out,
+                                   msg.submit().inherited_locals()));
       break;
     case TmClientMessage::kThreadEnded: {
       const auto& e = msg.thread_ended();
@@ -200,6 +201,7 @@ void TmService::Apply(std::vector<Action>* actions) {
         as->set_classpath(cp);
         as->set_launch_node(node);
         as->set_processors(registry_.ProgramProcessors(a.thread.program));
+        as->set_inherited_locals(a.inherited_locals);
         transport_->Send(a.server, m);
         break;
       }

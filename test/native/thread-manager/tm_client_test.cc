@@ -129,6 +129,23 @@ TEST_F(TmClientTest, EveryNodeOfAProgramLearnsItsProcessors) {
   EXPECT_EQ((std::map<uint64_t, uint32_t>{{9, 5}, {10, 16}}), by_program);
 }
 
+// A thread's inheritable thread-locals (a shared snapshot's id) reach the
+// server that runs it, whether the thread waited in the queue or not.
+TEST_F(TmClientTest, InheritedLocalsTravelWithTheThread) {
+  auto launcher = Client();
+  ASSERT_EQ("", launcher->RegisterProgram(9, "node:1", "/cp"));
+  ASSERT_EQ("", launcher->Submit(9, 1, false, 0x7700000001ULL));  // queued: no server yet
+  auto server = Client();
+  ASSERT_EQ("", server->RegisterServer("s1", 4, nullptr));
+  ASSERT_EQ("", launcher->Submit(9, 2, false));
+  std::map<uint64_t, uint64_t> inherited;  // thread -> what its assignment carried
+  for (int i = 0; i < 2; i++) {
+    auto ev = Expect(server.get(), DJAVA_TM_EV_ASSIGN);
+    inherited[ev.thread] = ev.inherited_locals;
+  }
+  EXPECT_EQ((std::map<uint64_t, uint64_t>{{1, 0x7700000001ULL}, {2, 0}}), inherited);
+}
+
 TEST_F(TmClientTest, RejectedRequestsAreReportedNotFatal) {
   auto launcher = Client();
   ASSERT_EQ("", launcher->RegisterProgram(9, "n", "cp"));
@@ -486,8 +503,8 @@ TEST_F(TmClientTest, StatisticsGatheredFromTheServersThatRanTheProgram) {
   ASSERT_EQ("", s1->RegisterServer("s1", 1, nullptr));
   ASSERT_EQ("", s2->RegisterServer("s2", 1, nullptr));
   ASSERT_EQ(0, djava_tm_register_program(launcher, 9, "l", "cp"));
-  ASSERT_EQ(0, djava_tm_submit(launcher, 9, 1, 0));
-  ASSERT_EQ(0, djava_tm_submit(launcher, 9, 2, 0));
+  ASSERT_EQ(0, djava_tm_submit(launcher, 9, 1, 0, 0));
+  ASSERT_EQ(0, djava_tm_submit(launcher, 9, 2, 0, 0));
   Expect(s1.get(), DJAVA_TM_EV_ASSIGN);
   Expect(s2.get(), DJAVA_TM_EV_ASSIGN);
   ASSERT_EQ("", s3->RegisterServer("s3", 1, nullptr));  // ran nothing of program 9

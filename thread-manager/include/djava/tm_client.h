@@ -110,6 +110,9 @@ typedef struct djava_tm_event {
   /* DJAVA_TM_EV_ASSIGN: what Runtime.availableProcessors() answers in the
    * program (djava_tm_register_program_sized). */
   uint32_t processors;
+  /* DJAVA_TM_EV_ASSIGN: the shared id of the thread's inheritable
+   * thread-locals, an Object[] {key, value, ...}; 0 for none. */
+  uint64_t inherited_locals;
 } djava_tm_event;
 
 /* Connects to the thread manager at "host:port" and authenticates with the
@@ -132,20 +135,12 @@ int djava_tm_register_program_sized(djava_tm_client* c, uint64_t program,
                                     const char* launch_node, const char* classpath,
                                     uint32_t processors, uint32_t launcher_processors,
                                     uint32_t* program_processors);
-/* As djava_tm_register_program, and fixes the program's processor count,
- * the same on every node for its life: `processors` if not 0 (an override),
- * else the capacities of the thread servers registered now added up, else
- * (none yet) `launcher_processors`. *program_processors (if not NULL) gets
- * it; thread servers get it with each ASSIGN. */
-int djava_tm_register_program_sized(djava_tm_client* c, uint64_t program,
-                                    const char* launch_node, const char* classpath,
-                                    uint32_t processors, uint32_t launcher_processors,
-                                    uint32_t* program_processors);
 int djava_tm_register_server(djava_tm_client* c, const char* name, uint32_t capacity,
                              uint64_t* server_id);
 /* Comma-separated sos-server addresses learnt at registration. */
 int djava_tm_sos_servers(djava_tm_client* c, char* buf, size_t len);
-int djava_tm_submit(djava_tm_client* c, uint64_t program, uint64_t thread, int daemon);
+int djava_tm_submit(djava_tm_client* c, uint64_t program, uint64_t thread, int daemon,
+                    uint64_t inherited_locals);
 int djava_tm_watch(djava_tm_client* c, uint64_t program, uint64_t thread);
 int djava_tm_thread_ended(djava_tm_client* c, uint64_t program, uint64_t thread,
                           int by_exception, const char* detail);

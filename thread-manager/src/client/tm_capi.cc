@@ -87,8 +87,11 @@ int djava_tm_sos_servers(djava_tm_client* c, char* buf, size_t len) {
   });
 }
 
-int djava_tm_submit(djava_tm_client* c, uint64_t program, uint64_t thread, int daemon) {
-  return Guard(c, [&](TmClient* t) { return Result(t->Submit(program, thread, daemon != 0)); });
+int djava_tm_submit(djava_tm_client* c, uint64_t program, uint64_t thread, int daemon,
+                    uint64_t inherited_locals) {
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->Submit(program, thread, daemon != 0, inherited_locals));
+  });
 }
 
 int djava_tm_watch(djava_tm_client* c, uint64_t program, uint64_t thread) {

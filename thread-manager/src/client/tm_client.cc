@@ -127,11 +127,13 @@ std::vector<std::string> TmClient::SosServers() {
   return sos_servers_;
 }
 
-std::string TmClient::Submit(uint64_t program, uint64_t thread, bool daemon) {
+std::string TmClient::Submit(uint64_t program, uint64_t thread, bool daemon,
+                             uint64_t inherited_locals) {
   tmpb::TmClientMessage m;
   m.mutable_submit()->set_program(program);
   m.mutable_submit()->set_thread(thread);
   m.mutable_submit()->set_daemon(daemon);
+  m.mutable_submit()->set_inherited_locals(inherited_locals);
   std::lock_guard<std::mutex> l(mu_);
   return SendLocked(m);
 }
@@ -426,6 +428,7 @@ void TmClient::ReaderLoop() {
         Copy(ev.classpath, sizeof ev.classpath, m.assign().classpath());
         Copy(ev.launch_node, sizeof ev.launch_node, m.assign().launch_node());
         ev.processors = m.assign().processors();
+        ev.inherited_locals = m.assign().inherited_locals();
         break;
       case tmpb::TmServerMessage::kState:
         ev.kind = DJAVA_TM_EV_STATE;

@@ -40,7 +40,9 @@ class TmClient {
                               uint32_t* answer = nullptr);
   std::string RegisterServer(const std::string& name, uint32_t capacity, uint64_t* id);
   std::vector<std::string> SosServers();
-  std::string Submit(uint64_t program, uint64_t thread, bool daemon);
+  // inherited_locals: SubmitThread.inherited_locals (0: none).
+  std::string Submit(uint64_t program, uint64_t thread, bool daemon,
+                     uint64_t inherited_locals = 0);
   std::string Watch(uint64_t program, uint64_t thread);
   std::string ThreadEnded(uint64_t program, uint64_t thread, bool by_exception,
                           const std::string& detail);

@@ -41,10 +41,12 @@ final class Event {
     final byte[] data;
     /** ASSIGN: what availableProcessors() answers in the program. */
     final int processors;
+    /** ASSIGN: the shared Object[] of the thread's inheritable thread-locals, or 0. */
+    final long inheritedLocals;
 
     Event(int kind, long program, long thread, int state, long serverId, int liveNonDaemon,
           long requestId, int stream, int status, String serverName, String detail,
-          String classpath, String launchNode, byte[] data, int processors) {
+          String classpath, String launchNode, byte[] data, int processors, long inheritedLocals) {
         this.kind = kind;
         this.program = program;
         this.thread = thread;
@@ -60,5 +62,6 @@ final class Event {
         this.launchNode = launchNode;
         this.data = data;
         this.processors = processors;
+        this.inheritedLocals = inheritedLocals;
     }
 }

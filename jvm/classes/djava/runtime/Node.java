@@ -79,8 +79,11 @@ public final class Node {
      */
     static native String dropProgram(long program);
 
-    /** Runs the (attached) replica of a shipped thread on this node. */
-    static native void startThread(Thread t, ThreadGroup group, ClassLoader loader);
+    /**
+     * Runs the (attached) replica of a shipped thread on this node, with the inheritable
+     * thread-locals it got at construction (the shared Object[] inheritedLocals, 0 for none).
+     */
+    static native void startThread(Thread t, ThreadGroup group, ClassLoader loader, long inheritedLocals);
 
     /** The program a shipped thread belongs to; 0 for a thread of this node. */
     static native long programOf(Thread t);

@@ -132,7 +132,7 @@ public final class ThreadServer {
     private static void run(Program p, Event e) {
         try {
             Thread t = (Thread) Node.attach(e.thread);
-            Node.startThread(t, p.group, p.loader);
+            Node.startThread(t, p.group, p.loader, e.inheritedLocals);
             p.threads.removeIf(old -> old.getState() == Thread.State.TERMINATED);
             p.threads.add(t);
         } catch (Throwable t) {

@@ -120,7 +120,7 @@ NODE_ENTRY(jobject, Node_nextEvent(JNIEnv* env, jclass, jlong timeout_ms))
     FREE_C_HEAP_OBJ(ev);
     return NULL;
   }
-  JavaCallArguments args(24);  // 15 arguments, 5 of them two slots
+  JavaCallArguments args(26);  // 16 arguments, 6 of them two slots
   args.push_int(ev->kind);
   args.push_long((jlong)ev->program);
   args.push_long((jlong)ev->thread);
@@ -136,9 +136,10 @@ NODE_ENTRY(jobject, Node_nextEvent(JNIEnv* env, jclass, jlong timeout_ms))
   args.push_oop(launch_node);
   args.push_oop(data);
   args.push_int((jint)MIN2(ev->processors, (uint32_t)max_jint));
+  args.push_long((jlong)ev->inherited_locals);
   FREE_C_HEAP_OBJ(ev);
   TempNewSymbol signature = SymbolTable::new_symbol(
-      "(IJJIJIJIILjava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;[BI)V");
+      "(IJJIJIJIILjava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;[BIJ)V");
   Handle event = JavaCalls::construct_new_instance(InstanceKlass::cast(k), signature, &args, CHECK_NULL);
   return JNIHandles::make_local(THREAD, event());
 JVM_END
@@ -252,12 +253,13 @@ NODE_ENTRY(void, Node_answerStatistics(JNIEnv* env, jclass, jlong request_id, jl
   }
 JVM_END
 
-NODE_ENTRY(void, Node_startThread(JNIEnv* env, jclass, jobject t, jobject group, jobject loader))
+NODE_ENTRY(void, Node_startThread(JNIEnv* env, jclass, jobject t, jobject group, jobject loader,
+                                  jlong inherited_locals))
   if (!require_member(thread)) return;
   Handle th(thread, JNIHandles::resolve_non_null(t));
   Handle g(thread, JNIHandles::resolve_non_null(group));
   Handle l(thread, JNIHandles::resolve(loader));
-  DsoThreads::start_shipped(thread, th, g, l, THREAD);
+  DsoThreads::start_shipped(thread, th, g, l, (uint64_t)inherited_locals, THREAD);
 JVM_END
 
 NODE_ENTRY(jlong, Node_programOf(JNIEnv* env, jclass, jobject t))
@@ -316,7 +318,7 @@ static JNINativeMethod node_methods[] = {
   { CC"registerProgram", CC"(JLjava/lang/ClassLoader;I)V", FN_PTR(Node_registerProgram) },
   { CC"dropProgram", CC"(J)Ljava/lang/String;", FN_PTR(Node_dropProgram) },
   { CC"answerStatistics", CC"(JJ)V", FN_PTR(Node_answerStatistics) },
-  { CC"startThread", CC"(Ljava/lang/Thread;Ljava/lang/ThreadGroup;Ljava/lang/ClassLoader;)V",
+  { CC"startThread", CC"(Ljava/lang/Thread;Ljava/lang/ThreadGroup;Ljava/lang/ClassLoader;J)V",
     FN_PTR(Node_startThread) },
   { CC"programOf", CC"(Ljava/lang/Thread;)J", FN_PTR(Node_programOf) },
   { CC"isThreadServer", CC"()Z", FN_PTR(Node_isThreadServer) },

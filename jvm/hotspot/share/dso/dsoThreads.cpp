@@ -9,6 +9,7 @@
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoInheritedLocals.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
@@ -309,6 +310,10 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   }
   bool daemon = java_lang_Thread::is_daemon(thread());
   uint64_t program = current_program(current);
+  // What the thread inherited at construction stays in this node's map of
+  // it: a snapshot goes with it.
+  Handle inherited = DsoInheritedLocals::snapshot(current, thread, CHECK_(true));
+  uint64_t inherited_id = inherited.is_null() ? 0 : DsoHeap::publish(current, inherited, CHECK_(true));
   uint64_t id = DsoHeap::publish(current, thread, CHECK_(true));
   // Thread.start() is synchronized: the starter holds the thread with
   // HotSpot's stack lock, which hides the tag of a shared object; it holds
@@ -331,7 +336,7 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   int rc;
   {
     ThreadToNativeFromVM in_native(current);
-    rc = DsoNode::lib().djava_tm_submit(DsoNode::tm(), program, id, daemon ? 1 : 0);
+    rc = DsoNode::lib().djava_tm_submit(DsoNode::tm(), program, id, daemon ? 1 : 0, inherited_id);
     // A thread server hears how the threads it started end: if one never
     // runs, its joiners here are woken by this node (settle_never_ran),
     // since the launcher may be unable to make a replica of it.
@@ -372,7 +377,7 @@ static void shipped_thread_entry(JavaThread* thread, TRAPS) {
 }
 
 void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group, Handle loader,
-                               TRAPS) {
+                               uint64_t inherited_locals, TRAPS) {
   // A thread may be placed on the node that started it, before the starting
   // thread has left Thread.start(), which is synchronized: the Thread's
   // header is then displaced into the starter's stack lock, and its tag with
@@ -392,6 +397,7 @@ void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group,
   }
   thread->obj_field_put(group_offset, group());
   thread->obj_field_put(context_loader_offset, loader());
+  DsoInheritedLocals::install(current, thread, inherited_locals, CHECK);
   jobject jthread = JNIHandles::make_local(current, thread());
   // eetop is shared: this node writes its native thread there with the
   // only copy, so every node sees the thread alive until it ends.

@@ -42,8 +42,11 @@ class DsoThreads : AllStatic {
   static bool ship(JavaThread* current, jobject jthread);
 
   // On a thread server: runs the replica of a shipped thread here, in the
-  // given (node-local) thread group and context class loader.
-  static void start_shipped(JavaThread* current, Handle thread, Handle group, Handle loader, TRAPS);
+  // given (node-local) thread group and context class loader, with the
+  // inheritable thread-locals of the shared snapshot inherited_locals (0:
+  // none; dsoInheritedLocals.hpp).
+  static void start_shipped(JavaThread* current, Handle thread, Handle group, Handle loader,
+                            uint64_t inherited_locals, TRAPS);
 
   // JavaThread::exit, before Thread.exit(): whether an exception ended it.
   static void thread_exiting(JavaThread* thread, oop uncaught_exception);

@@ -116,7 +116,7 @@ int Launch(djava_tm_client* c, uint64_t program, int n, int64_t timeout_ms) {
     std::fprintf(stderr, "tm-probe: register: %s\n", djava_tm_last_error());
     return 1;
   }
-  for (int t = 1; t <= n; t++) djava_tm_submit(c, program, t, 0);
+  for (int t = 1; t <= n; t++) djava_tm_submit(c, program, t, 0, 0);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   std::vector<int> final_state(n + 1, 0);
   std::vector<std::string> where(n + 1);
@@ -197,7 +197,7 @@ int Serve(djava_tm_client* c, uint64_t program, const std::string& dir, int nthr
     std::fprintf(stderr, "tm-probe: register: %s\n", djava_tm_last_error());
     return 1;
   }
-  for (int t = 1; t <= nthreads; t++) djava_tm_submit(c, program, t, 0);
+  for (int t = 1; t <= nthreads; t++) djava_tm_submit(c, program, t, 0, 0);
   std::printf("registered\n");
   std::fflush(stdout);
   bool exiting = false;
