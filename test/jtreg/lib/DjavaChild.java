@@ -66,6 +66,12 @@ public final class DjavaChild {
 
     /** Runs {@code mainClass} with {@code args}; fails the test after {@code timeoutSeconds}. */
     public static Result run(Class<?> mainClass, long timeoutSeconds, String... args) throws Exception {
+        return runWithInput(mainClass, timeoutSeconds, null, args);
+    }
+
+    /** As {@link #run}, with {@code input} (UTF-8; null: none) as the child's standard input. */
+    public static Result runWithInput(Class<?> mainClass, long timeoutSeconds, String input,
+                                      String... args) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(property("java.home") + File.separator + "bin" + File.separator + "java");
         command.addAll(options(property("test.vm.opts")));
@@ -77,12 +83,16 @@ public final class DjavaChild {
 
         Path out = Files.createTempFile("djava-child-", ".out");
         Path err = Files.createTempFile("djava-child-", ".err");
+        Path in = input == null ? null : Files.createTempFile("djava-child-", ".in");
         try {
+            if (in != null) {
+                Files.write(in, input.getBytes(StandardCharsets.UTF_8));
+            }
             ProcessBuilder pb = new ProcessBuilder(command);
             // The child gets exactly jtreg's options, not a launcher environment's extras.
             pb.environment().remove("JDK_JAVA_OPTIONS");
             pb.environment().remove("_JAVA_OPTIONS");
-            pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            pb.redirectInput(ProcessBuilder.Redirect.from(in == null ? new File("/dev/null") : in.toFile()));
             pb.redirectOutput(out.toFile());
             pb.redirectError(err.toFile());
             Process p = pb.start();
@@ -99,6 +109,9 @@ public final class DjavaChild {
         } finally {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
+            if (in != null) {
+                Files.deleteIfExists(in);
+            }
         }
     }
 

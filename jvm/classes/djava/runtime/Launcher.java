@@ -3,17 +3,24 @@
  * daemon thread, in the system thread group so that it stays on this node,
  * takes the thread manager's events: console output of remote threads goes
  * to this console, requests for class files and resources are answered from
- * this JVM's class path, System.exit on another node ends this JVM with its
- * status, and a failed program ends it with the reason.
+ * this JVM's class path, reads of standard input from the program's threads
+ * on other nodes are served from this JVM's System.in (by a thread of their
+ * own: a read may wait for input), System.exit on another node ends this JVM
+ * with its status, and a failed program ends it with the reason.
  */
 package djava.runtime;
 
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.LinkedBlockingQueue;
 
 public final class Launcher {
     private Launcher() {}
+
+    /** Reads of standard input from other nodes, in arrival order: {request id, bytes wanted}. */
+    private static final LinkedBlockingQueue<long[]> inputReads = new LinkedBlockingQueue<>();
 
     /** Called by the VM once it joined the cluster as a program's launcher. */
     static void start() {
@@ -21,9 +28,13 @@ public final class Launcher {
         while (root.getParent() != null) {
             root = root.getParent();
         }
+        // In the system group: these threads stay on this node.
         Thread pump = new Thread(root, Launcher::pump, "djava events", 0, false);
         pump.setDaemon(true);
         pump.start();
+        Thread input = new Thread(root, Launcher::serveInput, "djava standard input", 0, false);
+        input.setDaemon(true);
+        input.start();
     }
 
     private static void pump() {
@@ -72,6 +83,21 @@ public final class Launcher {
 
     private static void answer(Event e) {
         String name = new String(e.data, StandardCharsets.UTF_8);
+        if (name.startsWith(InputRouter.RESOURCE_PREFIX)) {
+            int wanted;
+            try {
+                wanted = Integer.parseInt(name.substring(InputRouter.RESOURCE_PREFIX.length()));
+            } catch (NumberFormatException bad) {
+                wanted = -1;
+            }
+            if (wanted < 1 || wanted > InputRouter.MAX_READ) {
+                Node.answerResource(e.requestId, null, "a read of standard input of "
+                        + name.substring(InputRouter.RESOURCE_PREFIX.length()) + " bytes");
+            } else {
+                inputReads.add(new long[] {e.requestId, wanted});
+            }
+            return;
+        }
         if (name.equals(ProgramProperties.RESOURCE)) {
             try {
                 Node.answerResource(e.requestId, ProgramProperties.launcherProperties(), null);
@@ -84,6 +110,29 @@ public final class Launcher {
             Node.answerResource(e.requestId, in == null ? null : in.readAllBytes(), null);
         } catch (Throwable t) {
             Node.answerResource(e.requestId, null, "reading " + name + ": " + t);
+        }
+    }
+
+    /**
+     * Serves the reads of standard input other nodes make, one at a time, from this JVM's
+     * System.in: the bytes one read of it gives (at least one), or the end (an answer of no
+     * bytes), or the error it throws.
+     */
+    private static void serveInput() {
+        while (true) {
+            long[] read;
+            try {
+                read = inputReads.take();
+            } catch (InterruptedException e) {
+                continue;  // only a shutdown interrupts this thread; the VM is ending
+            }
+            byte[] buffer = new byte[(int) read[1]];
+            try {
+                int n = System.in.read(buffer, 0, buffer.length);
+                Node.answerResource(read[0], n < 0 ? null : Arrays.copyOf(buffer, n), null);
+            } catch (Throwable t) {
+                Node.answerResource(read[0], null, "reading standard input: " + t);
+            }
         }
     }
 

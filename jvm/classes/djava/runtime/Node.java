@@ -55,13 +55,18 @@ public final class Node {
     /** Answers a thread server's request for a class file or resource (null: none). */
     static native void answerResource(long requestId, byte[] bytes, String error);
 
+    /** How long a class file or resource may take to come (ms). */
+    static final int RESOURCE_TIMEOUT_MS = 60_000;
+
     /**
      * A class file or resource of {@code program} from its launcher; null if
-     * it has none.
+     * it has none. {@code timeoutMs} &lt; 0: no limit (the thread manager
+     * answers every request, with an error if the launcher goes away).
      *
-     * @throws java.io.IOException if the launcher cannot be asked
+     * @throws java.io.IOException if the launcher cannot be asked, or does not answer in time
      */
-    static native byte[] fetchResource(long program, String name) throws java.io.IOException;
+    static native byte[] fetchResource(long program, String name, int timeoutMs)
+            throws java.io.IOException;
 
     /** Sends console output of a remote thread to its program's launcher. */
     static native void console(long program, long thread, int stream, byte[] b, int off, int len);

@@ -28,7 +28,8 @@ final class ProgramLoader extends ClassLoader {
     protected Class<?> findClass(String name) throws ClassNotFoundException {
         byte[] bytes;
         try {
-            bytes = Node.fetchResource(program, name.replace('.', '/') + ".class");
+            bytes = Node.fetchResource(program, name.replace('.', '/') + ".class",
+                    Node.RESOURCE_TIMEOUT_MS);
         } catch (IOException e) {
             throw new ClassNotFoundException(name, e);
         }
@@ -45,7 +46,7 @@ final class ProgramLoader extends ClassLoader {
             return local;
         }
         try {
-            byte[] bytes = Node.fetchResource(program, name);
+            byte[] bytes = Node.fetchResource(program, name, Node.RESOURCE_TIMEOUT_MS);
             return bytes == null ? null : new ByteArrayInputStream(bytes);
         } catch (IOException e) {
             return null;

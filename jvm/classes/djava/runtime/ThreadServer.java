@@ -41,6 +41,7 @@ public final class ThreadServer {
             System.exit(2);
         }
         ConsoleRouter.install();
+        InputRouter.install();
         startCommonPoolWithoutWorkers();
         ProgramProperties.install();
         ThreadGroup parent = Thread.currentThread().getThreadGroup();
@@ -115,7 +116,8 @@ public final class ThreadServer {
         Program p = new Program(id, parent);
         Node.registerProgram(id, p.loader, processors);
         try {
-            ProgramProperties.addProgram(id, Node.fetchResource(id, ProgramProperties.RESOURCE));
+            ProgramProperties.addProgram(id,
+                    Node.fetchResource(id, ProgramProperties.RESOURCE, Node.RESOURCE_TIMEOUT_MS));
         } catch (java.io.IOException e) {
             // The program still runs, with this node's properties; say so.
             System.err.println("thread-server " + Node.nodeName() + ": the system properties of program "

@@ -159,8 +159,9 @@ NODE_ENTRY(void, Node_answerResource(JNIEnv* env, jclass, jlong request_id, jbyt
 JVM_END
 
 // A class file or resource of the program, from its launcher; null if it
-// has none.
-NODE_ENTRY(jbyteArray, Node_fetchResource(JNIEnv* env, jclass, jlong program, jstring name))
+// has none. timeout_ms < 0: no limit (the manager answers every request).
+NODE_ENTRY(jbyteArray, Node_fetchResource(JNIEnv* env, jclass, jlong program, jstring name,
+                                          jint timeout_ms))
   if (!require_member(thread)) return NULL;
   ResourceMark rm(thread);
   const char* resource = utf8_or_null(JNIHandles::resolve_non_null(name));
@@ -169,7 +170,7 @@ NODE_ENTRY(jbyteArray, Node_fetchResource(JNIEnv* env, jclass, jlong program, js
   {
     ThreadToNativeFromVM in_native(thread);
     rc = DsoNode::lib().djava_tm_fetch_resource(DsoNode::tm(), (uint64_t)program, resource,
-                                                60000, &buffer);
+                                                timeout_ms, &buffer);
   }
   if (rc == DJAVA_TM_FETCH_NOT_FOUND) {
     DsoNode::lib().djava_tm_buffer_free(&buffer);
@@ -179,7 +180,7 @@ NODE_ENTRY(jbyteArray, Node_fetchResource(JNIEnv* env, jclass, jlong program, js
     DsoNode::lib().djava_tm_buffer_free(&buffer);
     THROW_MSG_NULL(vmSymbols::java_io_IOException(),
                    err_msg("djava: fetching %s from the program's launcher: %s", resource,
-                           rc == DJAVA_TM_FETCH_TIMEOUT ? "no answer within 60 s"
+                           rc == DJAVA_TM_FETCH_TIMEOUT ? "no answer in time"
                                                         : DsoNode::lib().djava_tm_last_error()));
   }
   typeArrayOop bytes = oopFactory::new_byteArray((int)buffer.len, THREAD);
@@ -313,7 +314,7 @@ static JNINativeMethod node_methods[] = {
   { CC"idOf",     CC"(Ljava/lang/Object;)J", FN_PTR(Node_idOf) },
   { CC"nextEvent", CC"(J)Ldjava/runtime/Event;", FN_PTR(Node_nextEvent) },
   { CC"answerResource", CC"(J[BLjava/lang/String;)V", FN_PTR(Node_answerResource) },
-  { CC"fetchResource", CC"(JLjava/lang/String;)[B", FN_PTR(Node_fetchResource) },
+  { CC"fetchResource", CC"(JLjava/lang/String;I)[B", FN_PTR(Node_fetchResource) },
   { CC"console", CC"(JJI[BII)V", FN_PTR(Node_console) },
   { CC"registerProgram", CC"(JLjava/lang/ClassLoader;I)V", FN_PTR(Node_registerProgram) },
   { CC"dropProgram", CC"(J)Ljava/lang/String;", FN_PTR(Node_dropProgram) },
