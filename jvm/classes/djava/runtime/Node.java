@@ -105,6 +105,12 @@ public final class Node {
      *  that never ran. */
     static native void settleEnded(long thread, String detail);
 
+    /**
+     * A shipped thread this node heard of ended elsewhere: the thread group this node put it in
+     * when it started it lets it go (what Thread.exit does where it ran).
+     */
+    static native void threadEnded(long thread);
+
     /** Another node unparked the thread whose shared Thread is {@code thread}
      *  (LockSupport.unpark, through the thread manager), or interrupted it. */
     static native void unpark(long thread, boolean interrupt);

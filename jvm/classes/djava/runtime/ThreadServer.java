@@ -74,9 +74,11 @@ public final class ThreadServer {
                 case Event.STATE:
                     // A thread started here that never ran elsewhere: its
                     // joiners here are woken (the launcher reports it).
-                    if ((e.state == Event.THREAD_ENDED || e.state == Event.THREAD_ENDED_BY_EXCEPTION)
-                            && e.detail != null && !e.detail.isEmpty()) {
-                        Node.settleEnded(e.thread, e.detail);
+                    if (e.state == Event.THREAD_ENDED || e.state == Event.THREAD_ENDED_BY_EXCEPTION) {
+                        if (e.detail != null && !e.detail.isEmpty()) {
+                            Node.settleEnded(e.thread, e.detail);
+                        }
+                        Node.threadEnded(e.thread);
                     }
                     break;
                 default:

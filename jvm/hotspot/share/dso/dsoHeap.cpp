@@ -43,6 +43,7 @@
 #include "runtime/synchronizer.hpp"
 #include "runtime/thread.inline.hpp"
 #include "utilities/exceptions.hpp"
+#include "utilities/resourceHash.hpp"
 
 extern struct JavaVM_ main_vm;
 
@@ -250,6 +251,57 @@ class LocalReferences : public BasicOopIterateClosure {
 };
 
 }  // namespace
+
+namespace {
+
+// Collects the local objects an object references, the unshareable ones
+// too (unshareable_in_local_closure), each once.
+class LocalReach : public BasicOopIterateClosure {
+ public:
+  LocalReach(JavaThread* current, GrowableArray<oop>* out) : _current(current), _out(out), _from(NULL) {}
+  void set_from(oop from) { _from = from; }
+  virtual void do_oop(oop* p) { visit(p, RawAccess<>::oop_load(p)); }
+  virtual void do_oop(narrowOop* p) { visit(p, RawAccess<>::oop_load(p)); }
+  bool first_visit(oop v) { return _seen.put(cast_from_oop<address>(v), true); }
+ private:
+  void visit(void* p, oop v) {
+    int offset = (int)((address)p - cast_from_oop<address>(_from));
+    int size;
+    if (v == NULL || DsoHeap::is_node_local_field(_from->klass(), offset, &size) ||
+        DsoThrowables::travels_as_frames(_from, offset) ||
+        DsoMark::is_shared(header_seen_by(_current, v)) || travels_by_value(v)) {
+      return;
+    }
+    if (first_visit(v)) {
+      _out->append(v);
+    }
+  }
+  JavaThread* _current;
+  GrowableArray<oop>* _out;
+  oop _from;
+  ResourceHashtable<address, bool, primitive_hash<address>, primitive_equals<address>, 4099> _seen;
+};
+
+}  // namespace
+
+oop DsoHeap::unshareable_in_local_closure(JavaThread* current, Handle root, int limit) {
+  NoSafepointVerifier nsv;
+  ResourceMark rm(current);
+  GrowableArray<oop> pending;
+  LocalReach reach(current, &pending);
+  reach.first_visit(root());
+  reach.set_from(root());
+  root->oop_iterate(&reach);
+  for (int looked = 0; !pending.is_empty() && looked < limit; looked++) {
+    oop obj = pending.pop();
+    if (unshareable_reason(obj) != NULL) {
+      return obj;
+    }
+    reach.set_from(obj);
+    obj->oop_iterate(&reach);
+  }
+  return NULL;
+}
 
 void DsoHeap::publish_local_closure(JavaThread* current, Handle root,
                                     GrowableArrayCHeap<Handle, mtInternal>* stack_locked) {

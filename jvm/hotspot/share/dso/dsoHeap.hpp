@@ -46,6 +46,11 @@ class DsoHeap : AllStatic {
   // their locks to the cluster (DsoMonitors::adopt_stack_lock), which a
   // flush could not do for it. One another thread holds locked stays local
   // (with what it alone leads to) until its referrer's bytes leave.
+  // The first object that cannot be shared (unshareable_reason) reachable
+  // from root through local objects, looking at no more than limit objects;
+  // NULL if none. A thread whose closure holds one stays on its node
+  // (DsoThreads::ship). No safepoint.
+  static oop unshareable_in_local_closure(JavaThread* current, Handle root, int limit);
   static void publish_local_closure(JavaThread* current, Handle root,
                                     GrowableArrayCHeap<Handle, mtInternal>* stack_locked);
 

@@ -20,6 +20,7 @@
 #include "runtime/os.hpp"
 #include "runtime/osThread.hpp"
 #include "runtime/thread.inline.hpp"
+#include "services/threadService.hpp"
 #include "utilities/exceptions.hpp"
 
 djava_monitor_client* DsoMonitors::_client = NULL;
@@ -150,21 +151,26 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
   bool interrupt_sent = false;
   int status;
   {
-    ThreadToNativeFromVM in_native(current);
-    status = DsoNode::lib().djava_monitor_wait_polled(_client, id, program, key, millis,
-                                                      DsoThreads::poll_interval_ms);
-  }
-  while (status == DJAVA_MON_WAITING) {
-    if (interruptible && !interrupt_sent && DsoThreads::is_interrupted(current, false)) {
-      interrupt_sent = true;
-      if (DsoNode::lib().djava_monitor_interrupt(_client, program, key) != DJAVA_MON_OK) {
-        log_warning(dso)("interrupting the wait on " UINT64_FORMAT_X ": %s", id,
-                         DsoNode::lib().djava_monitor_last_error());
-      }
+    // Thread.getState says WAITING or TIMED_WAITING, as ObjectMonitor::wait
+    // has it say; the polls do not change it.
+    JavaThreadInObjectWaitState waiting(current, millis != 0);
+    {
+      ThreadToNativeFromVM in_native(current);
+      status = DsoNode::lib().djava_monitor_wait_polled(_client, id, program, key, millis,
+                                                        DsoThreads::poll_interval_ms);
     }
-    ThreadToNativeFromVM in_native(current);
-    status = DsoNode::lib().djava_monitor_wait_more(_client, program, key,
-                                                    DsoThreads::poll_interval_ms);
+    while (status == DJAVA_MON_WAITING) {
+      if (interruptible && !interrupt_sent && DsoThreads::is_interrupted(current, false)) {
+        interrupt_sent = true;
+        if (DsoNode::lib().djava_monitor_interrupt(_client, program, key) != DJAVA_MON_OK) {
+          log_warning(dso)("interrupting the wait on " UINT64_FORMAT_X ": %s", id,
+                           DsoNode::lib().djava_monitor_last_error());
+        }
+      }
+      ThreadToNativeFromVM in_native(current);
+      status = DsoNode::lib().djava_monitor_wait_more(_client, program, key,
+                                                      DsoThreads::poll_interval_ms);
+    }
   }
   switch (status) {
     case DJAVA_MON_OK:          // notified; the monitor is held again

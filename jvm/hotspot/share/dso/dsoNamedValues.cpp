@@ -147,9 +147,10 @@ bool split(const char* name, char* kind, char* klass, size_t klass_capacity, con
   return true;
 }
 
-bool is_fork_join_pool(InstanceKlass* ik) {
+// Whether ik is the class `name` (internal form) or a subclass of it.
+bool is_subclass_named(InstanceKlass* ik, const char* name) {
   for (InstanceKlass* k = ik; k != NULL; k = k->java_super()) {
-    if (k->name()->equals("java/util/concurrent/ForkJoinPool")) {
+    if (k->name()->equals(name)) {
       return true;
     }
   }
@@ -173,7 +174,16 @@ const char* DsoNamedValues::name_of(oop v) {
     }
   }
   InstanceKlass* ik = InstanceKlass::cast(k);
-  if (!DsoNode::is_thread_server() && is_fork_join_pool(ik)) {
+  // System.in, out and err: each node's own, which on a thread server are
+  // the launcher's console and input (djava.runtime's ConsoleRouter and
+  // InputRouter), so a stream a program keeps in a field prints there too.
+  if (is_subclass_named(ik, "java/io/PrintStream") || is_subclass_named(ik, "java/io/InputStream")) {
+    Symbol* standard = static_final_holding(vmClasses::System_klass(), v);
+    if (standard != NULL) {
+      return static_name(vmClasses::System_klass(), standard);
+    }
+  }
+  if (!DsoNode::is_thread_server() && is_subclass_named(ik, "java/util/concurrent/ForkJoinPool")) {
     // The launcher's common pool is the program's (its parallelism is the
     // cluster's, DsoProcessors): the workers it ships to thread servers must
     // work on it, not on each server's own.

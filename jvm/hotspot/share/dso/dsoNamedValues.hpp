@@ -9,7 +9,8 @@
  * object equal to none of them. Such a value travels as a name instead and
  * is the receiver's own instance on arrival:
  *   "S:<class>:<field>"  a static final field of a class of the JDK (the
- *                        value's class, its superclass or its outer class)
+ *                        value's class, its superclass or its outer class;
+ *                        System for System.in, out and err)
  *   "B:<class>:<value>"  the cached box of that value (Integer, Long, Short,
  *                        Byte, Character)
  *   "G:program:group"    a ThreadGroup: a node's groups hold its own threads,

@@ -296,6 +296,13 @@ NODE_ENTRY(void, Node_settleEnded(JNIEnv* env, jclass, jlong thread_id, jstring 
                                utf8_or_null(JNIHandles::resolve(detail)));
 JVM_END
 
+// A shipped thread this node heard of ended: the group this node's start
+// put it in lets it go.
+NODE_ENTRY(void, Node_threadEnded(JNIEnv* env, jclass, jlong thread_id))
+  if (!require_member(thread)) return;
+  DsoThreads::left_elsewhere(thread, (uint64_t)thread_id);
+JVM_END
+
 // Another node unparked a thread (djava_tm_unpark): the event pump passes
 // it on.
 NODE_ENTRY(void, Node_unpark(JNIEnv* env, jclass, jlong thread_id, jboolean interrupt))
@@ -326,6 +333,7 @@ static JNINativeMethod node_methods[] = {
   { CC"nodeName", CC"()Ljava/lang/String;", FN_PTR(Node_nodeName) },
   { CC"threadFailed", CC"(JJLjava/lang/String;)V", FN_PTR(Node_threadFailed) },
   { CC"settleEnded", CC"(JLjava/lang/String;)V", FN_PTR(Node_settleEnded) },
+  { CC"threadEnded", CC"(J)V", FN_PTR(Node_threadEnded) },
   { CC"unpark", CC"(JZ)V", FN_PTR(Node_unpark) },
 };
 

@@ -269,6 +269,10 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
     st->print_cr("  flushes put off until an object they reference was unlocked or a fence "
                  "passed: " UINT64_FORMAT, total.cache.deferred_flushes);
   }
+  if (DsoThreads::kept_local_count() > 0) {
+    st->print_cr("  threads run here because they reach objects that cannot be shared "
+                 "(-Xlog:dso says which): %zu", DsoThreads::kept_local_count());
+  }
   if (DsoThreads::unparks_sent_count() + DsoThreads::unparks_received_count() > 0) {
     st->print_cr("  unparks across nodes (this node, every program): sent " UINT64_FORMAT
                  ", received " UINT64_FORMAT, DsoThreads::unparks_sent_count(),

@@ -5,6 +5,7 @@
 #include "precompiled.hpp"
 #include "classfile/javaClasses.inline.hpp"
 #include "classfile/javaThreadStatus.hpp"
+#include "classfile/symbolTable.hpp"
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoGlobals.hpp"
@@ -66,6 +67,12 @@ int eetop_offset = -1;
 JavaThread* const alive_elsewhere = (JavaThread*)1;
 
 volatile size_t shipped = 0;
+// Program threads started here because they reach what cannot be shared.
+volatile size_t kept_local = 0;
+// How many objects of a thread's local closure Thread.start looks at for
+// one that cannot be shared; beyond, the thread is shipped (what it meets
+// later reads as a foreign object there).
+const int local_closure_scan_limit = 100000;
 
 // The launching node's remote non-daemon threads (await_remote_threads).
 Monitor* remote_threads_lock = NULL;
@@ -143,6 +150,10 @@ bool DsoThreads::keeps_eetop(oop thread_obj, int* offset) {
 
 size_t DsoThreads::shipped_count() {
   return Atomic::load(&shipped);
+}
+
+size_t DsoThreads::kept_local_count() {
+  return Atomic::load(&kept_local);
 }
 
 bool DsoThreads::is_node_local_field(Klass* k, int offset, int* size) {
@@ -298,14 +309,26 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
   }
   JavaThread* THREAD = current;
   {
+    // A thread that reaches what cannot leave this node (a file descriptor,
+    // a process's pipe, a class loader, a weak reference, ...) runs here,
+    // where what it uses is: placed elsewhere it would fail on first use.
     ResourceMark rm(current);
     const char* why = unshareable_reference(thread(), true);
+    if (why == NULL) {
+      oop blocker = DsoHeap::unshareable_in_local_closure(current, thread, local_closure_scan_limit);
+      if (blocker != NULL) {
+        stringStream reason;
+        reason.print("it reaches a %s, which cannot be shared: %s", blocker->klass()->external_name(),
+                     DsoHeap::unshareable_reason(blocker));
+        why = reason.as_string();
+      }
+    }
     if (why != NULL) {
       oop name = java_lang_Thread::name(thread());
-      stringStream message;
-      message.print("djava: thread \"%s\" cannot run on another node: %s",
+      log_info(dso)("thread \"%s\" runs on this node: %s",
                     name != NULL ? java_lang_String::as_utf8_string(name) : "?", why);
-      THROW_MSG_(vmSymbols::java_lang_IllegalArgumentException(), message.as_string(), true);
+      Atomic::inc(&kept_local);
+      return false;
     }
   }
   bool daemon = java_lang_Thread::is_daemon(thread());
@@ -397,6 +420,18 @@ void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group,
   }
   thread->obj_field_put(group_offset, group());
   thread->obj_field_put(context_loader_offset, loader());
+  // A member of its group here, as Thread.start makes a thread of its
+  // starter's group there (ThreadGroup.activeCount, enumerate): counted
+  // unstarted, then started. Thread.exit here takes it out again.
+  {
+    JavaValue result(T_VOID);
+    TempNewSymbol add_unstarted = SymbolTable::new_symbol("addUnstarted");
+    JavaCalls::call_special(&result, group, vmClasses::ThreadGroup_klass(), add_unstarted,
+                            vmSymbols::void_method_signature(), CHECK);
+    JavaCalls::call_special(&result, group, vmClasses::ThreadGroup_klass(),
+                            vmSymbols::add_method_name(), vmSymbols::thread_void_signature(), thread,
+                            CHECK);
+  }
   DsoInheritedLocals::install(current, thread, inherited_locals, CHECK);
   jobject jthread = JNIHandles::make_local(current, thread());
   // eetop is shared: this node writes its native thread there with the
@@ -648,6 +683,35 @@ void DsoThreads::settle_never_ran(JavaThread* current, uint64_t id, const char* 
   ObjectLocker lock(t, current);
   lock.notify_all(current);
   CLEAR_PENDING_EXCEPTION;
+}
+
+void DsoThreads::left_elsewhere(JavaThread* current, uint64_t id) {
+  uint index = DsoReplicaTable::index_of(id);
+  oop obj = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
+  if (obj == NULL || !obj->is_a(vmClasses::Thread_klass())) {
+    return;
+  }
+  JavaThread* native_thread = java_lang_Thread::thread(obj);
+  if (native_thread != NULL && native_thread != alive_elsewhere) {
+    ThreadsListHandle tlh(current);
+    if (tlh.includes(native_thread)) {
+      return;  // it runs here: its own Thread.exit leaves the group
+    }
+  }
+  Handle t(current, obj);
+  Handle group(current, t->obj_field(group_offset));
+  if (group.is_null()) {
+    return;
+  }
+  // What Thread.exit does on the node running the thread, for the group
+  // this node put it in when it started it.
+  JavaThread* THREAD = current;
+  JavaValue result(T_VOID);
+  TempNewSymbol terminated = SymbolTable::new_symbol("threadTerminated");
+  JavaCalls::call_special(&result, group, vmClasses::ThreadGroup_klass(), terminated,
+                          vmSymbols::thread_void_signature(), t, THREAD);
+  CLEAR_PENDING_EXCEPTION;  // a destroyed group: nothing left to tell it
+  t->obj_field_put(group_offset, NULL);
 }
 
 void DsoThreads::note_live_non_daemon(uint64_t program, uint32_t count) {

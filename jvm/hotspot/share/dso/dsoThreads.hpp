@@ -37,8 +37,9 @@ class DsoThreads : AllStatic {
   // After the node joined: where Thread's node-local fields are.
   static void initialize();
 
-  // JVM_StartThread: ships the thread if it belongs to the program. True
-  // if it was shipped, or failed with an exception pending.
+  // JVM_StartThread: ships the thread if it belongs to the program and
+  // reaches nothing that cannot be shared (else it runs here). True if it
+  // was shipped, or failed with an exception pending.
   static bool ship(JavaThread* current, jobject jthread);
 
   // On a thread server: runs the replica of a shipped thread here, in the
@@ -61,6 +62,10 @@ class DsoThreads : AllStatic {
   // makes a replica of a thread it never saw; where it cannot (its class
   // exists only where it was started), the starting server settles it.
   static void settle_never_ran(JavaThread* current, uint64_t id, const char* detail);
+  // The same report, for every shipped thread that ended: the thread group
+  // this node put it in when it started it (Thread.start) lets it go, as
+  // Thread.exit does where the thread ran.
+  static void left_elsewhere(JavaThread* current, uint64_t id);
 
   // Threads::destroy_vm on the launching node: main and every local
   // non-daemon thread have ended; wait for the program's remote ones.
@@ -116,8 +121,11 @@ class DsoThreads : AllStatic {
   // Thread object is shared: another node may have set it.
   static bool is_interrupted(JavaThread* current, bool clear);
 
-  // How many threads this node shipped (PrintDistributedStatistics).
+  // How many threads this node shipped, and how many program threads it
+  // started here because they reach what cannot be shared
+  // (PrintDistributedStatistics).
   static size_t shipped_count();
+  static size_t kept_local_count();
   // The program a shipped thread belongs to; 0 for a node-local thread.
   static uint64_t program_of(oop thread_obj);
   // The program objects made by the current thread belong to.
