@@ -398,6 +398,29 @@ std::string ThreadRegistry::Console(ProgramId program, uint64_t thread, uint32_t
   return "";
 }
 
+void ThreadRegistry::QueryThreadState(ConnId asker, ProgramId program, uint64_t thread,
+                                      uint64_t request, std::vector<Action>* out) {
+  Action a{Action::kThreadStateQuery};
+  a.thread = ThreadKey{program, thread};
+  a.request = request;
+  a.reply_to = asker;
+  auto p = programs_.find(program);
+  auto t = threads_.find(a.thread);
+  if (p != programs_.end() && t == threads_.end()) {
+    a.conn = p->second.launcher;  // main, or a thread the launcher runs itself
+  } else if (p != programs_.end() && t->second.state == ThreadState::kRunning) {
+    a.server = t->second.server;
+  } else {
+    Action d{Action::kThreadStateData};
+    d.conn = asker;
+    d.request = request;
+    d.status = -1;
+    out->push_back(std::move(d));
+    return;
+  }
+  out->push_back(std::move(a));
+}
+
 std::string ThreadRegistry::Unpark(ProgramId program, uint64_t thread, bool interrupt,
                                    std::vector<Action>* out) {
   auto p = programs_.find(program);

@@ -78,6 +78,9 @@ struct Action {
                          // or `detail` = why the request was refused
     kUnpark,             // to `server`, or else to `conn` (the launcher): unpark `thread`
                          // (`status` 1: an interrupt)
+    kThreadStateQuery,   // to `server`, or else to `conn` (the launcher): the state of
+                         // `thread`? answer `request` to `reply_to`
+    kThreadStateData,    // to `conn`: the answer to its `request`: `status`
   };
   explicit Action(Kind k) : kind(k) {}
   Kind kind;
@@ -93,6 +96,7 @@ struct Action {
   int32_t status = 0;     // kExit
   std::vector<ServerStatistics> statistics;  // kStatisticsData
   uint64_t inherited_locals = 0;  // kAssign: SubmitThread.inherited_locals
+  ConnId reply_to = 0;            // kThreadStateQuery: the asker
 };
 
 class ThreadRegistry {
@@ -190,6 +194,12 @@ class ThreadRegistry {
   // own threads). Nothing for a thread queued or ended (unpark has no
   // effect on a thread not started or ended). Returns why it was dropped
   // when the program is unknown or ended, for the log.
+  // Thread.getState of `thread` from connection `asker`: the question goes
+  // where the thread runs (as Unpark); a thread that runs nowhere (queued,
+  // ended, unknown program) is answered at once with status -1 (unknown:
+  // the asker keeps its own idea).
+  void QueryThreadState(ConnId asker, ProgramId program, uint64_t thread, uint64_t request,
+                        std::vector<Action>* out);
   std::string Unpark(ProgramId program, uint64_t thread, bool interrupt,
                      std::vector<Action>* out);
 

@@ -134,6 +134,22 @@ void TmService::OnMessage(ConnId conn, const TmClientMessage& msg, TimeMs now) {
             " (further drops for this program are not logged)");
       break;
     }
+    case TmClientMessage::kQueryThreadState: {
+      const auto& q = msg.query_thread_state();
+      registry_.QueryThreadState(conn, q.program(), q.thread(), q.request(), &out);
+      break;
+    }
+    case TmClientMessage::kThreadStateAnswer: {
+      // Straight back to the asker, if it is still here.
+      const auto& a = msg.thread_state_answer();
+      if (conns_.count(a.reply_to())) {
+        TmServerMessage d;
+        d.mutable_thread_state_data()->set_request(a.request());
+        d.mutable_thread_state_data()->set_status(a.status());
+        transport_->Send(a.reply_to(), d);
+      }
+      break;
+    }
     case TmClientMessage::kGatherStatistics: {
       const auto& g = msg.gather_statistics();
       registry_.GatherStatistics(conn, g.request(), g.program(), now, &out);
@@ -275,6 +291,32 @@ void TmService::Apply(std::vector<Action>* actions) {
         } else if (conns_.count(a.conn)) {
           transport_->Send(a.conn, m);
         }
+        break;
+      }
+      case Action::kThreadStateQuery: {
+        auto* q = m.mutable_thread_state_query();
+        q->set_program(a.thread.program);
+        q->set_thread(a.thread.thread);
+        q->set_request(a.request);
+        q->set_reply_to(a.reply_to);
+        if (a.server != 0) {
+          transport_->Send(a.server, m);
+        } else if (conns_.count(a.conn)) {
+          transport_->Send(a.conn, m);
+        } else if (conns_.count(a.reply_to)) {
+          // No launcher to ask: unknown.
+          TmServerMessage d;
+          d.mutable_thread_state_data()->set_request(a.request);
+          d.mutable_thread_state_data()->set_status(-1);
+          transport_->Send(a.reply_to, d);
+        }
+        break;
+      }
+      case Action::kThreadStateData: {
+        auto* d = m.mutable_thread_state_data();
+        d->set_request(a.request);
+        d->set_status(a.status);
+        if (conns_.count(a.conn)) transport_->Send(a.conn, m);
         break;
       }
       case Action::kStatisticsRequest: {

@@ -146,6 +146,34 @@ TEST_F(TmClientTest, InheritedLocalsTravelWithTheThread) {
   EXPECT_EQ((std::map<uint64_t, uint64_t>{{1, 0x7700000001ULL}, {2, 0}}), inherited);
 }
 
+// Thread.getState of a thread another node runs: the question reaches the
+// node running it (a server, or the launcher for its own threads), whose
+// answer comes back to the asker; a thread that runs nowhere is answered -1
+// by the manager at once.
+TEST_F(TmClientTest, ThreadStateQueriesGoWhereTheThreadRuns) {
+  auto launcher = Client(), server = Client(), asker = Client();
+  ASSERT_EQ("", server->RegisterServer("s1", 4, nullptr));
+  ASSERT_EQ("", launcher->RegisterProgram(9, "node:1", "/cp"));
+  ASSERT_EQ("", launcher->Submit(9, 1, false));
+  Expect(server.get(), DJAVA_TM_EV_ASSIGN);
+  // The node running the thread answers what it knows.
+  std::thread answering([&] {
+    for (TmClient* node : {server.get(), launcher.get()}) {
+      auto q = Expect(node, DJAVA_TM_EV_STATE_QUERY);
+      int32_t status = q.thread == 1 ? 401 : q.thread == 77 ? 5 : -7;
+      EXPECT_EQ("", node->AnswerThreadState(q.request_id, q.reply_to, status));
+    }
+  });
+  int32_t status = 0;
+  ASSERT_EQ("", asker->QueryThreadState(9, 1, 5000, &status));
+  EXPECT_EQ(401, status);  // the server's answer for thread 1
+  ASSERT_EQ("", asker->QueryThreadState(9, 77, 5000, &status));
+  EXPECT_EQ(5, status);    // never placed: the launcher runs it (main)
+  answering.join();
+  ASSERT_EQ("", asker->QueryThreadState(12345, 1, 5000, &status));
+  EXPECT_EQ(-1, status);   // an unknown program: nobody runs it
+}
+
 TEST_F(TmClientTest, RejectedRequestsAreReportedNotFatal) {
   auto launcher = Client();
   ASSERT_EQ("", launcher->RegisterProgram(9, "n", "cp"));

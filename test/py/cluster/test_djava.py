@@ -114,6 +114,20 @@ def test_private_cluster_size_follows_djava_thread_servers(cluster_bin, env, cla
     assert len(family(p.stdout)[1]) == 6
 
 
+def test_heap_exhaustion_names_the_node_and_its_heap(env, classes, tmp_path):
+    # -Xmx reaches the private cluster's thread servers too: the thread that
+    # runs out there says so, naming that server (not the launcher) and its heap.
+    p = djava(os.path.dirname(binary("djava")), ["-Xmx48m", "-cp", classes, "HeapExhaustion"],
+              env, tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    m = re.search(r"^oom (\d+): Java heap space \(djava thread server [^ ]+:(\d+), "
+                  r"maximum heap (\d+) MB\)$", p.stdout, re.M)
+    assert m, p.stdout + p.stderr
+    assert m.group(1) == m.group(2)  # the node named is the one that threw
+    assert f"main {m.group(1)}" not in p.stdout  # a thread server, not the launcher
+    assert 32 <= int(m.group(3)) <= 48, m.group(0)
+
+
 @pytest.mark.parametrize("group", [False, True], ids=["to-djava", "to-its-process-group"])
 def test_sigterm_ends_java_and_the_cluster(group, env, classes, tmp_path):
     """SIGTERM to djava is passed on to java; SIGTERM to djava's process group

@@ -50,7 +50,11 @@ enum djava_tm_event_kind {
   /* To the node running `thread` of `program`: another node unparked it
    * (LockSupport.unpark; djava_tm_unpark), or interrupted it (`status` 1:
    * Thread.interrupt, which ends a sleep too). */
-  DJAVA_TM_EV_UNPARK = 11
+  DJAVA_TM_EV_UNPARK = 11,
+  /* To the node running `thread` of `program`: another node asks its state
+   * (Thread.getState). Answer with djava_tm_answer_thread_state(request_id,
+   * reply_to, the thread's threadStatus here, or -1 if it does not run here). */
+  DJAVA_TM_EV_STATE_QUERY = 12
 };
 
 enum djava_tm_stream { DJAVA_TM_STREAM_OUT = 1, DJAVA_TM_STREAM_ERR = 2 };
@@ -113,6 +117,8 @@ typedef struct djava_tm_event {
   /* DJAVA_TM_EV_ASSIGN: the shared id of the thread's inheritable
    * thread-locals, an Object[] {key, value, ...}; 0 for none. */
   uint64_t inherited_locals;
+  /* DJAVA_TM_EV_STATE_QUERY: the asker, for djava_tm_answer_thread_state. */
+  uint64_t reply_to;
 } djava_tm_event;
 
 /* Connects to the thread manager at "host:port" and authenticates with the
@@ -191,6 +197,16 @@ int djava_tm_program_exit(djava_tm_client* c, uint64_t program, int32_t status,
  * never placed; nothing happens for a thread queued or ended. Does not wait
  * for any answer. */
 int djava_tm_unpark(djava_tm_client* c, uint64_t program, uint64_t thread, int interrupt);
+/* Thread.getState of `thread` of `program`, which another node runs: the
+ * manager asks that node (DJAVA_TM_EV_STATE_QUERY) and *status gets its
+ * answer, java.lang.Thread's threadStatus there (-1: it does not run there,
+ * or nowhere). Blocks at most timeout_ms; returns 0, or -1 without an answer
+ * (see djava_tm_last_error). */
+int djava_tm_query_thread_state(djava_tm_client* c, uint64_t program, uint64_t thread,
+                                int64_t timeout_ms, int32_t* status);
+/* The node running a thread answers a DJAVA_TM_EV_STATE_QUERY. */
+int djava_tm_answer_thread_state(djava_tm_client* c, uint64_t request, uint64_t reply_to,
+                                 int32_t status);
 /* Launcher: the statistics (-XX:+PrintDistributedStatistics) of `program`
  * from every thread server that ran threads of it. Blocks at most
  * timeout_ms (< 0: no limit; the manager answers within its own limit of

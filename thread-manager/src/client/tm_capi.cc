@@ -158,6 +158,20 @@ int djava_tm_unpark(djava_tm_client* c, uint64_t program, uint64_t thread, int i
   return Guard(c, [&](TmClient* t) { return Result(t->Unpark(program, thread, interrupt != 0)); });
 }
 
+int djava_tm_query_thread_state(djava_tm_client* c, uint64_t program, uint64_t thread,
+                                int64_t timeout_ms, int32_t* status) {
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->QueryThreadState(program, thread, timeout_ms, status));
+  });
+}
+
+int djava_tm_answer_thread_state(djava_tm_client* c, uint64_t request, uint64_t reply_to,
+                                 int32_t status) {
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->AnswerThreadState(request, reply_to, status));
+  });
+}
+
 int djava_tm_program_exit(djava_tm_client* c, uint64_t program, int32_t status,
                           const char* detail) {
   return Guard(c, [&](TmClient* t) {

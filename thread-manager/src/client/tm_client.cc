@@ -295,6 +295,44 @@ std::string TmClient::Unpark(uint64_t program, uint64_t thread, bool interrupt) 
   return SendLocked(m);
 }
 
+std::string TmClient::QueryThreadState(uint64_t program, uint64_t thread, int64_t timeout_ms,
+                                       int32_t* status) {
+  StateQuery q;
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_ || stop_) return closed_ ? io_error_ : "thread manager client closed";
+    id = ++last_fetch_;
+    state_queries_[id] = &q;
+  }
+  tmpb::TmClientMessage m;
+  auto* r = m.mutable_query_thread_state();
+  r->set_program(program);
+  r->set_thread(thread);
+  r->set_request(id);
+  std::string err = SendUnlocked(m);
+  std::unique_lock<std::mutex> l(mu_);
+  if (err.empty()) {
+    cv_.wait_for(l, std::chrono::milliseconds(std::max<int64_t>(timeout_ms, 0)),
+                 [&] { return q.done || closed_ || stop_; });
+  }
+  state_queries_.erase(id);  // a late answer is then ignored
+  if (!err.empty()) return err;
+  if (!q.done) return "no answer within " + std::to_string(timeout_ms) + " ms";
+  *status = q.status;
+  return "";
+}
+
+std::string TmClient::AnswerThreadState(uint64_t request, uint64_t reply_to, int32_t status) {
+  tmpb::TmClientMessage m;
+  auto* a = m.mutable_thread_state_answer();
+  a->set_request(request);
+  a->set_reply_to(reply_to);
+  a->set_status(status);
+  std::lock_guard<std::mutex> l(mu_);
+  return SendLocked(m);
+}
+
 std::string TmClient::GatherStatistics(uint64_t program, int64_t timeout_ms,
                                        std::string* text) {
   const std::string what = "statistics of program " + std::to_string(program);
@@ -477,6 +515,24 @@ void TmClient::ReaderLoop() {
         m.Clear();
         continue;
       }
+      case tmpb::TmServerMessage::kThreadStateData: {
+        // No event: the answer goes to the thread blocked in QueryThreadState.
+        auto it = state_queries_.find(m.thread_state_data().request());
+        if (it != state_queries_.end()) {
+          it->second->status = m.thread_state_data().status();
+          it->second->done = true;
+          cv_.notify_all();
+        }
+        m.Clear();
+        continue;
+      }
+      case tmpb::TmServerMessage::kThreadStateQuery:
+        ev.kind = DJAVA_TM_EV_STATE_QUERY;
+        ev.program = m.thread_state_query().program();
+        ev.thread = m.thread_state_query().thread();
+        ev.request_id = m.thread_state_query().request();
+        ev.reply_to = m.thread_state_query().reply_to();
+        break;
       case tmpb::TmServerMessage::kStatisticsRequest:
         ev.kind = DJAVA_TM_EV_STATISTICS_REQUEST;
         ev.program = m.statistics_request().program();

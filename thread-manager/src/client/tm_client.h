@@ -61,6 +61,13 @@ class TmClient {
                       size_t len);
   std::string ProgramExit(uint64_t program, int32_t status, const std::string& detail);
   std::string Unpark(uint64_t program, uint64_t thread, bool interrupt);
+  // Thread.getState of a thread another node runs: that node's threadStatus
+  // in *status (-1: unknown there). "" or why there is none (no answer
+  // within timeout_ms, closed).
+  std::string QueryThreadState(uint64_t program, uint64_t thread, int64_t timeout_ms,
+                               int32_t* status);
+  // The node running the thread answers a STATE_QUERY event.
+  std::string AnswerThreadState(uint64_t request, uint64_t reply_to, int32_t status);
   // Launcher: every server's statistics of `program`, formatted (see
   // djava_tm_gather_statistics), in *text; "" or why there are none.
   std::string GatherStatistics(uint64_t program, int64_t timeout_ms, std::string* text);
@@ -82,6 +89,10 @@ class TmClient {
     bool found = false;
     std::string data;
     std::string error;
+  };
+  struct StateQuery {
+    bool done = false;
+    int32_t status = -1;
   };
   struct Gather {
     bool done = false;
@@ -111,6 +122,7 @@ class TmClient {
   std::map<uint64_t, Fetch*> fetches_;          // outstanding FetchResource calls
   uint64_t last_fetch_ = 0;           // also numbers GatherStatistics calls
   std::map<uint64_t, Gather*> gathers_;         // outstanding GatherStatistics calls
+  std::map<uint64_t, StateQuery*> state_queries_;  // outstanding QueryThreadState calls
   std::map<uint64_t, std::string> requests_;    // launcher: unanswered request -> name
   bool closed_ = false;
   std::string io_error_;

@@ -16,6 +16,7 @@ final class Event {
     static final int EXIT = 9;
     static final int STATISTICS_REQUEST = 10;
     static final int UNPARK = 11;
+    static final int STATE_QUERY = 12;
 
     // STATE: the thread states of tm_client.h (djava_tm_thread_state).
     static final int THREAD_ENDED = 3;
@@ -43,10 +44,13 @@ final class Event {
     final int processors;
     /** ASSIGN: the shared Object[] of the thread's inheritable thread-locals, or 0. */
     final long inheritedLocals;
+    /** STATE_QUERY: the asker, for the answer. */
+    final long replyTo;
 
     Event(int kind, long program, long thread, int state, long serverId, int liveNonDaemon,
           long requestId, int stream, int status, String serverName, String detail,
-          String classpath, String launchNode, byte[] data, int processors, long inheritedLocals) {
+          String classpath, String launchNode, byte[] data, int processors, long inheritedLocals,
+          long replyTo) {
         this.kind = kind;
         this.program = program;
         this.thread = thread;
@@ -63,5 +67,6 @@ final class Event {
         this.data = data;
         this.processors = processors;
         this.inheritedLocals = inheritedLocals;
+        this.replyTo = replyTo;
     }
 }

@@ -14,6 +14,8 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 
 public final class Launcher {
@@ -54,6 +56,9 @@ public final class Launcher {
                     break;
                 case Event.UNPARK:
                     Node.unpark(e.thread, e.status != 0);
+                    break;
+                case Event.STATE_QUERY:
+                    Node.answerThreadState(e.requestId, e.replyTo, e.thread);
                     break;
                 case Event.EXIT:
                     System.out.flush();
@@ -99,6 +104,10 @@ public final class Launcher {
             }
             return;
         }
+        if (name.startsWith(ProgramLoader.ALL_RESOURCES_PREFIX)) {
+            answerAll(e.requestId, name.substring(ProgramLoader.ALL_RESOURCES_PREFIX.length()));
+            return;
+        }
         if (name.equals(ProgramProperties.RESOURCE)) {
             try {
                 Node.answerResource(e.requestId, ProgramProperties.launcherProperties(), null);
@@ -111,6 +120,31 @@ public final class Launcher {
             Node.answerResource(e.requestId, in == null ? null : in.readAllBytes(), null);
         } catch (Throwable t) {
             Node.answerResource(e.requestId, null, "reading " + name + ": " + t);
+        }
+    }
+
+    /**
+     * Every copy of a resource on this JVM's class path, for a thread server's program loader
+     * (ProgramLoader.fetchAll): their count, then each one's URL here and bytes.
+     */
+    private static void answerAll(long requestId, String name) {
+        try {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+            List<java.net.URL> urls = Collections.list(ClassLoader.getSystemClassLoader().getResources(name));
+            out.writeInt(urls.size());
+            for (java.net.URL url : urls) {
+                try (InputStream in = url.openStream()) {
+                    byte[] content = in.readAllBytes();
+                    out.writeUTF(url.toString());
+                    out.writeInt(content.length);
+                    out.write(content);
+                }
+            }
+            out.flush();
+            Node.answerResource(requestId, bytes.toByteArray(), null);
+        } catch (Throwable t) {
+            Node.answerResource(requestId, null, "reading every " + name + ": " + t);
         }
     }
 

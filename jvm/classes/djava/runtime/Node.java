@@ -111,6 +111,21 @@ public final class Node {
      */
     static native void threadEnded(long thread);
 
+    /** Answers another node's question about a thread's state (an Event.STATE_QUERY). */
+    static native void answerThreadState(long request, long replyTo, long thread);
+
+    /**
+     * On a launcher: its module options (--add-opens and kin), each "KIND VALUE" with KIND one
+     * of addopens, addexports, addreads, addmods, as the java launcher gave them to the VM.
+     */
+    static native String[] moduleOptions();
+
+    /** Opens (or exports) package {@code pn} of {@code m} to {@code target}. */
+    static native void openPackage(Module m, String pn, Module target, boolean open);
+
+    /** Makes {@code m} read {@code target}. */
+    static native void addReads(Module m, Module target);
+
     /** Another node unparked the thread whose shared Thread is {@code thread}
      *  (LockSupport.unpark, through the thread manager), or interrupted it. */
     static native void unpark(long thread, boolean interrupt);

@@ -7,7 +7,9 @@
  * its properties when the server first runs one of the program's threads,
  * minus the keys that describe a node's JDK, machine and user (java.*,
  * jdk.*, sun.*, os.*, user.*, file.*, ...), which stay this node's: the JDK
- * here must find its own files. Each program gets its own copy; a
+ * here must find its own files. java.class.path is the program's (its
+ * classes come from the launcher's class path, and a child JVM the program
+ * starts with it must find them). Each program gets its own copy; a
  * setProperty on this node stays in that copy (it does not reach the
  * launcher or other nodes). Threads that belong to no program (the
  * server's own) see the node's properties.
@@ -26,8 +28,10 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.Reader;
 import java.io.Writer;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Enumeration;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -60,7 +64,15 @@ final class ProgramProperties extends Properties {
         System.setProperties(new ProgramProperties(System.getProperties()));
     }
 
+    /** Keys under a node prefix that describe the program: its class path is the launcher's. */
+    private static final String[] PROGRAM_KEYS = {"java.class.path"};
+
     static boolean isNodeKey(String key) {
+        for (String programKey : PROGRAM_KEYS) {
+            if (key.equals(programKey)) {
+                return false;
+            }
+        }
         for (String prefix : NODE_PREFIXES) {
             if (key.startsWith(prefix)) {
                 return true;
@@ -69,7 +81,13 @@ final class ProgramProperties extends Properties {
         return false;
     }
 
-    /** The launcher's answer: its properties a program's threads elsewhere see. */
+    /** Keys of the launcher's module options in its answer (ModuleOptions), numbered. */
+    static final String MODULE_OPTION_PREFIX = "djava.module.option.";
+
+    /**
+     * The launcher's answer: its properties a program's threads elsewhere see, and its module
+     * options (which hold for the program on every node).
+     */
     static byte[] launcherProperties() throws IOException {
         Properties sent = new Properties();
         for (String key : System.getProperties().stringPropertyNames()) {
@@ -77,16 +95,24 @@ final class ProgramProperties extends Properties {
                 sent.setProperty(key, System.getProperty(key));
             }
         }
+        String[] options = Node.moduleOptions();
+        for (int i = 0; i < options.length; i++) {
+            sent.setProperty(MODULE_OPTION_PREFIX + i, options[i]);
+        }
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         sent.store(out, null);
         return out.toByteArray();
     }
 
-    /** A program starts here: its copy is this node's properties under the launcher's. */
-    static void addProgram(long program, byte[] launcher) throws IOException {
+    /**
+     * A program starts here: its copy is this node's properties under the launcher's. Returns
+     * the launcher's module options, in order.
+     */
+    static List<String> addProgram(long program, byte[] launcher) throws IOException {
+        List<String> moduleOptions = new ArrayList<>();
         Properties props = System.getProperties();
         if (!(props instanceof ProgramProperties)) {
-            return;
+            return moduleOptions;
         }
         ProgramProperties all = (ProgramProperties) props;
         Properties copy = new Properties();
@@ -99,8 +125,12 @@ final class ProgramProperties extends Properties {
                     copy.setProperty(key, sent.getProperty(key));
                 }
             }
+            for (int i = 0; sent.getProperty(MODULE_OPTION_PREFIX + i) != null; i++) {
+                moduleOptions.add(sent.getProperty(MODULE_OPTION_PREFIX + i));
+            }
         }
         all.programs.put(program, copy);
+        return moduleOptions;
     }
 
     static void dropProgram(long program) {

@@ -61,6 +61,9 @@ public final class ThreadServer {
                 case Event.UNPARK:
                     Node.unpark(e.thread, e.status != 0);
                     break;
+                case Event.STATE_QUERY:
+                    Node.answerThreadState(e.requestId, e.replyTo, e.thread);
+                    break;
                 case Event.DROP_PROGRAM:
                     drop(e.program);
                     break;
@@ -118,8 +121,8 @@ public final class ThreadServer {
         Program p = new Program(id, parent);
         Node.registerProgram(id, p.loader, processors);
         try {
-            ProgramProperties.addProgram(id,
-                    Node.fetchResource(id, ProgramProperties.RESOURCE, Node.RESOURCE_TIMEOUT_MS));
+            ModuleOptions.apply(id, p.loader, ProgramProperties.addProgram(id,
+                    Node.fetchResource(id, ProgramProperties.RESOURCE, Node.RESOURCE_TIMEOUT_MS)));
         } catch (java.io.IOException e) {
             // The program still runs, with this node's properties; say so.
             System.err.println("thread-server " + Node.nodeName() + ": the system properties of program "

@@ -35,6 +35,7 @@
 #include "dso/abi/sos_client.h"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoThreads.hpp"
 #include "memory/allStatic.hpp"
 #include "oops/oopsHierarchy.hpp"
 #include "runtime/thread.hpp"
@@ -132,8 +133,18 @@ class DsoInterpreter : AllStatic {
 
 // Used inside BytecodeInterpreter::run, where CALL_VM, THREAD and
 // handle_exception are defined.
+// A class's mirror is the replica of its statics only: java.lang.Class's own
+// fields (its loader, name, reflection caches) are each node's, read and
+// written by getfield and putfield without coherence; getstatic and
+// putstatic go through it. (In the interpreter's loop, where `opcode` is
+// the bytecode at hand; an array is never a mirror.)
+#define DSO_COHERENT(obj)                                                       \
+  ((Bytecodes::Code)opcode == Bytecodes::_getstatic ||                          \
+   (Bytecodes::Code)opcode == Bytecodes::_putstatic ||                          \
+   (obj)->klass() != vmClasses::Class_klass())
+
 #define DSO_CHECK_ACCESS(obj, is_write)                                         \
-  if (DsoMark::is_shared_relaxed(obj) &&                                        \
+  if (DsoMark::is_shared_relaxed(obj) && DSO_COHERENT(obj) &&                   \
       !DsoInterpreter::try_access(THREAD, (obj), (is_write))) {                 \
     CALL_VM(DsoInterpreter::access_shared(THREAD, (obj), (is_write)),           \
             handle_exception);                                                  \
@@ -141,8 +152,21 @@ class DsoInterpreter : AllStatic {
     THREAD->set_vm_result(NULL);                                                \
   }
 
+// A field read (getfield, getstatic) with its resolved cache entry: as
+// DSO_CHECK_ACCESS, and Thread.threadStatus of a thread another node runs
+// is asked of that node (DsoThreads::refresh_remote_state; Thread.getState).
+#define DSO_CHECK_FIELD_READ(obj, cache)                                        \
+  DSO_CHECK_ACCESS(obj, false);                                                 \
+  if (DsoMark::is_shared_relaxed(obj) &&                                        \
+      (int)(cache)->f2_as_index() == DsoThreads::thread_status_offset() &&      \
+      (Bytecodes::Code)opcode != Bytecodes::_getstatic) {                       \
+    CALL_VM(DsoThreads::refresh_remote_state(THREAD, (obj)), handle_exception); \
+    obj = (decltype(obj))THREAD->vm_result();                                   \
+    THREAD->set_vm_result(NULL);                                                \
+  }
+
 #define DSO_END_WRITE(obj)                                                      \
-  if (DsoMark::is_shared_relaxed(obj)) {                                        \
+  if (DsoMark::is_shared_relaxed(obj) && DSO_COHERENT(obj)) {                   \
     DsoInterpreter::end_write(THREAD, obj);                                     \
   }
 

@@ -61,6 +61,10 @@ int DsoMonitors::enter_index(JavaThread* current, uint index) {
   int status;
   jlong start = os::javaTimeNanos();
   {
+    // Waiting for the service's grant is waiting for the monitor:
+    // Thread.getState says BLOCKED meanwhile (a leased re-enter is local
+    // and short).
+    JavaThreadStatusChanger blocked(current, JavaThreadStatus::BLOCKED_ON_MONITOR_ENTER);
     ThreadToNativeFromVM in_native(current);
     status = DsoNode::lib().djava_monitor_enter(_client, id, program, key);
   }

@@ -14,6 +14,7 @@
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoStatistics.hpp"
 #include "utilities/ostream.hpp"
+#include "classfile/javaClasses.inline.hpp"
 #include "classfile/symbolTable.hpp"
 #include "classfile/systemDictionary.hpp"
 #include "classfile/vmSymbols.hpp"
@@ -26,6 +27,8 @@
 #include "runtime/globals_extension.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/java.hpp"
+#include "gc/shared/collectedHeap.hpp"
+#include "memory/universe.hpp"
 #include "runtime/os.hpp"
 #include "utilities/ostream.hpp"
 
@@ -217,9 +220,28 @@ void DsoNode::join(JavaThread* current) {
   }
   DsoThreads::initialize();
   DsoFence::start(current);
+  name_heap_exhaustion(current);
   if (!is_thread_server()) {
     start_launcher(current);
   }
+}
+
+// A program's OutOfMemoryError may come from any of its nodes, and each
+// has a heap of its own: the message says which ran out, and how much it
+// had (java's own words first).
+void DsoNode::name_heap_exhaustion(JavaThread* current) {
+  JavaThread* THREAD = current;
+  HandleMark hm(current);
+  stringStream message;
+  message.print("Java heap space (djava %s %s, maximum heap " SIZE_FORMAT " MB)",
+                is_thread_server() ? "thread server" : "launcher", _node_name,
+                Universe::heap()->max_capacity() / M);
+  oop text = java_lang_String::create_oop_from_str(message.as_string(), THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    CLEAR_PENDING_EXCEPTION;  // java's words stay
+    return;
+  }
+  Universe::set_out_of_memory_error_java_heap_message(text);
 }
 
 // The launcher's side of its remote threads (djava.runtime.Launcher): their

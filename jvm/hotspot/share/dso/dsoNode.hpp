@@ -42,6 +42,8 @@ class JavaThread;
   X(djava_tm_gather_statistics)                                               \
   X(djava_tm_answer_statistics)                                               \
   X(djava_tm_unpark)                                                          \
+  X(djava_tm_query_thread_state)                                              \
+  X(djava_tm_answer_thread_state)                                             \
   X(djava_sos_meta_of)                                                        \
   X(djava_sos_connect)                                                        \
   X(djava_sos_leave)                                                          \
@@ -124,6 +126,7 @@ class DsoNode : AllStatic {
  private:
   static void load_library();
   static void start_launcher(JavaThread* current);
+  static void name_heap_exhaustion(JavaThread* current);
   // Launcher, -XX:+PrintDistributedStatistics: the thread servers' part.
   static void print_server_statistics(JavaThread* current);
   static bool connect(const char* secret, const char* node_name, char* what, char* why,

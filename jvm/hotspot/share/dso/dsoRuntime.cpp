@@ -19,7 +19,9 @@
 #include "memory/oopFactory.hpp"
 #include "memory/resourceArea.hpp"
 #include "oops/typeArrayOop.inline.hpp"
+#include "runtime/arguments.hpp"
 #include "runtime/javaCalls.hpp"
+#include "utilities/growableArray.hpp"
 #include "jni.h"
 #include "logging/log.hpp"
 #include "runtime/jniHandles.inline.hpp"
@@ -120,7 +122,7 @@ NODE_ENTRY(jobject, Node_nextEvent(JNIEnv* env, jclass, jlong timeout_ms))
     FREE_C_HEAP_OBJ(ev);
     return NULL;
   }
-  JavaCallArguments args(26);  // 16 arguments, 6 of them two slots
+  JavaCallArguments args(28);  // 17 arguments, 7 of them two slots
   args.push_int(ev->kind);
   args.push_long((jlong)ev->program);
   args.push_long((jlong)ev->thread);
@@ -137,9 +139,10 @@ NODE_ENTRY(jobject, Node_nextEvent(JNIEnv* env, jclass, jlong timeout_ms))
   args.push_oop(data);
   args.push_int((jint)MIN2(ev->processors, (uint32_t)max_jint));
   args.push_long((jlong)ev->inherited_locals);
+  args.push_long((jlong)ev->reply_to);
   FREE_C_HEAP_OBJ(ev);
   TempNewSymbol signature = SymbolTable::new_symbol(
-      "(IJJIJIJIILjava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;[BIJ)V");
+      "(IJJIJIJIILjava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;[BIJJ)V");
   Handle event = JavaCalls::construct_new_instance(InstanceKlass::cast(k), signature, &args, CHECK_NULL);
   return JNIHandles::make_local(THREAD, event());
 JVM_END
@@ -271,6 +274,73 @@ NODE_ENTRY(jboolean, Node_isThreadServer(JNIEnv* env, jclass))
   return DsoNode::is_member() && DsoNode::is_thread_server();
 JVM_END
 
+// The launcher's module options (--add-opens, --add-exports, --add-reads,
+// --add-modules), each "KIND VALUE" (kind: addopens, addexports, addreads,
+// addmods): the java launcher turned them into the numbered properties
+// jdk.module.KIND.N, which the module system took out of System's
+// properties; the VM keeps them.
+NODE_ENTRY(jobjectArray, Node_moduleOptions(JNIEnv* env, jclass))
+  ResourceMark rm(thread);
+  static const char* const kinds[] = { "addopens", "addexports", "addreads", "addmods" };
+  GrowableArray<const char*> options;
+  for (SystemProperty* p = Arguments::system_properties(); p != NULL; p = p->next()) {
+    for (const char* kind : kinds) {
+      char prefix[32];
+      jio_snprintf(prefix, sizeof(prefix), "jdk.module.%s.", kind);
+      if (strncmp(p->key(), prefix, strlen(prefix)) == 0 && p->value() != NULL) {
+        size_t length = strlen(kind) + strlen(p->value()) + 2;
+        char* option = NEW_RESOURCE_ARRAY(char, length);
+        jio_snprintf(option, length, "%s %s", kind, p->value());
+        options.append(option);
+      }
+    }
+  }
+  objArrayOop made = oopFactory::new_objArray(vmClasses::String_klass(), options.length(), CHECK_NULL);
+  objArrayHandle array(THREAD, made);
+  for (int i = 0; i < options.length(); i++) {
+    oop s = java_lang_String::create_oop_from_str(options.at(i), CHECK_NULL);
+    array->obj_at_put(i, s);
+  }
+  return (jobjectArray)JNIHandles::make_local(THREAD, array());
+JVM_END
+
+// A thread server applies a program's --add-opens or --add-exports: package
+// pn of module m, opened or exported to target (the program loader's unnamed
+// module, for ALL-UNNAMED), as the module system does at start-up
+// (jdk.internal.module.Modules, which the VM may call).
+NODE_ENTRY(void, Node_openPackage(JNIEnv* env, jclass, jobject m, jstring pn, jobject target,
+                                  jboolean open))
+  Handle module(thread, JNIHandles::resolve_non_null(m));
+  Handle package(thread, JNIHandles::resolve_non_null(pn));
+  Handle other(thread, JNIHandles::resolve_non_null(target));
+  TempNewSymbol modules = SymbolTable::new_symbol("jdk/internal/module/Modules");
+  Klass* k = SystemDictionary::resolve_or_fail(modules, true, CHECK);
+  TempNewSymbol name = SymbolTable::new_symbol(open ? "addOpens" : "addExports");
+  TempNewSymbol signature =
+      SymbolTable::new_symbol("(Ljava/lang/Module;Ljava/lang/String;Ljava/lang/Module;)V");
+  JavaValue result(T_VOID);
+  JavaCallArguments args;
+  args.push_oop(module);
+  args.push_oop(package);
+  args.push_oop(other);
+  JavaCalls::call_static(&result, k, name, signature, &args, THREAD);
+JVM_END
+
+// --add-reads: module m reads target.
+NODE_ENTRY(void, Node_addReads(JNIEnv* env, jclass, jobject m, jobject target))
+  Handle module(thread, JNIHandles::resolve_non_null(m));
+  Handle other(thread, JNIHandles::resolve_non_null(target));
+  TempNewSymbol modules = SymbolTable::new_symbol("jdk/internal/module/Modules");
+  Klass* k = SystemDictionary::resolve_or_fail(modules, true, CHECK);
+  TempNewSymbol name = SymbolTable::new_symbol("addReads");
+  TempNewSymbol signature = SymbolTable::new_symbol("(Ljava/lang/Module;Ljava/lang/Module;)V");
+  JavaValue result(T_VOID);
+  JavaCallArguments args;
+  args.push_oop(module);
+  args.push_oop(other);
+  JavaCalls::call_static(&result, k, name, signature, &args, THREAD);
+JVM_END
+
 NODE_ENTRY(jstring, Node_nodeName(JNIEnv* env, jclass))
   oop name = java_lang_String::create_oop_from_str(DsoNode::node_name(), CHECK_NULL);
   return (jstring)JNIHandles::make_local(THREAD, name);
@@ -301,6 +371,19 @@ JVM_END
 NODE_ENTRY(void, Node_threadEnded(JNIEnv* env, jclass, jlong thread_id))
   if (!require_member(thread)) return;
   DsoThreads::left_elsewhere(thread, (uint64_t)thread_id);
+JVM_END
+
+// Another node asks the state of a thread (djava_tm_query_thread_state):
+// the event pump answers with this node's, if the thread runs here.
+NODE_ENTRY(void, Node_answerThreadState(JNIEnv* env, jclass, jlong request, jlong reply_to,
+                                        jlong thread_id))
+  if (!require_member(thread)) return;
+  int32_t status = DsoThreads::local_status(thread, (uint64_t)thread_id);
+  ThreadToNativeFromVM in_native(thread);
+  if (DsoNode::lib().djava_tm_answer_thread_state(DsoNode::tm(), (uint64_t)request,
+                                                  (uint64_t)reply_to, status) != 0) {
+    log_warning(dso)("answering a thread state query: %s", DsoNode::lib().djava_tm_last_error());
+  }
 JVM_END
 
 // Another node unparked a thread (djava_tm_unpark): the event pump passes
@@ -334,6 +417,11 @@ static JNINativeMethod node_methods[] = {
   { CC"threadFailed", CC"(JJLjava/lang/String;)V", FN_PTR(Node_threadFailed) },
   { CC"settleEnded", CC"(JLjava/lang/String;)V", FN_PTR(Node_settleEnded) },
   { CC"threadEnded", CC"(J)V", FN_PTR(Node_threadEnded) },
+  { CC"answerThreadState", CC"(JJJ)V", FN_PTR(Node_answerThreadState) },
+  { CC"moduleOptions", CC"()[Ljava/lang/String;", FN_PTR(Node_moduleOptions) },
+  { CC"openPackage", CC"(Ljava/lang/Module;Ljava/lang/String;Ljava/lang/Module;Z)V",
+    FN_PTR(Node_openPackage) },
+  { CC"addReads", CC"(Ljava/lang/Module;Ljava/lang/Module;)V", FN_PTR(Node_addReads) },
   { CC"unpark", CC"(JZ)V", FN_PTR(Node_unpark) },
 };
 

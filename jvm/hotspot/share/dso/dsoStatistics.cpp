@@ -21,6 +21,7 @@
 #include "runtime/mutexLocker.hpp"
 #include "runtime/signature.hpp"
 #include "runtime/safepointVerifiers.hpp"
+#include "runtime/os.inline.hpp"
 #include "utilities/growableArray.hpp"
 #include "utilities/ostream.hpp"
 #include "utilities/resourceHash.hpp"
@@ -148,7 +149,49 @@ int by_traffic(ClassRow* a, ClassRow* b) {
   return strcmp(a->name, b->name);
 }
 
+// Program threads started on this node, by program (few at once).
+struct ThreadsStarted {
+  uint64_t program;
+  uint64_t count;
+};
+GrowableArrayCHeap<ThreadsStarted, mtInternal>* threads_started = NULL;
+
+// A plain mutex, never held across anything else.
+os::PlatformMutex* threads_started_lock() {
+  static os::PlatformMutex* mutex = new os::PlatformMutex();
+  return mutex;
+}
+
+uint64_t threads_started_of(uint64_t program) {
+  uint64_t count = 0;
+  threads_started_lock()->lock();
+  for (int i = 0; threads_started != NULL && i < threads_started->length(); i++) {
+    if (threads_started->at(i).program == program) count = threads_started->at(i).count;
+  }
+  threads_started_lock()->unlock();
+  return count;
+}
+
 }  // namespace
+
+void DsoStatistics::thread_started(uint64_t program) {
+  threads_started_lock()->lock();
+  if (threads_started == NULL) {
+    threads_started = new GrowableArrayCHeap<ThreadsStarted, mtInternal>(4);
+  }
+  bool counted = false;
+  for (int i = 0; i < threads_started->length() && !counted; i++) {
+    if (threads_started->at(i).program == program) {
+      threads_started->at(i).count++;
+      counted = true;
+    }
+  }
+  if (!counted) {
+    ThreadsStarted fresh = { program, 1 };
+    threads_started->append(fresh);
+  }
+  threads_started_lock()->unlock();
+}
 
 // Keeps the cache from freeing the handles a snapshot lists while it reads
 // their counters: another program may end meanwhile, and the cache then
@@ -269,6 +312,9 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
     st->print_cr("  flushes put off until an object they reference was unlocked or a fence "
                  "passed: " UINT64_FORMAT, total.cache.deferred_flushes);
   }
+  if (program != 0 && DsoNode::is_thread_server()) {
+    st->print_cr("  threads of this program run here: " UINT64_FORMAT, threads_started_of(program));
+  }
   if (DsoThreads::kept_local_count() > 0) {
     st->print_cr("  threads run here because they reach objects that cannot be shared "
                  "(-Xlog:dso says which): %zu", DsoThreads::kept_local_count());
@@ -330,6 +376,14 @@ void DsoStatistics::retained_chunks(GrowableArrayCHeap<djava_sos_chunk*, mtInter
 void DsoStatistics::forget_program(uint64_t program,
                                    GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released) {
   assert_lock_strong(DsoReplicaTable::_lock);
+  threads_started_lock()->lock();
+  for (int i = 0; threads_started != NULL && i < threads_started->length(); i++) {
+    if (threads_started->at(i).program == program) {
+      threads_started->delete_at(i);
+      break;
+    }
+  }
+  threads_started_lock()->unlock();
   for (int i = 0; retired != NULL && i < retired->length();) {
     if (retired->at(i).program == program) {
       released->append(retired->at(i).chunk);

@@ -38,6 +38,9 @@ class DsoStatistics : AllStatic {
   // released (the cache may forget them). Under the table's lock.
   static void forget_program(uint64_t program,
                              GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released);
+  // A thread of program started on this node (a thread server runs it, or
+  // a launcher kept it here); counted until the program is forgotten.
+  static void thread_started(uint64_t program);
   // Appends the chunks the retired parts still name. Under the table's lock.
   static void retained_chunks(GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out);
 };

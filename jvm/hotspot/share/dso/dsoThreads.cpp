@@ -15,6 +15,7 @@
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoStatistics.hpp"
 #include "dso/dsoThreads.hpp"
 #include "logging/log.hpp"
 #include "memory/resourceArea.hpp"
@@ -86,6 +87,8 @@ THREAD_LOCAL char exiting_detail[512];
 
 }  // namespace
 
+int DsoThreads::_thread_status_offset = -1;
+
 void DsoThreads::initialize() {
   InstanceKlass* ik = vmClasses::Thread_klass();
   for (JavaFieldStream fs(ik); !fs.done(); fs.next()) {
@@ -93,6 +96,7 @@ void DsoThreads::initialize() {
       continue;
     }
     if (fs.name()->equals("eetop")) eetop_offset = fs.offset();
+    if (fs.name()->equals("threadStatus")) _thread_status_offset = fs.offset();
     for (size_t i = 0; i < ARRAY_SIZE(node_local_field_names); i++) {
       if (fs.name()->equals(node_local_field_names[i]) && local_field_count < max_local_fields) {
         BasicType t = Signature::basic_type(fs.signature());
@@ -433,6 +437,7 @@ void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group,
                             CHECK);
   }
   DsoInheritedLocals::install(current, thread, inherited_locals, CHECK);
+  DsoStatistics::thread_started(program_of(thread()));
   jobject jthread = JNIHandles::make_local(current, thread());
   // eetop is shared: this node writes its native thread there with the
   // only copy, so every node sees the thread alive until it ends.
@@ -712,6 +717,44 @@ void DsoThreads::left_elsewhere(JavaThread* current, uint64_t id) {
                           vmSymbols::thread_void_signature(), t, THREAD);
   CLEAR_PENDING_EXCEPTION;  // a destroyed group: nothing left to tell it
   t->obj_field_put(group_offset, NULL);
+}
+
+void DsoThreads::refresh_remote_state(JavaThread* current, oopDesc* obj) {
+  Handle t(current, obj);
+  // A Thread that runs elsewhere: alive (eetop, a shared field this access
+  // just made coherent, holds the marker) and not one of this node's.
+  if (t->klass()->is_subclass_of(vmClasses::Thread_klass()) &&
+      java_lang_Thread::thread(t()) == alive_elsewhere && DsoNode::is_member() &&
+      !DsoNode::is_leaving()) {
+    uint64_t id = DsoHeap::id_of(t());
+    uint64_t program = program_of(t());
+    int32_t status = -1;
+    int rc;
+    {
+      ThreadToNativeFromVM in_native(current);
+      // Bounded: a node that went away answers nothing, and the program
+      // then fails anyway; the local guess (RUNNABLE) stands meanwhile.
+      rc = DsoNode::lib().djava_tm_query_thread_state(DsoNode::tm(), program, id, 2000, &status);
+    }
+    if (rc == 0 && status >= 0 && java_lang_Thread::thread(t()) == alive_elsewhere) {
+      java_lang_Thread::set_thread_status(t(), (JavaThreadStatus)status);
+    }
+  }
+  current->set_vm_result(t());
+}
+
+int32_t DsoThreads::local_status(JavaThread* current, uint64_t id) {
+  uint index = DsoReplicaTable::index_of(id);
+  oop obj = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
+  if (obj == NULL || !obj->is_a(vmClasses::Thread_klass())) {
+    return -1;
+  }
+  JavaThread* native_thread = java_lang_Thread::thread(obj);
+  if (native_thread == NULL || native_thread == alive_elsewhere) {
+    return -1;
+  }
+  ThreadsListHandle tlh(current);
+  return tlh.includes(native_thread) ? (int32_t)java_lang_Thread::get_thread_status(obj) : -1;
 }
 
 void DsoThreads::note_live_non_daemon(uint64_t program, uint32_t count) {

@@ -67,6 +67,17 @@ class DsoThreads : AllStatic {
   // Thread.exit does where the thread ran.
   static void left_elsewhere(JavaThread* current, uint64_t id);
 
+  // Thread.getState of a thread another node runs reads Thread.threadStatus,
+  // a node-local field: the interpreter's read of it on a shared Thread
+  // (offset thread_status_offset) asks that node first (through the thread
+  // manager, bounded), so the state is the running node's. Leaves the
+  // (possibly moved) object in vm_result.
+  static int thread_status_offset() { return _thread_status_offset; }
+  static void refresh_remote_state(JavaThread* current, oopDesc* obj);
+  // The answer to such a question here: threadStatus of the thread with
+  // shared id `id` if it runs on this node, else -1.
+  static int32_t local_status(JavaThread* current, uint64_t id);
+
   // Threads::destroy_vm on the launching node: main and every local
   // non-daemon thread have ended; wait for the program's remote ones.
   static void await_remote_threads(JavaThread* current);
@@ -154,6 +165,8 @@ class DsoThreads : AllStatic {
   // Whether the field at offset of an instance of k describes its object
   // on one node only (it neither leaves nor is overwritten).
   static bool is_node_local_field(Klass* k, int offset, int* size);
+ private:
+  static int _thread_status_offset;
 };
 
 #endif // SHARE_DSO_DSOTHREADS_HPP
