@@ -436,7 +436,7 @@ oop DsoHeap::foreign_replica(JavaThread* current, uint64_t program, uint32_t own
                    err_msg("djava: a foreign %s cannot be an array", class_name));
   }
   InstanceKlass* ik = InstanceKlass::cast(k);
-  ik->initialize(CHECK_NULL);
+  ik->link_class(CHECK_NULL);  // linked, not initialized: see replica_of
   oop fresh = ik->allocate_instance(CHECK_NULL);
   uint hash = (uint)((id * 0x9E3779B97F4A7C15ULL) >> 40) & markWord::hash_mask;
   index = DsoReplicaTable::materialize(current, fresh, id, hash != 0 ? hash : 1, NULL, program);
@@ -595,8 +595,13 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
   oop fresh;
   if (k->is_instance_klass()) {
     InstanceKlass* ik = InstanceKlass::cast(k);
-    // An instance exists, so its class was initialized where it was made.
-    ik->initialize(CHECK_NULL);
+    // Linked, not initialized: an object arriving is not a `new` here (JLS
+    // 12.4.1), and its class was initialized where the object was made;
+    // this node takes the statics when its code first uses them. Initializing
+    // here, inside a decode, could wait for a class another thread of this
+    // node is initializing while that thread waits for one this decode
+    // holds (a superclass whose statics name an instance of the subclass).
+    ik->link_class(CHECK_NULL);
     fresh = ik->allocate_instance(CHECK_NULL);
     if (ik->is_subclass_of(vmClasses::Thread_klass())) {
       Handle thread(current, fresh);
