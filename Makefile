@@ -7,7 +7,7 @@ PYTHON := /usr/bin/python3
 
 APT_NATIVE := build-essential cmake ninja-build pkgconf protobuf-compiler libprotobuf-dev \
               libssl-dev libasio-dev libgtest-dev googletest clang libclang-rt-14-dev
-APT_TEST := python3-pytest jtreg7
+APT_TEST := python3-pytest jtreg7 junit4
 # bench/now (its smoke test is in make test): namespaces, links and their delay.
 APT_BENCH_NOW := iproute2
 # bench/report.py's plots; test/py/bench runs the report on fixtures, so the
@@ -40,7 +40,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # Where OpenJDK 17's build puts the libjvm of the (single) zero variant.
 LIBJVM_OUT := build/zero/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg test-jtreg-distributed \
+.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-openjdk test-openjdk-local \
         launcher demo bench \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
@@ -157,6 +157,15 @@ test-jtreg: all deps-test
 
 test-jtreg-distributed: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java distributed
+
+# OpenJDK's own tests and the JSR-166 TCK (test/jtreg/openjdk), distributed
+# (part of test-jtreg), and the same on build/jdk alone: the baseline
+# docs/CONFORMANCE.md compares with.
+test-openjdk: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java openjdk
+
+test-openjdk-local: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java openjdk-local
 
 test: test-native test-py test-jtreg
 
