@@ -372,9 +372,10 @@ def test_interrupting_a_thread_sleeping_on_another_node(cluster, secret_file, cl
 
 
 def test_get_state_of_a_thread_on_another_node(cluster, secret_file, classes):
+    # The state is the running node's: a timed wait there (java's answer).
     p = run(cluster, secret_file, classes, "state")
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "state NEW, RUNNABLE alive=true, TERMINATED alive=false" in p.stdout, \
+    assert "state NEW, TIMED_WAITING alive=true, TERMINATED alive=false" in p.stdout, \
         p.stdout + p.stderr
 
 

@@ -3,8 +3,9 @@
 //   lambdas      four threads, three lambdas capturing a shared array and a
 //                method reference bound to an object holding it, each writes
 //                its slot; the launcher reads them after join
-//   unshareable  a thread whose lambda captured a FileDescriptor: start()
-//                refuses it
+//   unshareable  a thread whose lambda captured the FileDescriptor of a file
+//                the launcher opened: it runs on the launcher, where the
+//                descriptor is open
 import java.io.FileDescriptor;
 import java.util.Arrays;
 
@@ -40,16 +41,22 @@ public class LambdaThreads {
                 break;
             }
             case "unshareable": {
-                FileDescriptor fd = FileDescriptor.out;
-                Thread t = new Thread(() -> System.out.println("valid " + fd.valid()), "fd-user");
-                try {
-                    t.start();
-                    t.join();
-                    System.out.println("started");
-                } catch (IllegalArgumentException e) {
-                    System.out.println("start refused " + e);
+                java.io.File file = java.io.File.createTempFile("lambda-threads", ".txt");
+                file.deleteOnExit();
+                try (java.io.FileInputStream in = new java.io.FileInputStream(file)) {
+                    FileDescriptor fd = in.getFD();
+                    Thread t = new Thread(() -> System.out.println("valid " + fd.valid() + " in "
+                            + ProcessHandle.current().pid()), "fd-user");
+                    try {
+                        t.start();
+                        t.join();
+                        System.out.println("started");
+                    } catch (IllegalArgumentException e) {
+                        System.out.println("start refused " + e);
+                    }
+                    System.out.println("main in " + ProcessHandle.current().pid() + " alive="
+                            + t.isAlive());
                 }
-                System.out.println("after refusal alive=" + t.isAlive());
                 break;
             }
             default:
