@@ -20,7 +20,6 @@
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoThrowables.hpp"
 #include "dso/dsoStatics.hpp"
-#include "runtime/fieldDescriptor.inline.hpp"
 #include "runtime/mutexLocker.hpp"
 #include "runtime/objectMonitor.inline.hpp"
 #include "runtime/threadSMR.hpp"
@@ -73,6 +72,7 @@ const char* DsoHeap::unshareable_reason(oop obj) {
   }
   struct { Klass* klass; const char* why; } native_state[] = {
     { vmClasses::ClassLoader_klass(),     "class loaders are per node" },
+    { vmClasses::Reference_klass(),       "references are cleared by each node's GC" },
     { vmClasses::Module_klass(),          "modules are per node" },
     { vmClasses::MemberName_klass(),      "it points into this node's class metadata" },
     { vmClasses::MethodHandle_klass(),    "it points into this node's class metadata" },
@@ -91,48 +91,9 @@ const char* DsoHeap::unshareable_reason(oop obj) {
   return NULL;
 }
 
-// A Reference's referent is each node's own, as its GC clears it: on the
-// node that made the reference it is the object referred to (never shared
-// through it); elsewhere the reference reads as cleared, which Java allows
-// a GC to do at any time. Its queue and the GC's own links stay home too.
-static bool is_reference_local_field(Klass* k, int offset, int* size) {
-  if (!k->is_subclass_of(vmClasses::Reference_klass())) {
-    return false;
-  }
-  if (offset == java_lang_ref_Reference::referent_offset() ||
-      offset == java_lang_ref_Reference::queue_offset() ||
-      offset == java_lang_ref_Reference::next_offset() ||
-      offset == java_lang_ref_Reference::discovered_offset()) {
-    *size = heapOopSize;
-    return true;
-  }
-  return false;
-}
-
 bool DsoHeap::is_node_local_field(Klass* k, int offset, int* size) {
   return DsoThreads::is_node_local_field(k, offset, size) ||
-         DsoThrowables::is_node_local_field(k, offset, size) ||
-         is_reference_local_field(k, offset, size);
-}
-
-// A reference made here from another node's: cleared, and enqueued nowhere
-// (ReferenceQueue.NULL, as the constructor's null queue).
-static void init_reference_replica(JavaThread* current, Handle reference, TRAPS) {
-  static int null_queue_offset = -1;
-  TempNewSymbol name = SymbolTable::new_symbol("java/lang/ref/ReferenceQueue");
-  Klass* k = SystemDictionary::resolve_or_fail(name, true, CHECK);
-  InstanceKlass* queue_klass = InstanceKlass::cast(k);
-  queue_klass->initialize(CHECK);
-  if (null_queue_offset < 0) {
-    fieldDescriptor fd;
-    TempNewSymbol field = SymbolTable::new_symbol("NULL");
-    TempNewSymbol signature = SymbolTable::new_symbol("Ljava/lang/ref/ReferenceQueue;");
-    guarantee(queue_klass->find_local_field(field, signature, &fd) && fd.is_static(),
-              "djava: java.lang.ref.ReferenceQueue has no static NULL");
-    null_queue_offset = fd.offset();
-  }
-  reference->obj_field_put(java_lang_ref_Reference::queue_offset(),
-                           queue_klass->java_mirror()->obj_field(null_queue_offset));
+         DsoThrowables::is_node_local_field(k, offset, size);
 }
 
 static bool travels_by_value(oop obj) {
@@ -607,10 +568,6 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
       Handle thread(current, fresh);
       DsoThreads::init_node_local_fields(current, thread, CHECK_NULL);
       fresh = thread();
-    } else if (ik->is_subclass_of(vmClasses::Reference_klass())) {
-      Handle reference(current, fresh);
-      init_reference_replica(current, reference, CHECK_NULL);
-      fresh = reference();
     }
   } else if (k->is_typeArray_klass()) {
     fresh = TypeArrayKlass::cast(k)->allocate(array_length, CHECK_NULL);
