@@ -59,26 +59,24 @@ final class ProgramLoader extends ClassLoader {
 
     @Override
     protected URL findResource(String name) {
-        List<URL> all = fetchAll(name);
-        return all.isEmpty() ? null : all.get(0);
+        // The first copy only: the bytes getResourceAsStream fetches.
+        try {
+            byte[] bytes = Node.fetchResource(program, name, Node.RESOURCE_TIMEOUT_MS);
+            return bytes == null ? null : url(name, "", bytes);
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     @Override
     protected Enumeration<URL> findResources(String name) throws IOException {
-        return Collections.enumeration(fetchAllOrThrow(name));
-    }
-
-    private List<URL> fetchAll(String name) {
-        try {
-            return fetchAllOrThrow(name);
-        } catch (IOException e) {
-            return List.of();
-        }
+        return Collections.enumeration(fetchAll(name));
     }
 
     /** Every copy of resource {@code name} on the launcher's class path, as URLs here. */
-    private List<URL> fetchAllOrThrow(String name) throws IOException {
-        byte[] answer = Node.fetchResource(program, ALL_RESOURCES_PREFIX + name, Node.RESOURCE_TIMEOUT_MS);
+    private List<URL> fetchAll(String name) throws IOException {
+        byte[] answer = Node.fetchResource(program, ALL_RESOURCES_PREFIX + name,
+                Node.RESOURCE_TIMEOUT_MS);
         List<URL> urls = new ArrayList<>();
         if (answer == null) {
             return urls;
@@ -94,7 +92,10 @@ final class ProgramLoader extends ClassLoader {
         return urls;
     }
 
-    /** A URL whose connection reads bytes: djava-program:/NAME#WHERE (where: the launcher's URL). */
+    /**
+     * A URL whose connection reads bytes: djava-program:/NAME#WHERE (where: the copy's URL on the
+     * launcher, or empty for the first copy).
+     */
     private URL url(String name, String where, byte[] bytes) throws MalformedURLException {
         URLStreamHandler handler = new URLStreamHandler() {
             @Override

@@ -216,60 +216,30 @@ uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
 
 namespace {
 
-// Collects the local, shareable objects an object references.
+typedef ResourceHashtable<address, bool, primitive_hash<address>, primitive_equals<address>, 4099>
+    SeenObjects;
+
+// Collects the local objects an object references through fields that
+// travel (not a Thread's node-local ones; not a throwable's stackTrace
+// placeholder, whose frames travel as text). Publication takes the
+// shareable ones and meets each once by making it shared; a scan (given
+// `seen`) takes the unshareable ones too, each once.
 class LocalReferences : public BasicOopIterateClosure {
  public:
-  LocalReferences(JavaThread* current, GrowableArray<oop>* out)
-    : _current(current), _out(out), _from(NULL) {}
-  void set_from(oop from) { _from = from; }
-  virtual void do_oop(oop* p) { if (shared_field(p)) add(RawAccess<>::oop_load(p)); }
-  virtual void do_oop(narrowOop* p) {
-    if (shared_field(p)) {
-      oop v = RawAccess<>::oop_load(p);
-      add(v);
-    }
-  }
- private:
-  // A Thread's node-local fields (its group there, ...) do not travel.
-  bool shared_field(void* p) {
-    int offset = (int)((address)p - cast_from_oop<address>(_from));
-    int size;
-    // A throwable's frames travel as text (dsoThrowables.hpp), not its
-    // stackTrace field's placeholder.
-    return !DsoHeap::is_node_local_field(_from->klass(), offset, &size) &&
-           !DsoThrowables::travels_as_frames(_from, offset);
-  }
-  void add(oop v) {
-    if (v != NULL && !DsoMark::is_shared(header_seen_by(_current, v)) && !travels_by_value(v) &&
-        DsoHeap::unshareable_reason(v) == NULL) {
-      _out->append(v);
-    }
-  }
-  JavaThread* _current;
-  GrowableArray<oop>* _out;
-  oop _from;
-};
-
-}  // namespace
-
-namespace {
-
-// Collects the local objects an object references, the unshareable ones
-// too (unshareable_in_local_closure), each once.
-class LocalReach : public BasicOopIterateClosure {
- public:
-  LocalReach(JavaThread* current, GrowableArray<oop>* out) : _current(current), _out(out), _from(NULL) {}
+  LocalReferences(JavaThread* current, GrowableArray<oop>* out, SeenObjects* seen = NULL)
+    : _current(current), _out(out), _seen(seen), _from(NULL) {}
   void set_from(oop from) { _from = from; }
   virtual void do_oop(oop* p) { visit(p, RawAccess<>::oop_load(p)); }
   virtual void do_oop(narrowOop* p) { visit(p, RawAccess<>::oop_load(p)); }
-  bool first_visit(oop v) { return _seen.put(cast_from_oop<address>(v), true); }
+  bool first_visit(oop v) { return _seen == NULL || _seen->put(cast_from_oop<address>(v), true); }
  private:
   void visit(void* p, oop v) {
     int offset = (int)((address)p - cast_from_oop<address>(_from));
     int size;
     if (v == NULL || DsoHeap::is_node_local_field(_from->klass(), offset, &size) ||
         DsoThrowables::travels_as_frames(_from, offset) ||
-        DsoMark::is_shared(header_seen_by(_current, v)) || travels_by_value(v)) {
+        DsoMark::is_shared(header_seen_by(_current, v)) || travels_by_value(v) ||
+        (_seen == NULL && DsoHeap::unshareable_reason(v) != NULL)) {
       return;
     }
     if (first_visit(v)) {
@@ -278,8 +248,8 @@ class LocalReach : public BasicOopIterateClosure {
   }
   JavaThread* _current;
   GrowableArray<oop>* _out;
+  SeenObjects* _seen;
   oop _from;
-  ResourceHashtable<address, bool, primitive_hash<address>, primitive_equals<address>, 4099> _seen;
 };
 
 }  // namespace
@@ -288,7 +258,7 @@ oop DsoHeap::unshareable_in_local_closure(JavaThread* current, Handle root, int 
   NoSafepointVerifier nsv;
   ResourceMark rm(current);
   GrowableArray<oop> pending;
-  LocalReach reach(current, &pending);
+  LocalReferences reach(current, &pending, new SeenObjects());
   reach.first_visit(root());
   reach.set_from(root());
   root->oop_iterate(&reach);

@@ -304,41 +304,37 @@ NODE_ENTRY(jobjectArray, Node_moduleOptions(JNIEnv* env, jclass))
   return (jobjectArray)JNIHandles::make_local(THREAD, array());
 JVM_END
 
-// A thread server applies a program's --add-opens or --add-exports: package
-// pn of module m, opened or exported to target (the program loader's unnamed
-// module, for ALL-UNNAMED), as the module system does at start-up
-// (jdk.internal.module.Modules, which the VM may call).
-NODE_ENTRY(void, Node_openPackage(JNIEnv* env, jclass, jobject m, jstring pn, jobject target,
-                                  jboolean open))
-  Handle module(thread, JNIHandles::resolve_non_null(m));
-  Handle package(thread, JNIHandles::resolve_non_null(pn));
-  Handle other(thread, JNIHandles::resolve_non_null(target));
+// A method of jdk.internal.module.Modules, the module system's own way to
+// open, export and read at run time (the VM may call it: no access check).
+static void call_modules(const char* method, const char* signature, JavaCallArguments* args,
+                         TRAPS) {
   TempNewSymbol modules = SymbolTable::new_symbol("jdk/internal/module/Modules");
   Klass* k = SystemDictionary::resolve_or_fail(modules, true, CHECK);
-  TempNewSymbol name = SymbolTable::new_symbol(open ? "addOpens" : "addExports");
-  TempNewSymbol signature =
-      SymbolTable::new_symbol("(Ljava/lang/Module;Ljava/lang/String;Ljava/lang/Module;)V");
+  TempNewSymbol name = SymbolTable::new_symbol(method);
+  TempNewSymbol sig = SymbolTable::new_symbol(signature);
   JavaValue result(T_VOID);
+  JavaCalls::call_static(&result, k, name, sig, args, THREAD);
+}
+
+// A thread server applies a program's --add-opens or --add-exports: package
+// pn of module m, opened or exported to target (the program loader's unnamed
+// module, for ALL-UNNAMED), as the module system does at start-up.
+NODE_ENTRY(void, Node_openPackage(JNIEnv* env, jclass, jobject m, jstring pn, jobject target,
+                                  jboolean open))
   JavaCallArguments args;
-  args.push_oop(module);
-  args.push_oop(package);
-  args.push_oop(other);
-  JavaCalls::call_static(&result, k, name, signature, &args, THREAD);
+  args.push_oop(Handle(thread, JNIHandles::resolve_non_null(m)));
+  args.push_oop(Handle(thread, JNIHandles::resolve_non_null(pn)));
+  args.push_oop(Handle(thread, JNIHandles::resolve_non_null(target)));
+  call_modules(open ? "addOpens" : "addExports",
+               "(Ljava/lang/Module;Ljava/lang/String;Ljava/lang/Module;)V", &args, THREAD);
 JVM_END
 
 // --add-reads: module m reads target.
 NODE_ENTRY(void, Node_addReads(JNIEnv* env, jclass, jobject m, jobject target))
-  Handle module(thread, JNIHandles::resolve_non_null(m));
-  Handle other(thread, JNIHandles::resolve_non_null(target));
-  TempNewSymbol modules = SymbolTable::new_symbol("jdk/internal/module/Modules");
-  Klass* k = SystemDictionary::resolve_or_fail(modules, true, CHECK);
-  TempNewSymbol name = SymbolTable::new_symbol("addReads");
-  TempNewSymbol signature = SymbolTable::new_symbol("(Ljava/lang/Module;Ljava/lang/Module;)V");
-  JavaValue result(T_VOID);
   JavaCallArguments args;
-  args.push_oop(module);
-  args.push_oop(other);
-  JavaCalls::call_static(&result, k, name, signature, &args, THREAD);
+  args.push_oop(Handle(thread, JNIHandles::resolve_non_null(m)));
+  args.push_oop(Handle(thread, JNIHandles::resolve_non_null(target)));
+  call_modules("addReads", "(Ljava/lang/Module;Ljava/lang/Module;)V", &args, THREAD);
 JVM_END
 
 NODE_ENTRY(jstring, Node_nodeName(JNIEnv* env, jclass))

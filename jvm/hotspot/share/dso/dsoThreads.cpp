@@ -67,6 +67,20 @@ int eetop_offset = -1;
 // JavaThread's address (those are word-aligned).
 JavaThread* const alive_elsewhere = (JavaThread*)1;
 
+// This node's replica of the shared Thread `id`, or NULL if it has none.
+oop thread_replica(uint64_t id) {
+  uint index = DsoReplicaTable::index_of(id);
+  oop obj = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
+  return obj != NULL && obj->is_a(vmClasses::Thread_klass()) ? obj : (oop)NULL;
+}
+
+// The thread of this VM that runs thread_obj (tlh keeps it), or NULL: not
+// started, ended, or running on another node.
+JavaThread* running_here(ThreadsListHandle& tlh, oop thread_obj) {
+  JavaThread* t = java_lang_Thread::thread(thread_obj);
+  return t != NULL && t != alive_elsewhere && tlh.includes(t) ? t : NULL;
+}
+
 volatile size_t shipped = 0;
 // Program threads started here because they reach what cannot be shared.
 volatile size_t kept_local = 0;
@@ -516,14 +530,13 @@ bool DsoThreads::unpark_elsewhere(JavaThread* current, oop thread_obj, bool inte
 }
 
 void DsoThreads::unpark_here(JavaThread* current, uint64_t id, bool interrupt) {
-  uint index = DsoReplicaTable::index_of(id);
-  oop thread_obj = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
-  if (thread_obj == NULL || !thread_obj->is_a(vmClasses::Thread_klass())) {
+  oop thread_obj = thread_replica(id);
+  if (thread_obj == NULL) {
     return;  // no such thread here (it ended, and GC collected its Thread)
   }
   ThreadsListHandle tlh(current);
-  JavaThread* t = java_lang_Thread::thread(thread_obj);
-  if (t != NULL && tlh.includes(t)) {
+  JavaThread* t = running_here(tlh, thread_obj);
+  if (t != NULL) {
     Atomic::inc(&unparks_received);
     if (interrupt) {
       t->interrupt();  // wakes a sleep and a monitor wait too; the flag is already set
@@ -691,15 +704,13 @@ void DsoThreads::settle_never_ran(JavaThread* current, uint64_t id, const char* 
 }
 
 void DsoThreads::left_elsewhere(JavaThread* current, uint64_t id) {
-  uint index = DsoReplicaTable::index_of(id);
-  oop obj = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
-  if (obj == NULL || !obj->is_a(vmClasses::Thread_klass())) {
+  oop obj = thread_replica(id);
+  if (obj == NULL) {
     return;
   }
-  JavaThread* native_thread = java_lang_Thread::thread(obj);
-  if (native_thread != NULL && native_thread != alive_elsewhere) {
+  {
     ThreadsListHandle tlh(current);
-    if (tlh.includes(native_thread)) {
+    if (running_here(tlh, obj) != NULL) {
       return;  // it runs here: its own Thread.exit leaves the group
     }
   }
@@ -744,17 +755,12 @@ void DsoThreads::refresh_remote_state(JavaThread* current, oopDesc* obj) {
 }
 
 int32_t DsoThreads::local_status(JavaThread* current, uint64_t id) {
-  uint index = DsoReplicaTable::index_of(id);
-  oop obj = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
-  if (obj == NULL || !obj->is_a(vmClasses::Thread_klass())) {
-    return -1;
-  }
-  JavaThread* native_thread = java_lang_Thread::thread(obj);
-  if (native_thread == NULL || native_thread == alive_elsewhere) {
+  oop obj = thread_replica(id);
+  if (obj == NULL) {
     return -1;
   }
   ThreadsListHandle tlh(current);
-  return tlh.includes(native_thread) ? (int32_t)java_lang_Thread::get_thread_status(obj) : -1;
+  return running_here(tlh, obj) != NULL ? (int32_t)java_lang_Thread::get_thread_status(obj) : -1;
 }
 
 void DsoThreads::note_live_non_daemon(uint64_t program, uint32_t count) {
