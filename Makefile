@@ -37,10 +37,11 @@ RUNTIME_JAR := $(JVM)/djava-runtime.jar
 OVERLAY := --overlay jvm/hotspot:src/hotspot
 include jvm/pins
 TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
-# Where OpenJDK 17's build puts the libjvm of the (single) zero variant.
-LIBJVM_OUT := build/zero/support/modules_libs/java.base/server/libjvm.so
+# Where OpenJDK 17's build puts the libjvm of a configuration's (single)
+# variant: build/zero and build/server.
+LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-openjdk test-openjdk-local \
+.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-server test-openjdk test-openjdk-local \
         launcher demo bench \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
@@ -72,32 +73,43 @@ $(DJAVA_SRC)/.extracted: jvm/pins | fetch
 	touch $@
 
 %/build/zero/spec.gmk: %/.extracted jvm/configure-openjdk $(BASE_STAMP)
-	jvm/configure-openjdk $* $(BASE_IMAGE)
+	jvm/configure-openjdk $* $(BASE_IMAGE) zero
+
+# The server variant (template interpreter, C1, C2) of the djava tree only.
+$(DJAVA_SRC)/build/server/spec.gmk: $(DJAVA_SRC)/.extracted jvm/configure-openjdk $(BASE_STAMP)
+	jvm/configure-openjdk $(DJAVA_SRC) $(BASE_IMAGE) server
 
 # ---- libjvm: reference and djava --------------------------------------------
 $(JVM)/libjvm-ref.so: $(REF_SRC)/build/zero/spec.gmk
 	$(MAKE) -C $(REF_SRC) hotspot CONF=zero LOG=warn
-	cp $(REF_SRC)/$(LIBJVM_OUT) $@
+	cp $(REF_SRC)/$(call LIBJVM_OUT,zero) $@
 
 # Always descends into OpenJDK's make: it knows what changed. prepare_tree only
 # rewrites files whose content changed, so untouched files are not rebuilt.
-libjvm: $(DJAVA_SRC)/build/zero/spec.gmk $(REF_SRC)/.extracted
+# Both variants of the djava tree: Zero (the default VM, and the reference
+# the server VM is compared with) and server.
+libjvm: $(DJAVA_SRC)/build/zero/spec.gmk $(DJAVA_SRC)/build/server/spec.gmk $(REF_SRC)/.extracted
 	$(PYTHON) jvm/tools/prepare_tree.py --pristine $(REF_SRC) --target $(DJAVA_SRC) \
 	    --patches patches $(OVERLAY)
 	$(MAKE) -C $(DJAVA_SRC) hotspot CONF=zero LOG=warn \
 	    DJAVA_VM_VERSION=$(DJAVA_VERSION)-$(DJAVA_COMMIT)
-	@cmp -s $(DJAVA_SRC)/$(LIBJVM_OUT) $(JVM)/libjvm-djava.so || \
-	    cp $(DJAVA_SRC)/$(LIBJVM_OUT) $(JVM)/libjvm-djava.so
+	$(MAKE) -C $(DJAVA_SRC) hotspot CONF=server LOG=warn \
+	    DJAVA_VM_VERSION=$(DJAVA_VERSION)-$(DJAVA_COMMIT)
+	@cmp -s $(DJAVA_SRC)/$(call LIBJVM_OUT,zero) $(JVM)/libjvm-djava.so || \
+	    cp $(DJAVA_SRC)/$(call LIBJVM_OUT,zero) $(JVM)/libjvm-djava.so
+	@cmp -s $(DJAVA_SRC)/$(call LIBJVM_OUT,server) $(JVM)/libjvm-djava-server.so || \
+	    cp $(DJAVA_SRC)/$(call LIBJVM_OUT,server) $(JVM)/libjvm-djava-server.so
 
 # ---- JDK images ---------------------------------------------------------------
-# build/jdk: the pinned class library with our Zero libjvm as the default VM.
-# HotSpot's own server VM stays available as `-server` (same class library), so
-# benchmarks can compare against the template interpreter and the JIT.
+# build/jdk: the pinned class library with our Zero libjvm as the default VM
+# and our server libjvm as `-server` (a node on it runs interpreted until
+# the JIT tier carries the shared-object checks). Stock HotSpot, for the
+# benchmarks' comparisons, is the base image's java (same class library).
 # It carries lib/libdjava_node.so, the cluster client -XX:+DistributedJava
 # loads, and lib/djava-runtime.jar, the Java side of a node (jvm/classes).
 jdk: libjvm native $(RUNTIME_JAR) $(BASE_STAMP)
 	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-djava.so $(BUILD)/jdk $(BUILD)/lib/libdjava_node.so \
-	    $(RUNTIME_JAR)
+	    $(RUNTIME_JAR) $(JVM)/libjvm-djava-server.so
 
 RUNTIME_SOURCES := $(shell find jvm/classes -name '*.java')
 $(RUNTIME_JAR): $(RUNTIME_SOURCES) $(BASE_STAMP)
@@ -157,6 +169,10 @@ test-jtreg: all deps-test
 
 test-jtreg-distributed: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java distributed
+
+# The distributed suite with every node on the server VM (part of test-jtreg).
+test-jtreg-server: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java server
 
 # OpenJDK's own tests and the JSR-166 TCK (test/jtreg/openjdk), distributed
 # (part of test-jtreg), and the same on build/jdk alone: the baseline

@@ -185,7 +185,7 @@ def configurations(servers):
     """(name, command, environment, threads) of each VM compared."""
     base = dict(os.environ)
     base.pop("DJAVA_CLUSTER", None)  # a private cluster of the given size each run
-    configs = [("java JIT", [os.path.join(BUILD, "jdk", "bin", "java"), "-server"], base, THREADS),
+    configs = [("java JIT", [os.path.join(BUILD, "jvm", "base-image", "bin", "java")], base, THREADS),
                ("Ref, 1 thread", [os.path.join(BUILD, "jdk-ref", "bin", "java")], base, 1)]
     for n in servers:
         configs.append((djava_name(n), [os.path.join(BUILD, "bin", "djava")],

@@ -19,6 +19,8 @@ TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
 BUILD = os.path.join(TOP, "build")
 JAVA = os.path.join(BUILD, "jdk", "bin", "java")        # djava's JDK: Zero, and the server VM
 JAVA_REF = os.path.join(BUILD, "jdk-ref", "bin", "java")  # Zero from the same source, unpatched
+# Stock HotSpot (the class library's own server VM, same class library).
+JAVA_STOCK = os.path.join(BUILD, "jvm", "base-image", "bin", "java")
 JAVAC = os.path.join(BUILD, "jvm", "base-image", "bin", "javac")
 DJAVA = os.path.join(BUILD, "bin", "djava")
 SOS_BENCH = os.path.join(BUILD, "bin", "sos-bench")
@@ -27,11 +29,11 @@ SOS_BENCH = os.path.join(BUILD, "bin", "sos-bench")
 RUNTIME_JAR = os.path.join(BUILD, "jdk", "lib", "djava-runtime.jar")
 
 # The VMs that run Micro on local objects: djava's VM (plain, no cluster),
-# the reference Zero VM, HotSpot's template interpreter and HotSpot's JIT.
+# the reference Zero VM, stock HotSpot's template interpreter and its JIT.
 DJAVA_PLAIN = [JAVA]
 REF = [JAVA_REF]
-XINT = [JAVA, "-server", "-Xint"]
-JIT = [JAVA, "-server"]
+XINT = [JAVA_STOCK, "-Xint"]
+JIT = [JAVA_STOCK]
 
 # Generous: a run that takes this long is hung, not slow.
 TIMEOUT = 900

@@ -1,14 +1,19 @@
 /*
  * @test
- * @summary The JDK under test runs djava's Zero VM, which names its version and commit,
- *          on the pinned 17.0.19 class library.
+ * @summary The JDK under test runs djava's VM (Zero by default, the server VM with -server),
+ *          which names its version and commit, on the pinned 17.0.19 class library. A cluster
+ *          node on the server VM runs interpreted until the JIT tier carries the
+ *          shared-object checks.
  * @run main/othervm VmIdentity
  */
 public class VmIdentity {
     public static void main(String[] args) {
-        check("java.vm.name", "djava 64-Bit Zero VM");
+        String vmOptions = " " + System.getProperty("test.vm.opts", "") + " ";
+        boolean server = vmOptions.contains(" -server ");
+        boolean node = vmOptions.contains(" -XX:+DistributedJava ");
+        check("java.vm.name", server ? "djava 64-Bit Server VM" : "djava 64-Bit Zero VM");
         check("java.version", "17.0.19");
-        check("java.vm.info", "interpreted mode");
+        check("java.vm.info", server && !node ? "mixed mode" : "interpreted mode");
         String vmVersion = System.getProperty("java.vm.version");
         if (!vmVersion.matches("17\\.0\\.19\\+10-djava-\\d+\\.\\d+\\.\\d+-([0-9a-f]{12}|unknown)(-dirty)?")) {
             throw new AssertionError("java.vm.version does not name a djava build: " + vmVersion);

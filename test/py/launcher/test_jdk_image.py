@@ -41,8 +41,38 @@ def test_reference_vm_is_unpatched_zero():
     assert vm_line == "OpenJDK 64-Bit Zero VM (build 17.0.19+10, interpreted mode)"
 
 
-def test_server_vm_remains_selectable():
-    assert "64-Bit Server VM" in version(os.path.join(JDK, "bin", "java"), "-server")
+def test_server_vm_is_djavas():
+    vm_line = version(os.path.join(JDK, "bin", "java"), "-server").splitlines()[2]
+    assert re.fullmatch(r"djava 64-Bit Server VM \(build 17\.0\.19\+10-djava-\d+\.\d+\.\d+-"
+                        r"([0-9a-f]{12}|unknown)(-dirty)?, mixed mode\)", vm_line), vm_line
+
+
+def final_flags(*opts):
+    """The flags as the VM settled them (printed before a node joins its
+    cluster: without one, the VM then stops)."""
+    p = subprocess.run([os.path.join(JDK, "bin", "java"), *opts, "-XX:+UnlockDiagnosticVMOptions",
+                        "-XX:+PrintFlagsFinal", "-version"],
+                       capture_output=True, text=True, timeout=120)
+    return {m.group(1): m.group(2) for m in
+            re.finditer(r"^\s*\S+\s+(\w+)\s+= (\S+)", p.stdout, re.M)}
+
+
+def test_server_vm_node_runs_interpreted():
+    """Until C1 and C2 emit the shared-object checks, a cluster node on the
+    server VM runs its template interpreter only, and code that reads Java
+    arrays and objects behind the barrier set is off; the same VM without
+    -XX:+DistributedJava is stock HotSpot's."""
+    node = final_flags("-server", "-XX:+DistributedJava")
+    plain = final_flags("-server")
+    for flag in ("UseCompiler", "UseCRC32Intrinsics", "UseAdler32Intrinsics",
+                 "UseFastJNIAccessors"):
+        assert node[flag] == "false", flag
+        assert plain[flag] == "true", flag
+
+
+def test_stock_server_vm_is_the_base_images():
+    vm_line = version(os.path.join(TOP, "build", "jvm", "base-image", "bin", "java")).splitlines()[2]
+    assert vm_line.startswith("OpenJDK 64-Bit Server VM (build 17.0.19+10-1-deb12u2-Debian")
 
 
 def test_no_link_leaves_the_image():

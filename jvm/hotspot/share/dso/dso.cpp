@@ -5,11 +5,15 @@
 #include "precompiled.hpp"
 #include "oops/oop.inline.hpp"
 #include "dso/dso.hpp"
+#include "dso/dsoBarrierSet.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoSelfTest.hpp"
+#include "logging/log.hpp"
+#include "oops/instanceMirrorKlass.hpp"
 #include "runtime/arguments.hpp"
+#include "runtime/globals_extension.hpp"
 #include "runtime/os.hpp"
 
 // Called from init_globals() with the JNI handles (patches/0003).
@@ -26,7 +30,36 @@ void Dso::extend_boot_class_path() {
   }
 }
 
+bool Dso::adjust_vm_flags() {
+  if (!DistributedJava) {
+    return false;
+  }
+  // Code that reads or writes Java arrays and objects behind the barrier
+  // set's back: the interpreter's CRC32 and Adler32 entries and the JNI
+  // field accessors generated in assembly. A node runs their Java or C++
+  // versions, which go through the shared-object checks.
+  FLAG_SET_ERGO(UseCRC32Intrinsics, false);
+  FLAG_SET_ERGO(UseCRC32CIntrinsics, false);
+  FLAG_SET_ERGO(UseAdler32Intrinsics, false);
+  FLAG_SET_ERGO(UseFastJNIAccessors, false);
+  // A biased lock would displace a replica's mark, where the shared tag is.
+  FLAG_SET_ERGO(UseBiasedLocking, false);
+#ifdef ZERO
+  return false;
+#else
+  // C1 and C2 do not emit the shared-object checks yet (dsoBarrierSet.hpp):
+  // a node on the server VM runs interpreted.
+  if (Arguments::mode() != Arguments::_int) {
+    log_info(dso)("compiled code has no shared-object barriers yet: this node runs interpreted");
+    return true;
+  }
+  return false;
+#endif
+}
+
 void Dso::vm_initialized(JavaThread* current) {
+  // java.lang.Class's layout is known now, and no object is shared yet.
+  DsoBarrierSet::set_mirror_statics_offset(InstanceMirrorKlass::offset_of_static_fields());
   if (DjavaSelfTest) {
     DsoSelfTest::run(current);
   }

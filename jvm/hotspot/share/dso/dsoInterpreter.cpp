@@ -3,12 +3,14 @@
  */
 
 #include "precompiled.hpp"
+#include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoThreads.hpp"
 #include "memory/resourceArea.hpp"
 #include "oops/klass.hpp"
 #include "oops/oop.inline.hpp"
@@ -45,15 +47,11 @@ static bool has_chunk(oop obj) {
   return DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_chunk != NULL;
 }
 
-// No async exception (Thread.stop) at the return: a write's access is held
-// until DSO_END_WRITE after its store, which the exception would skip,
-// leaving the copy pinned (every later revocation of it would wait).
-JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::access_shared(JavaThread* current, oopDesc* obj, jboolean is_write))
-  if (!has_chunk(obj)) {
-    refuse(current, obj, is_write ? "write" : "read");
+void DsoInterpreter::gain_access(JavaThread* current, Handle h, bool is_write, TRAPS) {
+  if (!has_chunk(h())) {
+    refuse(current, h(), is_write ? "write" : "read");
     return;
   }
-  Handle h(current, obj);
   DsoHeap::begin_access(current, h, is_write, CHECK);
   if (!is_write) {
     // A read needs the bytes current when it starts; the replica's bytes
@@ -61,10 +59,51 @@ JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::access_shared(JavaThread* current, oopD
     // ends after its store (DSO_END_WRITE): a flush must not miss it.
     DsoHeap::end_access(h());
   } else {
-    note_pinned(current, DsoReplicaTable::entry(DsoMark::index(h->mark()))->_word);
+    note_pinned(current, DsoReplicaTable::entry(DsoMark::index(h->mark())));
   }
+}
+
+// No async exception (Thread.stop) at the return: a write's access is held
+// until DSO_END_WRITE after its store, which the exception would skip,
+// leaving the copy pinned (every later revocation of it would wait).
+JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::access_shared(JavaThread* current, oopDesc* obj, jboolean is_write))
+  Handle h(current, obj);
+  gain_access(current, h, is_write, CHECK);
   // The replica may have moved meanwhile: the interpreter takes it back.
   current->set_vm_result(h());
+JRT_END
+
+JRT_ENTRY(void, DsoInterpreter::refresh_thread_state(JavaThread* current, oopDesc* obj))
+  DsoThreads::refresh_remote_state(current, obj);
+JRT_END
+
+// A Thread's threadStatus of a thread another node runs is asked of that
+// node (DSO_CHECK_FIELD_READ); any other field or element is read as is.
+static bool reads_thread_status(oop obj, address field) {
+  return field - cast_from_oop<address>(obj) == DsoThreads::thread_status_offset() &&
+         obj->klass()->is_subclass_of(vmClasses::Thread_klass());
+}
+
+JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::bytecode_read(JavaThread* current, oopDesc* obj,
+                                                       address field, oopDesc* val))
+  bool thread_status = reads_thread_status(obj, field);
+  Handle h(current, obj);
+  Handle v(current, val);
+  gain_access(current, h, false, CHECK);
+  if (thread_status) {
+    DsoThreads::refresh_remote_state(current, h());
+  }
+  current->set_vm_result(h());
+  current->set_dso_vm_result_2(v());
+JRT_END
+
+JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::bytecode_write(JavaThread* current, oopDesc* obj,
+                                                        address field, oopDesc* val))
+  Handle h(current, obj);
+  Handle v(current, val);
+  gain_access(current, h, true, CHECK);
+  current->set_vm_result(h());
+  current->set_dso_vm_result_2(v());
 JRT_END
 
 void DsoInterpreter::release_last(DsoReplica* e) {
@@ -74,6 +113,11 @@ void DsoInterpreter::release_last(DsoReplica* e) {
 bool DsoInterpreter::_announced_writes = false;
 
 void DsoInterpreter::initialize() {
+  static bool initialized = false;
+  if (initialized) {
+    return;
+  }
+  initialized = true;
   _announced_writes =
       syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
   log_info(dso)("inline writes of cached shared objects %s",

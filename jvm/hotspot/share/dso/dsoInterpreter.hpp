@@ -38,6 +38,7 @@
 #include "dso/dsoThreads.hpp"
 #include "memory/allStatic.hpp"
 #include "oops/oopsHierarchy.hpp"
+#include "runtime/handles.hpp"
 #include "runtime/thread.hpp"
 
 class DsoInterpreter : AllStatic {
@@ -80,7 +81,7 @@ class DsoInterpreter : AllStatic {
     if ((w & (DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED)) == DJAVA_SOS_WORD_STATE_M &&
         __atomic_compare_exchange_n(word, &w, w + pin, /* weak */ true, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED)) {
-      note_pinned(thread, word);
+      note_pinned(thread, DsoReplicaTable::entry(DsoMark::index(obj->mark())));
       return true;
     }
     return false;
@@ -92,7 +93,7 @@ class DsoInterpreter : AllStatic {
   // write began and another thread published it before the store ended;
   // the write began no access, so there is none to end (unpinning there
   // would wrap the pin count and block every later revocation).
-  static void end_write(JavaThread* thread, oopDesc* obj) {
+  static void end_write(JavaThread* thread) {
     volatile uint64_t* volatile* slot = thread->dso_inline_write_addr();
     uintptr_t began = (uintptr_t)*slot;
     if ((began & pinned_mark) == 0) {
@@ -101,30 +102,56 @@ class DsoInterpreter : AllStatic {
       }
       return;
     }
+    end_pinned_write(thread);
+  }
+
+  // A write pinned its replica's copy (the inline CAS, or the slow path's
+  // access): its end must unpin it. The slot then holds the replica's entry
+  // with the low bit set, never a state word, so quiesce_writers does not
+  // wait for it (it waits for pins).
+  static void note_pinned(JavaThread* thread, DsoReplica* e) {
+    *thread->dso_inline_write_addr() = (volatile uint64_t*)((uintptr_t)e | pinned_mark);
+  }
+
+  // end_write of a pinned write. A leaf: the template interpreter calls it
+  // with the thread in Java state.
+  static void end_pinned_write(JavaThread* thread) {
+    volatile uint64_t* volatile* slot = thread->dso_inline_write_addr();
+    DsoReplica* e = (DsoReplica*)((uintptr_t)*slot & ~pinned_mark);
     *slot = NULL;
-    uint64_t old = __atomic_fetch_sub((volatile uint64_t*)(began & ~pinned_mark), pin,
-                                      __ATOMIC_ACQ_REL);
+    uint64_t old = __atomic_fetch_sub(e->_word, pin, __ATOMIC_ACQ_REL);
     if ((old & DJAVA_SOS_WORD_BLOCKED) != 0 && (old >> DJAVA_SOS_WORD_PIN_SHIFT) == 1) {
-      release_last(DsoReplicaTable::entry(DsoMark::index(obj->mark())));
+      release_last(e);
     }
   }
 
-  // A write pinned `word` (the inline CAS, or the slow path's access): its
-  // end must unpin it. The slot then holds the word's address with the low
-  // bit set, which quiesce_writers does not wait for (it waits for pins).
-  static void note_pinned(JavaThread* thread, volatile uint64_t* word) {
-    *thread->dso_inline_write_addr() = (volatile uint64_t*)((uintptr_t)word | pinned_mark);
-  }
+  // The template interpreter's slow path (cpu/x86/dso): a bytecode's access
+  // of `obj`, a replica, at `field` (an address in it) that the inline
+  // cached case did not grant. Gains the access as access_shared does
+  // (a write's lasts until end_write), refreshes Thread.threadStatus as
+  // DSO_CHECK_FIELD_READ does, and leaves obj and val (the reference a
+  // write stores, or NULL), possibly moved, in vm_result and JavaThread::_dso_vm_result_2.
+  static void bytecode_read(JavaThread* current, oopDesc* obj, address field, oopDesc* val);
+  static void bytecode_write(JavaThread* current, oopDesc* obj, address field, oopDesc* val);
+  // DSO_CHECK_FIELD_READ's refresh of a remote thread's state, from Java state.
+  static void refresh_thread_state(JavaThread* current, oopDesc* obj);
 
-  // At node start: writers announce themselves if this kernel has
-  // membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), else they pin.
+  // Whether writes announce themselves (initialize() decided).
+  static bool announced_writes() { return _announced_writes; }
+
+  // Before the interpreter is generated (the template interpreter's inline
+  // writes depend on it) and at node start: writers announce themselves if
+  // this kernel has membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), else they
+  // pin. Idempotent.
   static void initialize();
   // sos-client's quiesce_writers callback (sos_client.h).
   static void quiesce_writers(void* context, volatile uint64_t* word);
 
  private:
   static const uint64_t pin = UCONST64(1) << DJAVA_SOS_WORD_PIN_SHIFT;
-  static const uintptr_t pinned_mark = 1;  // state words are 8-byte aligned
+  static const uintptr_t pinned_mark = 1;  // replica entries are word-aligned
+  // Gains a bytecode's access to the replica h (access_shared, in VM state).
+  static void gain_access(JavaThread* current, Handle h, bool is_write, TRAPS);
   // A revocation waited for the write that just ended.
   static void release_last(DsoReplica* e);
 
@@ -160,14 +187,14 @@ class DsoInterpreter : AllStatic {
   if (DsoMark::is_shared_relaxed(obj) &&                                        \
       (int)(cache)->f2_as_index() == DsoThreads::thread_status_offset() &&      \
       (Bytecodes::Code)opcode != Bytecodes::_getstatic) {                       \
-    CALL_VM(DsoThreads::refresh_remote_state(THREAD, (obj)), handle_exception); \
+    CALL_VM(DsoInterpreter::refresh_thread_state(THREAD, (obj)), handle_exception); \
     obj = (decltype(obj))THREAD->vm_result();                                   \
     THREAD->set_vm_result(NULL);                                                \
   }
 
 #define DSO_END_WRITE(obj)                                                      \
   if (DsoMark::is_shared_relaxed(obj) && DSO_COHERENT(obj)) {                   \
-    DsoInterpreter::end_write(THREAD, obj);                                     \
+    DsoInterpreter::end_write(THREAD);                                          \
   }
 
 #endif // SHARE_DSO_DSOINTERPRETER_HPP

@@ -98,6 +98,10 @@ class DsoReplicaTable : AllStatic {
   static void pin(DsoReplica* e, oop obj);
   static void unpin(DsoReplica* e);
 
+  // The table, for generated code that finds an entry by the mark's index
+  // (cpu/x86/dso); _entries is reserved once and never moves.
+  static DsoReplica* const* entries_addr() { return &_entries; }
+
   static DsoReplica* entry(uint index) {
     assert(index > 0 && index < _high_water, "index %u out of range", index);
     return &_entries[index];

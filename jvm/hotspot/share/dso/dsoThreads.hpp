@@ -71,8 +71,10 @@ class DsoThreads : AllStatic {
   // a node-local field: the interpreter's read of it on a shared Thread
   // (offset thread_status_offset) asks that node first (through the thread
   // manager, bounded), so the state is the running node's. Leaves the
-  // (possibly moved) object in vm_result.
+  // (possibly moved) object in vm_result. In VM state (the interpreters
+  // call it through DsoInterpreter).
   static int thread_status_offset() { return _thread_status_offset; }
+  static const int* thread_status_offset_addr() { return &_thread_status_offset; }
   static void refresh_remote_state(JavaThread* current, oopDesc* obj);
   // The answer to such a question here: threadStatus of the thread with
   // shared id `id` if it runs on this node, else -1.

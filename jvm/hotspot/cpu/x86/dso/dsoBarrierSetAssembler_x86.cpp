@@ -1,0 +1,211 @@
+/*
+ * djava: the template interpreter's shared-object check (see the header).
+ */
+
+#include "precompiled.hpp"
+#include "asm/macroAssembler.inline.hpp"
+#include "classfile/vmClasses.hpp"
+#include "dso/abi/sos_client.h"
+#include "dso/dsoBarrierSet.hpp"
+#include "dso/dsoBarrierSetAssembler_x86.hpp"
+#include "dso/dsoInterpreter.hpp"
+#include "dso/dsoMark.hpp"
+#include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoThreads.hpp"
+#include "oops/oop.hpp"
+#include "runtime/thread.hpp"
+
+#define __ masm->
+
+#ifdef _LP64
+
+// Registers the caller of the VM must save: the C ABI's caller-saved ones.
+// rbx, rbp and r12-r15 survive the call (and call_VM restores bcp and locals).
+static const Register saved_registers[] = { rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11 };
+static const int saved_count = sizeof(saved_registers) / sizeof(saved_registers[0]);
+// The operand-stack words just above the stack pointer: those a bytecode
+// popped before its access (at most a long or double value and its object,
+// or an index and its array) and, in fast_xaccess (aload_0 and getfield in
+// one), the receiver's slot of the getfield whose bci the frame then shows.
+// GC reads them as this bci's oop map says; they are dead (the template
+// holds their values in registers), so the slow path clears them.
+static const int popped_slots = 4;
+
+bool DsoBarrierSetAssembler::checks(DecoratorSet decorators) {
+  return (decorators & IN_HEAP) != 0 && DsoBarrierSet::in_bytecode();
+}
+
+void DsoBarrierSetAssembler::load_at(MacroAssembler* masm, DecoratorSet decorators, BasicType type,
+                                     Register dst, Address src, Register tmp1, Register tmp_thread) {
+  if (checks(decorators)) {
+    check_access(masm, src, noreg, false);
+  }
+  CardTableBarrierSetAssembler::load_at(masm, decorators, type, dst, src, tmp1, tmp_thread);
+}
+
+void DsoBarrierSetAssembler::store_at(MacroAssembler* masm, DecoratorSet decorators, BasicType type,
+                                      Address dst, Register val, Register tmp1, Register tmp2) {
+  if (!checks(decorators)) {
+    CardTableBarrierSetAssembler::store_at(masm, decorators, type, dst, val, tmp1, tmp2);
+    return;
+  }
+  check_access(masm, dst, is_reference_type(type) ? val : noreg, true);
+  CardTableBarrierSetAssembler::store_at(masm, decorators, type, dst, val, tmp1, tmp2);
+  end_write(masm);
+}
+
+void DsoBarrierSetAssembler::check_access(MacroAssembler* masm, Address addr, Register val,
+                                          bool is_write) {
+  const Register obj = addr.base();
+  // r10 and r11 (rscratch1/2) are the check's: the templates keep nothing
+  // in them across an access.
+  const Register tmp = rscratch1;
+  const Register tmp2 = rscratch2;
+  assert_different_registers(obj, addr.index(), val, tmp, tmp2);
+  assert(obj != noreg && obj != rsp, "a heap access has its object in a register");
+
+  Label done, coherent, slow;
+  __ cmpptr(Address(obj, oopDesc::mark_offset_in_bytes()), 0);
+  __ jcc(Assembler::greaterEqual, done);
+
+  // A replica. A mirror's fields below its statics are java.lang.Class's
+  // own, each node's (DSO_COHERENT in dsoInterpreter.hpp).
+  __ load_klass(tmp, obj, tmp2);
+  __ movptr(tmp2, ExternalAddress((address)vmClasses::klass_addr_at(VM_CLASS_ID(Class_klass))), tmp2);
+  __ cmpptr(tmp, tmp2);
+  __ jcc(Assembler::notEqual, coherent);
+  __ lea(tmp, addr);
+  __ subptr(tmp, obj);
+  __ lea(tmp2, ExternalAddress((address)DsoBarrierSet::mirror_statics_offset_addr()));
+  __ cmpl(tmp, Address(tmp2, 0));
+  __ jcc(Assembler::less, done);
+  __ bind(coherent);
+
+  if (!is_write) {
+    // Thread.threadStatus of a thread that may run elsewhere.
+    __ lea(tmp, addr);
+    __ subptr(tmp, obj);
+    __ lea(tmp2, ExternalAddress((address)DsoThreads::thread_status_offset_addr()));
+    __ cmpl(tmp, Address(tmp2, 0));
+    __ jcc(Assembler::equal, slow);
+  }
+
+  // The replica's entry: the mark's index bits select it in the table.
+  __ movptr(tmp, Address(obj, oopDesc::mark_offset_in_bytes()));
+  __ shrptr(tmp, DsoMark::index_shift);
+  __ andptr(tmp, (int32_t)DsoMark::max_index);
+  __ imulq(tmp, tmp, (int)sizeof(DsoReplica));
+  __ movptr(tmp2, ExternalAddress((address)DsoReplicaTable::entries_addr()), tmp2);
+  __ movptr(tmp, Address(tmp2, tmp, Address::times_1, offset_of(DsoReplica, _word)));
+  __ testptr(tmp, tmp);
+  __ jcc(Assembler::zero, slow);  // no cache here: the slow path refuses
+  if (!is_write) {
+    // An acquire load is a plain load on x86: readable in S or M, not BLOCKED.
+    __ movptr(tmp, Address(tmp, 0));
+    __ testl(tmp, DJAVA_SOS_WORD_BLOCKED);
+    __ jcc(Assembler::notZero, slow);
+    __ testl(tmp, DJAVA_SOS_WORD_STATE_MASK);
+    __ jcc(Assembler::notZero, done);
+  } else if (DsoInterpreter::announced_writes()) {
+    // Announce the store, then test the word. The store and the load may
+    // pass each other in this CPU; the revoker's membarrier() orders them.
+    const Address slot(r15_thread, JavaThread::dso_inline_write_offset());
+    __ movptr(slot, tmp);
+    __ movptr(tmp, Address(tmp, 0));
+    __ andl(tmp, DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED);
+    __ cmpl(tmp, DJAVA_SOS_WORD_STATE_M);
+    __ jcc(Assembler::equal, done);
+    __ movptr(slot, NULL_WORD);
+  }
+  // Without membarrier a write pins its copy; the slow path does that.
+
+  __ bind(slow);
+  call_slow_path(masm, addr, val, is_write);
+  __ bind(done);
+}
+
+void DsoBarrierSetAssembler::call_slow_path(MacroAssembler* masm, Address addr, Register val,
+                                            bool is_write) {
+  const Register obj = addr.base();
+  for (int i = 0; i < popped_slots; i++) {
+    __ push((int32_t)NULL_WORD);
+  }
+  for (int i = 0; i < saved_count; i++) {
+    __ push(saved_registers[i]);
+  }
+  __ subptr(rsp, 2 * wordSize);
+  __ movdbl(Address(rsp, 0), xmm0);
+
+  // The arguments, in an order that clobbers none before it is read.
+  __ lea(rscratch1, addr);
+  if (val != noreg) {
+    __ movptr(rscratch2, val);
+  } else {
+    __ xorptr(rscratch2, rscratch2);
+  }
+  __ movptr(c_rarg1, obj);
+  __ movptr(c_rarg2, rscratch1);
+  __ movptr(c_rarg3, rscratch2);
+  address entry = is_write ? CAST_FROM_FN_PTR(address, DsoInterpreter::bytecode_write)
+                           : CAST_FROM_FN_PTR(address, DsoInterpreter::bytecode_read);
+  // The interpreter's call_VM: records bcp, sets the last Java frame, and
+  // forwards an exception (the bytecode then throws it).
+  __ call_VM(noreg, entry, c_rarg1, c_rarg2, c_rarg3);
+
+  __ movdbl(xmm0, Address(rsp, 0));
+  __ addptr(rsp, 2 * wordSize);
+  for (int i = saved_count - 1; i >= 0; i--) {
+    __ pop(saved_registers[i]);
+  }
+  __ addptr(rsp, popped_slots * wordSize);
+  // GC may have moved the object and the reference being stored.
+  const Address result(r15_thread, JavaThread::vm_result_offset());
+  const Address result_2(r15_thread, JavaThread::dso_vm_result_2_offset());
+  __ movptr(obj, result);
+  __ movptr(result, NULL_WORD);
+  if (val != noreg) {
+    __ movptr(val, result_2);
+  }
+  __ movptr(result_2, NULL_WORD);
+}
+
+void DsoBarrierSetAssembler::end_write(MacroAssembler* masm) {
+  const Address slot(r15_thread, JavaThread::dso_inline_write_offset());
+  Label done, pinned;
+  __ cmpptr(slot, NULL_WORD);
+  __ jcc(Assembler::equal, done);
+  __ testb(slot, 1);  // DsoInterpreter::note_pinned's mark
+  __ jcc(Assembler::notZero, pinned);
+  // An announced write: withdraw the announcement (a release store).
+  __ movptr(slot, NULL_WORD);
+  __ jmp(done);
+
+  __ bind(pinned);
+  for (int i = 0; i < saved_count; i++) {
+    __ push(saved_registers[i]);
+  }
+  __ subptr(rsp, 2 * wordSize);
+  __ movdbl(Address(rsp, 0), xmm0);
+  __ call_VM_leaf(CAST_FROM_FN_PTR(address, DsoInterpreter::end_pinned_write), r15_thread);
+  __ movdbl(xmm0, Address(rsp, 0));
+  __ addptr(rsp, 2 * wordSize);
+  for (int i = saved_count - 1; i >= 0; i--) {
+    __ pop(saved_registers[i]);
+  }
+  __ bind(done);
+}
+
+#else
+
+// 32-bit x86 has no unused header bits for the shared tag (dsoMark.hpp).
+void DsoBarrierSetAssembler::load_at(MacroAssembler* masm, DecoratorSet decorators, BasicType type,
+                                     Register dst, Address src, Register tmp1, Register tmp_thread) {
+  Unimplemented();
+}
+
+void DsoBarrierSetAssembler::store_at(MacroAssembler* masm, DecoratorSet decorators, BasicType type,
+                                      Address dst, Register val, Register tmp1, Register tmp2) {
+  Unimplemented();
+}
+
+#endif // _LP64
