@@ -19,8 +19,12 @@ This machine has 2 cores: every process of a "cluster" shares them, so the
 speedups here are bounded by cores as well as by the protocol
 (bench/report.py says which, from these numbers).
 
-usage: bench/apps/run.py [--rounds R] [--small] [--servers 1,2,4] [--out FILE.md]
-                         [--json FILE.json]
+With --vm server every djava node runs djava's server VM (its template
+interpreter, issue 21's first stage), and stock java -Xint joins the
+baselines.
+
+usage: bench/apps/run.py [--rounds R] [--small] [--servers 1,2,4] [--vm zero|server]
+                         [--out FILE.md] [--json FILE.json]
 
 Other drivers (bench/now/run.py) import APPS and timed_run from here.
 """
@@ -181,14 +185,20 @@ def djava_name(servers):
     return f"djava, {servers_name(servers)}"
 
 
-def configurations(servers):
-    """(name, command, environment, threads) of each VM compared."""
+def configurations(servers, vm="zero"):
+    """(name, command, environment, threads) of each VM compared. With vm
+    "server" djava runs every node on its server VM, and stock HotSpot's
+    template interpreter (java -Xint, same threads) is its baseline."""
     base = dict(os.environ)
     base.pop("DJAVA_CLUSTER", None)  # a private cluster of the given size each run
-    configs = [("java JIT", [os.path.join(BUILD, "jvm", "base-image", "bin", "java")], base, THREADS),
-               ("Ref, 1 thread", [os.path.join(BUILD, "jdk-ref", "bin", "java")], base, 1)]
+    stock = os.path.join(BUILD, "jvm", "base-image", "bin", "java")
+    configs = [("java JIT", [stock], base, THREADS)]
+    if vm == "server":
+        configs.append(("java -Xint", [stock, "-Xint"], base, THREADS))
+    configs.append(("Ref, 1 thread", [os.path.join(BUILD, "jdk-ref", "bin", "java")], base, 1))
+    vm_options = ["-server"] if vm == "server" else []
     for n in servers:
-        configs.append((djava_name(n), [os.path.join(BUILD, "bin", "djava")],
+        configs.append((djava_name(n), [os.path.join(BUILD, "bin", "djava"), *vm_options],
                         dict(base, DJAVA_THREAD_SERVERS=str(n)), THREADS))
     return configs
 
@@ -246,11 +256,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--small", action="store_true", help="smoke sizes")
     ap.add_argument("--servers", default="1,2,4")
+    ap.add_argument("--vm", choices=("zero", "server"), default="zero",
+                    help="the VM of djava's nodes (default zero)")
     ap.add_argument("--out", help="markdown tables")
     ap.add_argument("--json", help="the numbers, for bench/report.py")
     args = ap.parse_args()
     servers = [int(s) for s in args.servers.split(",")]
-    configs = configurations(servers)
+    configs = configurations(servers, args.vm)
     names = [c[0] for c in configs]
     with tempfile.TemporaryDirectory() as classes:
         subprocess.run([os.path.join(BUILD, "jvm", "base-image", "bin", "javac"), "-d", classes,

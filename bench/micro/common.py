@@ -95,9 +95,11 @@ def djava_env(servers):
     return env
 
 
-def run_djava(classes, main, *args, servers=2):
-    """Runs class `main` of `classes` under djava on a private cluster."""
-    return run([DJAVA, "-cp", classes, main, *map(str, args)], env=djava_env(servers))
+def run_djava(classes, main, *args, servers=2, vm_options=()):
+    """Runs class `main` of `classes` under djava on a private cluster
+    (vm_options: e.g. ["-server"], every node on the server VM)."""
+    return run([DJAVA, *vm_options, "-cp", classes, main, *map(str, args)],
+               env=djava_env(servers))
 
 
 def run_java(vm, classes, main, *args):

@@ -35,8 +35,13 @@ operations beside. Progress on stderr; markdown on stdout (and --out);
                     "ref": .., "xint": .., "jit": ..},
              "seed_ratio": 1.61, "seed_now_us_per_100": 590, "seed_ref_us_per_100": 366}, ...]}
 
+With --vm server the djava columns run on djava's server VM (every node:
+its template interpreter with the barrier set's checks), Ref is not run,
+and the ratios are against stock HotSpot's -Xint, the same template
+interpreter without the checks (issue 21, first stage).
+
 usage: bench/micro/table6.py [--rounds R] [--iterations N] [--objects M] [--small]
-                             [--out FILE.md] [--json FILE.json]
+                             [--vm zero|server] [--out FILE.md] [--json FILE.json]
 """
 
 import argparse
@@ -60,15 +65,19 @@ def seed_column(name):
     return "djava" if name in ("empty-loop", "new-object") else "djava-cached"
 
 
-def measure(rounds, iterations, objects):
+def measure(rounds, iterations, objects, server=False):
     """{row: {column: [ns per round]}}."""
     samples = {name: {c: [] for c in COLUMNS} for name in common.SEED_TABLE6}
+    base = "xint" if server else "ref"
     with tempfile.TemporaryDirectory() as classes:
         common.compile_java(classes, "Micro", "UncachedRead", "SharedMicro")
         for r in range(rounds):
             for vm in ROUND_ORDER:
+                if vm == "ref" and server:
+                    continue
                 if vm == "djava":
-                    out = common.run_djava(classes, "SharedMicro", iterations, objects)
+                    out = common.run_djava(classes, "SharedMicro", iterations, objects,
+                                           vm_options=["-server"] if server else [])
                     for line in out.splitlines():
                         name, column, ns = line.split()
                         samples[name][DJAVA_COLUMNS[column]].append(float(ns))
@@ -78,12 +87,12 @@ def measure(rounds, iterations, objects):
                         samples[name][vm].append(ns)
             common.progress(f"round {r + 1}/{rounds}: " + ", ".join(
                 f"{name} {samples[name][seed_column(name)][-1]:.1f}/"
-                f"{samples[name]['ref'][-1]:.1f} ns"
+                f"{samples[name][base][-1]:.1f} ns"
                 for name in ("int-field-write", "int-field-read", "uncached-int-field-read")))
     return samples
 
 
-def table_data(samples, rounds, iterations, small):
+def table_data(samples, rounds, iterations, small, server=False):
     rows = []
     for name, (label, seed_now, seed_ref, seed_ratio) in common.SEED_TABLE6.items():
         ns = {c: common.median(samples[name][c]) for c in COLUMNS}
@@ -91,7 +100,8 @@ def table_data(samples, rounds, iterations, small):
                      "ns": {c: None if v is None else round(v, 4) for c, v in ns.items()},
                      "seed_ratio": seed_ratio, "seed_now_us_per_100": seed_now,
                      "seed_ref_us_per_100": seed_ref})
-    return {"rounds": rounds, "iterations": iterations, "small": small, "rows": rows}
+    return {"rounds": rounds, "iterations": iterations, "small": small,
+            "vm": "server" if server else "zero", "rows": rows}
 
 
 def fmt_ns(x):
@@ -105,6 +115,28 @@ def fmt_ratio(x, ref):
         return "–"
     r = x / ref
     return f"{r:,.0f}" if r >= 100 else f"{r:.3f}" if r < 10 else f"{r:.1f}"
+
+
+def markdown_server(data, objects):
+    """The table of a --vm server run: djava's template interpreter against
+    stock HotSpot's."""
+    lines = [f"djava's server VM (its template interpreter, every node of a private cluster "
+             f"of 2 thread servers) against stock HotSpot's template interpreter (-Xint) and "
+             f"JIT: ns per operation, median of {data['rounds']} interleaved rounds of "
+             f"{data['iterations']:,} iterations (∞ rows: {objects - 1:,} uncached objects)"
+             f"{' (smoke sizes)' if data['small'] else ''}. Local: objects that never escape; "
+             "cached: shared objects this node holds (M for writes, S for reads); uncached: "
+             "each access a miss.", "",
+             "| benchmark | djava local | djava cached | djava uncached | stock -Xint "
+             "| local/-Xint | cached/-Xint | stock JIT |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in data["rows"]:
+        ns, xint = row["ns"], row["ns"]["xint"]
+        lines.append(f"| {row['label']} | {fmt_ns(ns['djava'])} | {fmt_ns(ns['djava-cached'])} | "
+                     f"{fmt_ns(ns['djava-uncached'])} | {fmt_ns(xint)} | "
+                     f"{fmt_ratio(ns['djava'], xint)} | {fmt_ratio(ns['djava-cached'], xint)} | "
+                     f"{fmt_ns(ns['jit'])} |")
+    return "\n".join(lines) + "\n"
 
 
 def markdown(data, objects):
@@ -146,14 +178,18 @@ def main():
     ap.add_argument("--objects", type=int, help="uncached objects per ∞ row (default 2000; "
                                                 "small 50)")
     ap.add_argument("--small", action="store_true", help="smoke sizes")
+    ap.add_argument("--vm", choices=("zero", "server"), default="zero",
+                    help="the VM of djava's columns (default zero)")
     ap.add_argument("--out", help="also write the markdown here")
     ap.add_argument("--json", help="write the numbers here")
     args = ap.parse_args()
     iterations = args.iterations or SIZES[args.small][0]
     objects = args.objects or SIZES[args.small][1]
-    samples = measure(args.rounds, iterations, objects)
-    data = table_data(samples, args.rounds, iterations, args.small)
-    common.emit(markdown(data, objects), args.out, args.json, data)
+    server = args.vm == "server"
+    samples = measure(args.rounds, iterations, objects, server)
+    data = table_data(samples, args.rounds, iterations, args.small, server)
+    text = markdown_server(data, objects) if server else markdown(data, objects)
+    common.emit(text, args.out, args.json, data)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,9 @@ SEED = {"int-field-read": (1.61, 590, 366), "uncached-ref-field-read": (7117.31,
 
 def test_table6_has_every_row_and_column(tmp_path):
     text, data = run_driver("table6.py", tmp_path, "table6")
-    assert set(data) == {"rounds", "iterations", "small", "rows"}, data.keys()
+    assert set(data) == {"rounds", "iterations", "small", "vm", "rows"}, data.keys()
     assert data["rounds"] == 1 and data["small"] is True and data["iterations"] > 0
+    assert data["vm"] == "zero"
     assert [r["name"] for r in data["rows"]] == ROWS
     rows = {r["name"]: r for r in data["rows"]}
     for name, row in rows.items():
@@ -44,3 +45,22 @@ def test_table6_has_every_row_and_column(tmp_path):
     # An uncached read costs more than a cached one of the same field kind.
     assert (rows["uncached-int-field-read"]["ns"]["djava-uncached"]
             > rows["int-field-read"]["ns"]["djava-cached"])
+
+
+def test_table6_on_the_server_vm(tmp_path):
+    """--vm server: djava's columns on its server VM's template interpreter,
+    compared with stock HotSpot's; Ref is not run."""
+    text, data = run_driver("table6.py", tmp_path, "table6-server", "--vm", "server")
+    assert data["vm"] == "server"
+    rows = {r["name"]: r for r in data["rows"]}
+    assert list(rows) == ROWS
+    for name, row in rows.items():
+        ns = row["ns"]
+        assert ns["ref"] is None, row
+        assert all(ns[c] > 0 for c in ("djava", "xint", "jit")), row
+        if name.startswith("uncached-"):
+            assert ns["djava-uncached"] > 10 * ns["djava-cached"], row
+        elif name not in ("empty-loop", "new-object"):
+            assert ns["djava-cached"] > 0, row
+        assert row["label"] in text, row["label"]
+    assert "stock -Xint" in text
