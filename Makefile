@@ -193,9 +193,13 @@ bench: all deps-bench
 	@mkdir -p bench/results
 	$(PYTHON) bench/micro/run.py --out bench/results/micro.md
 	$(PYTHON) bench/micro/table6.py --out bench/results/table6.md --json bench/results/table6.json
+	$(PYTHON) bench/micro/table6.py --vm server --out bench/results/table6-server.md \
+	    --json bench/results/table6-server.json
 	$(PYTHON) bench/micro/latency.py --out bench/results/latency.md --json bench/results/latency.json
 	$(PYTHON) bench/micro/uncached.py --out bench/results/uncached.md
 	$(PYTHON) bench/apps/run.py --out bench/results/apps.md --json bench/results/apps.json
+	$(PYTHON) bench/apps/run.py --vm server --servers 1,2 --out bench/results/apps-server.md \
+	    --json bench/results/apps-server.json
 	$(PYTHON) bench/now/run.py --out bench/results/now.md --json bench/results/now.json
 	$(BUILD)/bin/sos-bench --iterations 5000 | tee bench/results/sos.md
 	bench/monitor/run-bench | tee bench/results/monitor.md
