@@ -9,6 +9,8 @@
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoFence.hpp"
 #include "dso/dsoNode.hpp"
+#include "logging/log.hpp"
+#include "memory/resourceArea.hpp"
 #include "memory/universe.hpp"
 #include "runtime/atomic.hpp"
 #include "runtime/handles.inline.hpp"
@@ -28,6 +30,8 @@ Monitor* DsoFence::_monitor = NULL;
 
 // A flush put off for a fence since the fence thread last told sos-client.
 static volatile int flush_waiting = 0;
+// The last thread a fence found in a JNI critical region (for describe()).
+static char last_in_critical[64] = "";
 
 namespace {
 
@@ -46,6 +50,8 @@ class FenceClosure : public HandshakeClosure {
   void do_thread(Thread* thread) {
     if (thread->as_Java_thread()->in_critical()) {
       Atomic::inc(&_in_critical);
+      ResourceMark rm;
+      jio_snprintf(last_in_critical, sizeof(last_in_critical), "%s", thread->name());
     }
   }
   bool any_in_critical() const { return Atomic::load(&_in_critical) > 0; }
@@ -81,6 +87,16 @@ void DsoFence::request(uint64_t stamp) {
   }
 }
 
+const char* DsoFence::describe() {
+  static char text[160];
+  jio_snprintf(text, sizeof(text), "fences begun " UINT64_FORMAT ", completed " UINT64_FORMAT
+               ", asked for " UINT64_FORMAT "%s%s", Atomic::load(&_started),
+               Atomic::load(&_completed), Atomic::load(&_requested),
+               last_in_critical[0] != '\0' ? "; last in a JNI critical region: " : "",
+               last_in_critical);
+  return text;
+}
+
 bool DsoFence::flush_may_go(uint64_t stamp) {
   // Set before the test: a fence completing right after it still finds the
   // flag and wakes the retry.
@@ -99,7 +115,14 @@ bool DsoFence::run_one(JavaThread* self) {
   uint64_t fence = Atomic::add(&_started, (uint64_t)1);
   OrderAccess::fence();  // pairs with stamp()'s: the handshake begins after
   FenceClosure closure;
+  jlong began = os::javaTimeNanos();
   Handshake::execute(&closure);
+  jlong took = os::javaTimeNanos() - began;
+  if (took > NANOSECS_PER_SEC) {
+    // A thread in Java or VM code that reached no handshake for that long.
+    log_warning(dso)("publication fence " UINT64_FORMAT " took %.1f s (a handshake with every "
+                     "thread)", fence, took / 1e9);
+  }
   if (closure.any_in_critical()) {
     return false;
   }

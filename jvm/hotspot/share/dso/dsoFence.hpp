@@ -54,6 +54,11 @@ class DsoFence : AllStatic {
   // completes) if the flush must answer DJAVA_SOS_PRODUCE_LATER.
   static bool flush_may_go(uint64_t stamp);
 
+  // What the fences are doing, for a warning: fences begun, completed and
+  // asked for, and the thread a handshake last found in a JNI critical
+  // region. A static buffer (the last caller's); any thread.
+  static const char* describe();
+
   // Fences completed, and flushes that waited for one (statistics).
   static uint64_t fences_run() { return _completed; }
   static uint64_t flushes_waited() { return _flushes_waited; }

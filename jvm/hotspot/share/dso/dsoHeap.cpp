@@ -584,35 +584,49 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
   return replica;
 }
 
+// How many times attach makes a replica that GC takes before it is returned.
+static const int attach_attempts = 8;
+
 oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
-  uint index = DsoReplicaTable::index_of(id);
-  if (index != 0) {
-    return DsoReplicaTable::replica(index);
-  }
-  djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
-  if (chunk == NULL) {
-    THROW_MSG_NULL(vmSymbols::java_lang_IllegalArgumentException(), "djava: 0 is no object's id");
-  }
-  djava_sos_error error;
-  djava_sos_status status;
-  {
-    ThreadToNativeFromVM in_native(current);
-    status = DsoNode::lib().djava_sos_load(chunk, &error);
-    if (status == DJAVA_SOS_OK) {
-      DsoNode::lib().djava_sos_release(chunk);
+  djava_sos_chunk* chunk = NULL;
+  // The load below makes the replica, which only the replica table's weak
+  // handle holds until this returns it: a GC as the load comes back from
+  // native state may collect it (its bytes are still the cache's), and the
+  // load then makes it again.
+  for (int attempt = 0; attempt < attach_attempts; attempt++) {
+    uint index = DsoReplicaTable::index_of(id);
+    if (index != 0) {
+      return DsoReplicaTable::replica(index);  // held until the next safepoint
+    }
+    if (chunk == NULL) {
+      chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
+      if (chunk == NULL) {
+        THROW_MSG_NULL(vmSymbols::java_lang_IllegalArgumentException(),
+                       "djava: 0 is no object's id");
+      }
+    }
+    djava_sos_error error;
+    djava_sos_status status;
+    {
+      ThreadToNativeFromVM in_native(current);
+      status = DsoNode::lib().djava_sos_load(chunk, &error);
+      if (status == DJAVA_SOS_OK) {
+        DsoNode::lib().djava_sos_release(chunk);
+      }
+    }
+    if (HAS_PENDING_EXCEPTION) {
+      return NULL;
+    }
+    if (status != DJAVA_SOS_OK) {
+      DsoNode::stop_if_left(current);
+      THROW_MSG_NULL(vmSymbols::java_lang_IllegalArgumentException(),
+                     err_msg("djava: no shared object " UINT64_FORMAT_X ": %s: %s", id,
+                             DsoNode::lib().djava_sos_status_name(status), error.message));
     }
   }
-  if (HAS_PENDING_EXCEPTION) {
-    return NULL;
-  }
-  index = DsoReplicaTable::index_of(id);
-  if (status != DJAVA_SOS_OK || index == 0) {
-    DsoNode::stop_if_left(current);
-    THROW_MSG_NULL(vmSymbols::java_lang_IllegalArgumentException(),
-                   err_msg("djava: no shared object " UINT64_FORMAT_X ": %s: %s", id,
-                           DsoNode::lib().djava_sos_status_name(status), error.message));
-  }
-  return DsoReplicaTable::replica(index);
+  THROW_MSG_NULL(vmSymbols::java_lang_IllegalStateException(),
+                 err_msg("djava: shared object " UINT64_FORMAT_X ": its replica here was collected "
+                         "as soon as it was made, %d times", id, attach_attempts));
 }
 
 // ---- accesses --------------------------------------------------------------------
@@ -808,6 +822,28 @@ static void flush_put_off(JavaThread* current, DsoReplica* e, uint64_t id, oop r
                    why.as_string(), (now - e->_flush_deferred_ns) / 1e9);
 }
 
+// A first flush put off for the publication fence: a fence takes one
+// handshake, so a wait beyond a second means a thread that does not reach
+// one (dsoFence.cpp says which, if it can); sos-server cuts the node off
+// when it lasts 30 s.
+static void flush_waits_for_fence(DsoReplica* e, uint64_t id, oop replica, uint64_t fence) {
+  jlong now = os::javaTimeNanos();
+  if (e->_flush_deferred_ns == 0) {
+    e->_flush_deferred_ns = now;
+  }
+  const jlong warn_after = NANOSECS_PER_SEC, warn_every = 10 * NANOSECS_PER_SEC;
+  if (now - e->_flush_deferred_ns < warn_after ||
+      (e->_flush_warned_ns != 0 && now - e->_flush_warned_ns < warn_every)) {
+    return;
+  }
+  e->_flush_warned_ns = now;
+  ResourceMark rm;
+  log_warning(dso)("shared object " UINT64_FORMAT_X " (%s) is wanted by another node, but its "
+                   "first flush waits for publication fence " UINT64_FORMAT " (%s); waiting "
+                   "%.1f s", id, replica->klass()->external_name(), fence,
+                   DsoFence::describe(), (now - e->_flush_deferred_ns) / 1e9);
+}
+
 // Encodes the chunk's replica for a flush, or says it must wait. In VM or
 // Java state: no safepoint moves the replica meanwhile.
 static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint64_t id,
@@ -829,6 +865,7 @@ static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint
   uint64_t fence = e->_fence_stamp;
   if (fence != 0) {
     if (!DsoFence::flush_may_go(fence)) {
+      flush_waits_for_fence(e, id, replica, fence);
       return DJAVA_SOS_PRODUCE_LATER;
     }
     e->_fence_stamp = 0;
