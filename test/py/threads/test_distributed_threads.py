@@ -68,6 +68,17 @@ def test_synchronized_counter_is_exact(cluster, secret_file, classes):
     assert "total 1200" in p.stdout
 
 
+def test_thread_started_while_its_group_is_locked(cluster, secret_file, classes):
+    """The launcher's shared-object cache attaches its thread to the VM on
+    its first callback (here: the server fetching the new thread), which
+    constructs a java.lang.Thread and so locks a thread group; it used the
+    main group, which the starter held: both waited until sos-server cut
+    the launcher off after 30 s."""
+    p = run(cluster, secret_file, classes, "group-locked", timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "group-locked start ended, box 42" in p.stdout, p.stdout + p.stderr
+
+
 def test_bounded_buffer_with_wait_and_notify_all(cluster, secret_file, classes):
     p = run(cluster, secret_file, classes, "buffer")
     assert p.returncode == 0, p.stdout + p.stderr

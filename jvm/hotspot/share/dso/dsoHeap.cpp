@@ -35,6 +35,7 @@
 #include "oops/typeArrayKlass.hpp"
 #include "runtime/atomic.hpp"
 #include "runtime/handles.inline.hpp"
+#include "runtime/jniHandles.inline.hpp"
 #include "memory/iterator.inline.hpp"
 #include "oops/access.inline.hpp"
 #include "oops/compressedOops.inline.hpp"
@@ -752,11 +753,17 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
 
 // The cache's own threads may produce bytes for a flush: they must be
 // JavaThreads to read the heap safely.
+static jobject cache_thread_group = NULL;
+
+void DsoHeap::prepare_cache_thread(JavaThread* current) {
+  cache_thread_group = JNIHandles::make_global(Handle(current, Universe::system_thread_group()));
+}
+
 JavaThread* DsoHeap::attach_cache_thread() {
   Thread* t = Thread::current_or_null();
   if (t == NULL) {
     JNIEnv* env;
-    JavaVMAttachArgs args = { JNI_VERSION_1_2, (char*)"djava sos-client", NULL };
+    JavaVMAttachArgs args = { JNI_VERSION_1_2, (char*)"djava sos-client", cache_thread_group };
     if (main_vm.AttachCurrentThreadAsDaemon((void**)&env, &args) != JNI_OK) {
       fatal("djava: the shared-object cache's thread cannot attach to the VM");
     }

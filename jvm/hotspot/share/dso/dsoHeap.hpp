@@ -106,7 +106,13 @@ class DsoHeap : AllStatic {
   static uint64_t id_of(oop replica);
 
   // The shared-object cache's own thread, attached to the VM on first use
-  // (it produces bytes for flushes and waits for writers).
+  // (it produces bytes for flushes and waits for writers), in the system
+  // thread group: attaching constructs a java.lang.Thread, which locks its
+  // group, and a program thread may hold the main group's lock while it
+  // waits for a miss only this thread can complete (ThreadGroup.enumerate
+  // reading Thread.eetop). prepare_cache_thread, at node join, keeps the
+  // group for it.
+  static void prepare_cache_thread(JavaThread* current);
   static JavaThread* attach_cache_thread();
   // Objects this node published (PrintDistributedStatistics).
   static size_t published_count();

@@ -209,6 +209,7 @@ void DsoNode::join(JavaThread* current) {
   char what[error_length] = "";
   char why[error_length] = "";
   DsoInterpreter::initialize();  // before the cache can call it back
+  DsoHeap::prepare_cache_thread(current);
   bool joined;
   {
     // Network round trips: safepoints and GC proceed meanwhile.

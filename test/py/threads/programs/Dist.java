@@ -75,6 +75,23 @@ public class Dist {
         synchronized (c) { System.out.println("total " + c.n); }
     }
 
+    // ---- a thread started while the starter holds its thread group ----------
+    // The server fetches the thread from this node, whose shared-object
+    // cache then calls back into this VM for the first time; its thread
+    // must not need the group this thread holds (ThreadGroup.enumerate and
+    // other group methods hold it while they read threads' fields).
+    static void groupLocked() throws Exception {
+        ThreadGroup group = Thread.currentThread().getThreadGroup();
+        int[] box = new int[1];
+        Thread t = new Thread(() -> { box[0] = 42; });
+        synchronized (group) {
+            t.start();
+            t.join(60_000);
+        }
+        System.out.println("group-locked start " + (t.isAlive() ? "still running" : "ended")
+                           + ", box " + box[0]);
+    }
+
     // ---- producer / consumer with wait and notifyAll --------------------------
     static class Buffer {
         final ArrayDeque<Integer> items = new ArrayDeque<>();
@@ -565,6 +582,7 @@ public class Dist {
             case "placement": placement(); break;
             case "statics": statics(); break;
             case "counter": counter(); break;
+            case "group-locked": groupLocked(); break;
             case "buffer": buffer(); break;
             case "uncaught": uncaught(); break;
             case "exit": exit(); break;
