@@ -41,7 +41,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # variant: build/zero and build/server.
 LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-server test-openjdk test-openjdk-local \
+.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-server test-openjdk test-openjdk-local test-openjdk-server test-matrix \
         launcher demo bench \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
@@ -182,6 +182,15 @@ test-openjdk: all deps-test
 
 test-openjdk-local: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java openjdk-local
+
+# The same with every node on the server VM (docs/CONFORMANCE.md).
+test-openjdk-server: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java openjdk-server
+
+# Every suite in every configuration: make test's (Zero in full, the server
+# VM's distributed jtreg run), plus OpenJDK's group and the TCK on the
+# server VM. Results in docs/CONFORMANCE.md.
+test-matrix: test test-openjdk-server
 
 test: test-native test-py test-jtreg
 
