@@ -79,6 +79,15 @@ def test_thread_started_while_its_group_is_locked(cluster, secret_file, classes)
     assert "group-locked start ended, box 42" in p.stdout, p.stdout + p.stderr
 
 
+def test_threads_started_without_a_reference_all_run(cluster, secret_file, classes):
+    """A server starting threads it keeps no reference to, with GCs between:
+    one placed back on that server found no replica of its Thread object
+    (GC had taken it, the cache's copy remained) and never ran."""
+    p = run(cluster, secret_file, classes, "unreferenced-starts", timeout=150)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "unreferenced starts: all ran" in p.stdout, p.stdout + p.stderr
+
+
 def test_bounded_buffer_with_wait_and_notify_all(cluster, secret_file, classes):
     p = run(cluster, secret_file, classes, "buffer")
     assert p.returncode == 0, p.stdout + p.stderr

@@ -590,10 +590,6 @@ static const int attach_attempts = 8;
 
 oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
   djava_sos_chunk* chunk = NULL;
-  // The load below makes the replica, which only the replica table's weak
-  // handle holds until this returns it: a GC as the load comes back from
-  // native state may collect it (its bytes are still the cache's), and the
-  // load then makes it again.
   for (int attempt = 0; attempt < attach_attempts; attempt++) {
     uint index = DsoReplicaTable::index_of(id);
     if (index != 0) {
@@ -606,19 +602,35 @@ oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
                        "djava: 0 is no object's id");
       }
     }
+    // No replica here: a copy the cache still holds is an orphan (GC took
+    // its replica; a thread's Thread object once its starter let go of it)
+    // and would make the load below succeed without making a replica, as
+    // replica_of says. The load then fetches, and its install makes one,
+    // which only the table's weak handle holds until this returns it: a GC
+    // as the load comes back from native state may take it again.
     djava_sos_error error;
     djava_sos_status status;
     {
       ThreadToNativeFromVM in_native(current);
-      status = DsoNode::lib().djava_sos_load(chunk, &error);
+      status = DsoNode::lib().djava_sos_drop_copy(chunk);
       if (status == DJAVA_SOS_OK) {
-        DsoNode::lib().djava_sos_release(chunk);
+        status = DsoNode::lib().djava_sos_load(chunk, &error);
+        if (status == DJAVA_SOS_OK) {
+          DsoNode::lib().djava_sos_release(chunk);
+        }
+      } else {
+        jio_snprintf(error.message, sizeof(error.message),
+                     "it is modified on this node but has no replica here");
       }
     }
     if (HAS_PENDING_EXCEPTION) {
       return NULL;
     }
     if (status != DJAVA_SOS_OK) {
+      index = DsoReplicaTable::index_of(id);  // another thread made one meanwhile
+      if (index != 0) {
+        return DsoReplicaTable::replica(index);
+      }
       DsoNode::stop_if_left(current);
       THROW_MSG_NULL(vmSymbols::java_lang_IllegalArgumentException(),
                      err_msg("djava: no shared object " UINT64_FORMAT_X ": %s: %s", id,

@@ -92,6 +92,28 @@ public class Dist {
                            + ", box " + box[0]);
     }
 
+    // ---- threads whose starter keeps no reference to them -------------------
+    // A thread on a server starts threads it does not keep (as
+    // CompletableFuture's per-task executor does) while GCs run; the manager
+    // places some back on the same server, which must find each Thread
+    // object again although GC took the one it published.
+    static void unreferencedStarts() throws Exception {
+        final int n = 120;
+        java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(n);
+        Thread starter = new Thread(() -> {
+            for (int i = 0; i < n; i++) {
+                new Thread(ran::countDown).start();
+                if (i % 8 == 0) {
+                    System.gc();
+                }
+            }
+        });
+        starter.start();
+        starter.join();
+        boolean all = ran.await(90, java.util.concurrent.TimeUnit.SECONDS);
+        System.out.println("unreferenced starts: " + (all ? "all ran" : ran.getCount() + " never ran"));
+    }
+
     // ---- producer / consumer with wait and notifyAll --------------------------
     static class Buffer {
         final ArrayDeque<Integer> items = new ArrayDeque<>();
@@ -583,6 +605,7 @@ public class Dist {
             case "statics": statics(); break;
             case "counter": counter(); break;
             case "group-locked": groupLocked(); break;
+            case "unreferenced-starts": unreferencedStarts(); break;
             case "buffer": buffer(); break;
             case "uncaught": uncaught(); break;
             case "exit": exit(); break;
