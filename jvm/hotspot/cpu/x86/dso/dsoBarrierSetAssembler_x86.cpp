@@ -31,6 +31,23 @@ static const int saved_count = sizeof(saved_registers) / sizeof(saved_registers[
 // holds their values in registers), so the slow path clears them.
 static const int popped_slots = 4;
 
+// Around a call from a template: the caller-saved registers and xmm0.
+static void save_caller_saved(MacroAssembler* masm) {
+  for (int i = 0; i < saved_count; i++) {
+    __ push(saved_registers[i]);
+  }
+  __ subptr(rsp, 2 * wordSize);
+  __ movdbl(Address(rsp, 0), xmm0);
+}
+
+static void restore_caller_saved(MacroAssembler* masm) {
+  __ movdbl(xmm0, Address(rsp, 0));
+  __ addptr(rsp, 2 * wordSize);
+  for (int i = saved_count - 1; i >= 0; i--) {
+    __ pop(saved_registers[i]);
+  }
+}
+
 bool DsoBarrierSetAssembler::checks(DecoratorSet decorators) {
   return (decorators & IN_HEAP) != 0 && DsoBarrierSet::in_bytecode();
 }
@@ -130,11 +147,7 @@ void DsoBarrierSetAssembler::call_slow_path(MacroAssembler* masm, Address addr, 
   for (int i = 0; i < popped_slots; i++) {
     __ push((int32_t)NULL_WORD);
   }
-  for (int i = 0; i < saved_count; i++) {
-    __ push(saved_registers[i]);
-  }
-  __ subptr(rsp, 2 * wordSize);
-  __ movdbl(Address(rsp, 0), xmm0);
+  save_caller_saved(masm);
 
   // The arguments, in an order that clobbers none before it is read.
   __ lea(rscratch1, addr);
@@ -152,11 +165,7 @@ void DsoBarrierSetAssembler::call_slow_path(MacroAssembler* masm, Address addr, 
   // forwards an exception (the bytecode then throws it).
   __ call_VM(noreg, entry, c_rarg1, c_rarg2, c_rarg3);
 
-  __ movdbl(xmm0, Address(rsp, 0));
-  __ addptr(rsp, 2 * wordSize);
-  for (int i = saved_count - 1; i >= 0; i--) {
-    __ pop(saved_registers[i]);
-  }
+  restore_caller_saved(masm);
   __ addptr(rsp, popped_slots * wordSize);
   // GC may have moved the object and the reference being stored.
   const Address result(r15_thread, JavaThread::vm_result_offset());
@@ -181,17 +190,9 @@ void DsoBarrierSetAssembler::end_write(MacroAssembler* masm) {
   __ jmp(done);
 
   __ bind(pinned);
-  for (int i = 0; i < saved_count; i++) {
-    __ push(saved_registers[i]);
-  }
-  __ subptr(rsp, 2 * wordSize);
-  __ movdbl(Address(rsp, 0), xmm0);
+  save_caller_saved(masm);
   __ call_VM_leaf(CAST_FROM_FN_PTR(address, DsoInterpreter::end_pinned_write), r15_thread);
-  __ movdbl(xmm0, Address(rsp, 0));
-  __ addptr(rsp, 2 * wordSize);
-  for (int i = saved_count - 1; i >= 0; i--) {
-    __ pop(saved_registers[i]);
-  }
+  restore_caller_saved(masm);
   __ bind(done);
 }
 
