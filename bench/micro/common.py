@@ -33,6 +33,7 @@ RUNTIME_JAR = os.path.join(BUILD, "jdk", "lib", "djava-runtime.jar")
 DJAVA_PLAIN = [JAVA]
 REF = [JAVA_REF]
 XINT = [JAVA_STOCK, "-Xint"]
+C1 = [JAVA_STOCK, "-XX:TieredStopAtLevel=1"]
 JIT = [JAVA_STOCK]
 
 # Generous: a run that takes this long is hung, not slow.

@@ -35,10 +35,10 @@ operations beside. Progress on stderr; markdown on stdout (and --out);
                     "ref": .., "xint": .., "jit": ..},
              "seed_ratio": 1.61, "seed_now_us_per_100": 590, "seed_ref_us_per_100": 366}, ...]}
 
-With --vm server the djava columns run on djava's server VM (every node:
-its template interpreter with the barrier set's checks), Ref is not run,
-and the ratios are against stock HotSpot's -Xint, the same template
-interpreter without the checks (issue 21, first stage).
+With --vm server the djava columns run on djava's server VM (every node
+compiles with C1, whose code carries the barrier set's checks), Ref is not
+run, and the ratios are against stock HotSpot's C1 (-XX:TieredStopAtLevel=1),
+the same compiler without the checks, and its full JIT (issue 21).
 
 usage: bench/micro/table6.py [--rounds R] [--iterations N] [--objects M] [--small]
                              [--vm zero|server] [--out FILE.md] [--json FILE.json]
@@ -50,11 +50,12 @@ import tempfile
 
 import common
 
-COLUMNS = ["djava", "djava-cached", "djava-uncached", "ref", "xint", "jit"]
+COLUMNS = ["djava", "djava-cached", "djava-uncached", "ref", "xint", "c1", "jit"]
 # SharedMicro's column names in its output -> this table's.
 DJAVA_COLUMNS = {"local": "djava", "cached": "djava-cached", "uncached": "djava-uncached"}
-MICRO_VMS = {"ref": common.REF, "xint": common.XINT, "jit": common.JIT}
-ROUND_ORDER = ["ref", "djava", "xint", "jit"]  # Ref beside djava, then HotSpot's two
+MICRO_VMS = {"ref": common.REF, "xint": common.XINT, "c1": common.C1, "jit": common.JIT}
+# Ref beside djava, then HotSpot's (C1 alone only against the server VM)
+ROUND_ORDER = ["ref", "djava", "xint", "c1", "jit"]
 SIZES = {False: (2_000_000, 2000), True: (20_000, 50)}  # small: (iterations, objects)
 
 
@@ -68,12 +69,12 @@ def seed_column(name):
 def measure(rounds, iterations, objects, server=False):
     """{row: {column: [ns per round]}}."""
     samples = {name: {c: [] for c in COLUMNS} for name in common.SEED_TABLE6}
-    base = "xint" if server else "ref"
+    base = "c1" if server else "ref"
     with tempfile.TemporaryDirectory() as classes:
         common.compile_java(classes, "Micro", "UncachedRead", "SharedMicro")
         for r in range(rounds):
             for vm in ROUND_ORDER:
-                if vm == "ref" and server:
+                if (vm == "ref" and server) or (vm == "c1" and not server):
                     continue
                 if vm == "djava":
                     out = common.run_djava(classes, "SharedMicro", iterations, objects,
@@ -118,24 +119,27 @@ def fmt_ratio(x, ref):
 
 
 def markdown_server(data, objects):
-    """The table of a --vm server run: djava's template interpreter against
-    stock HotSpot's."""
-    lines = [f"djava's server VM (its template interpreter, every node of a private cluster "
-             f"of 2 thread servers) against stock HotSpot's template interpreter (-Xint) and "
-             f"JIT: ns per operation, median of {data['rounds']} interleaved rounds of "
+    """The table of a --vm server run: djava's C1 code against stock
+    HotSpot's C1 and JIT."""
+    lines = [f"djava's server VM (every node of a private cluster of 2 thread servers "
+             f"compiling with C1, whose code carries the checks) against stock HotSpot's C1 "
+             f"(-XX:TieredStopAtLevel=1), JIT (C1 and C2) and template interpreter (-Xint): "
+             f"ns per operation, median of {data['rounds']} interleaved rounds of "
              f"{data['iterations']:,} iterations (∞ rows: {objects - 1:,} uncached objects)"
              f"{' (smoke sizes)' if data['small'] else ''}. Local: objects that never escape; "
              "cached: shared objects this node holds (M for writes, S for reads); uncached: "
              "each access a miss.", "",
-             "| benchmark | djava local | djava cached | djava uncached | stock -Xint "
-             "| local/-Xint | cached/-Xint | stock JIT |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| benchmark | djava local | djava cached | djava uncached | stock C1 | stock JIT "
+             "| stock -Xint | local/C1 | cached/C1 | cached/local | local/JIT |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in data["rows"]:
-        ns, xint = row["ns"], row["ns"]["xint"]
+        ns = row["ns"]
         lines.append(f"| {row['label']} | {fmt_ns(ns['djava'])} | {fmt_ns(ns['djava-cached'])} | "
-                     f"{fmt_ns(ns['djava-uncached'])} | {fmt_ns(xint)} | "
-                     f"{fmt_ratio(ns['djava'], xint)} | {fmt_ratio(ns['djava-cached'], xint)} | "
-                     f"{fmt_ns(ns['jit'])} |")
+                     f"{fmt_ns(ns['djava-uncached'])} | {fmt_ns(ns['c1'])} | {fmt_ns(ns['jit'])} | "
+                     f"{fmt_ns(ns['xint'])} | {fmt_ratio(ns['djava'], ns['c1'])} | "
+                     f"{fmt_ratio(ns['djava-cached'], ns['c1'])} | "
+                     f"{fmt_ratio(ns['djava-cached'], ns['djava'])} | "
+                     f"{fmt_ratio(ns['djava'], ns['jit'])} |")
     return "\n".join(lines) + "\n"
 
 

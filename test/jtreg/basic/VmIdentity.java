@@ -2,8 +2,8 @@
  * @test
  * @summary The JDK under test runs djava's VM (Zero by default, the server VM with -server),
  *          which names its version and commit, on the pinned 17.0.19 class library. A cluster
- *          node on the server VM runs interpreted until the JIT tier carries the
- *          shared-object checks.
+ *          node on the server VM compiles with C1 alone (C2 does not carry the shared-object
+ *          checks yet): "emulated-client".
  * @run main/othervm VmIdentity
  */
 public class VmIdentity {
@@ -13,7 +13,10 @@ public class VmIdentity {
         boolean node = vmOptions.contains(" -XX:+DistributedJava ");
         check("java.vm.name", server ? "djava 64-Bit Server VM" : "djava 64-Bit Zero VM");
         check("java.version", "17.0.19");
-        check("java.vm.info", server && !node ? "mixed mode" : "interpreted mode");
+        String mode = !server || vmOptions.contains(" -Xint ") ? "interpreted mode"
+                    : vmOptions.contains(" -Xcomp ") ? "compiled mode" : "mixed mode";
+        check("java.vm.info", server && node && !mode.startsWith("interpreted")
+                              ? mode + ", emulated-client" : mode);
         String vmVersion = System.getProperty("java.vm.version");
         if (!vmVersion.matches("17\\.0\\.19\\+10-djava-\\d+\\.\\d+\\.\\d+-([0-9a-f]{12}|unknown)(-dirty)?")) {
             throw new AssertionError("java.vm.version does not name a djava build: " + vmVersion);

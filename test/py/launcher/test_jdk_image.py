@@ -57,17 +57,25 @@ def final_flags(*opts):
             re.finditer(r"^\s*\S+\s+(\w+)\s+= (\S+)", p.stdout, re.M)}
 
 
-def test_server_vm_node_runs_interpreted():
-    """Until C1 and C2 emit the shared-object checks, a cluster node on the
-    server VM runs its template interpreter only, and code that reads Java
-    arrays and objects behind the barrier set is off; the same VM without
-    -XX:+DistributedJava is stock HotSpot's."""
+def test_server_vm_node_compiles_with_c1_only():
+    """A cluster node on the server VM compiles with C1 alone (its code
+    carries the shared-object checks; C2's does not yet), and code that
+    reads Java arrays and objects behind the barrier set is off; the same VM
+    without -XX:+DistributedJava is stock HotSpot's."""
     node = final_flags("-server", "-XX:+DistributedJava")
     plain = final_flags("-server")
-    for flag in ("UseCompiler", "UseCRC32Intrinsics", "UseAdler32Intrinsics",
-                 "UseFastJNIAccessors"):
+    assert node["UseCompiler"] == "true"
+    assert node["TieredStopAtLevel"] == "1"
+    assert plain["TieredStopAtLevel"] == "4"
+    for flag in ("UseCRC32Intrinsics", "UseAdler32Intrinsics", "UseFastJNIAccessors",
+                 "InlineArrayCopy", "InlineUnsafeOps", "UseVectorizedMismatchIntrinsic",
+                 "InlineNIOCheckIndex", "UseLoopInvariantCodeMotion"):
         assert node[flag] == "false", flag
         assert plain[flag] == "true", flag
+    # A user's -Xint and a higher level are the user's, and C1's is the limit.
+    assert final_flags("-server", "-XX:+DistributedJava", "-Xint")["UseCompiler"] == "false"
+    assert final_flags("-server", "-XX:+DistributedJava",
+                       "-XX:TieredStopAtLevel=4")["TieredStopAtLevel"] == "1"
 
 
 def test_stock_server_vm_is_the_base_images():

@@ -15,6 +15,10 @@
 #include "runtime/arguments.hpp"
 #include "runtime/globals_extension.hpp"
 #include "runtime/os.hpp"
+#include "compiler/compilerDefinitions.hpp"
+#ifdef COMPILER1
+#include "c1/c1_globals.hpp"
+#endif
 
 // Called from init_globals() with the JNI handles (patches/0003).
 void dso_init() {
@@ -30,9 +34,9 @@ void Dso::extend_boot_class_path() {
   }
 }
 
-bool Dso::adjust_vm_flags() {
+void Dso::adjust_vm_flags() {
   if (!DistributedJava) {
-    return false;
+    return;
   }
   // Code that reads or writes Java arrays and objects behind the barrier
   // set's back: the interpreter's CRC32 and Adler32 entries and the JNI
@@ -44,16 +48,25 @@ bool Dso::adjust_vm_flags() {
   FLAG_SET_ERGO(UseFastJNIAccessors, false);
   // A biased lock would displace a replica's mark, where the shared tag is.
   FLAG_SET_ERGO(UseBiasedLocking, false);
-#ifdef ZERO
-  return false;
-#else
-  // C1 and C2 do not emit the shared-object checks yet (dsoBarrierSet.hpp):
-  // a node on the server VM runs interpreted.
-  if (Arguments::mode() != Arguments::_int) {
-    log_info(dso)("compiled code has no shared-object barriers yet: this node runs interpreted");
-    return true;
+#ifndef ZERO
+  // C1 code carries the shared-object checks (dso/c1); C2's does not yet,
+  // so a node compiles with C1 alone (tiered, stopping at level 1).
+  FLAG_SET_ERGO(TieredCompilation, true);
+  if (TieredStopAtLevel > CompLevel_simple) {
+    FLAG_SET_ERGO(TieredStopAtLevel, CompLevel_simple);
   }
-  return false;
+  // Intrinsics that read or write Java objects behind the barrier set's
+  // back: the array copy and mismatch stubs, Buffer.checkIndex's read of
+  // Buffer.limit, and Unsafe's accesses and atomics (VarHandles and
+  // java.util.concurrent use them). A node calls their Java or native
+  // versions, which are checked.
+  FLAG_SET_ERGO(InlineArrayCopy, false);
+  FLAG_SET_ERGO(UseVectorizedMismatchIntrinsic, false);
+  FLAG_SET_ERGO(InlineNIOCheckIndex, false);
+  FLAG_SET_ERGO(InlineUnsafeOps, false);
+  // Loop-invariant code motion hoists a field or element load out of its
+  // loop with the loop's entry state: its check's state must be its own.
+  FLAG_SET_ERGO(UseLoopInvariantCodeMotion, false);
 #endif
 }
 

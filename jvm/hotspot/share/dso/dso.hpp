@@ -15,9 +15,8 @@ class Dso : AllStatic {
   // While arguments are finalized: a cluster node's boot class path gets
   // lib/djava-runtime.jar (djava.runtime.*).
   static void extend_boot_class_path();
-  // Then: the flags a node needs on this VM. True when it must run
-  // interpreted (Arguments sets -Xint's flags).
-  static bool adjust_vm_flags();
+  // Then: the flags a node needs on this VM.
+  static void adjust_vm_flags();
   // The VM has started (end of Threads::create_vm).
   static void vm_initialized(JavaThread* current);
   // The VM is about to exit (before_exit in java.cpp): leave the cluster.

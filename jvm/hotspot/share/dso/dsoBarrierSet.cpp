@@ -14,13 +14,13 @@
 #include CPU_HEADER(dso/dsoBarrierSetAssembler)
 #endif
 #ifdef COMPILER1
-#include "gc/shared/c1/cardTableBarrierSetC1.hpp"
+#include "dso/c1/dsoBarrierSetC1.hpp"
 #endif
 #ifdef COMPILER2
 #include "gc/shared/c2/cardTableBarrierSetC2.hpp"
 #endif
 
-class CardTableBarrierSetC1;
+class DsoBarrierSetC1;
 class CardTableBarrierSetC2;
 
 #ifdef ZERO
@@ -33,7 +33,7 @@ int DsoBarrierSet::_mirror_statics_offset = 0;
 
 DsoBarrierSet::DsoBarrierSet(CardTable* card_table) :
   CardTableBarrierSet(make_barrier_set_assembler<DsoBarrierSetAssembler>(),
-                      make_barrier_set_c1<CardTableBarrierSetC1>(),
+                      make_barrier_set_c1<DsoBarrierSetC1>(),
                       make_barrier_set_c2<CardTableBarrierSetC2>(),
                       card_table,
                       BarrierSet::FakeRtti(BarrierSet::DsoBarrierSet)) {}

@@ -20,8 +20,10 @@
  *    so the slow path may block and GC may run. The interpreter's other
  *    code (method entries, the Reference.get entry) and the stubs touch no
  *    shared object (references are never shared, docs/HEAP.md).
- *  - C1, C2 and the runtime's Access API: the card table's, unchanged.
- *    Until they carry the check, a node on the server VM runs interpreted
+ *  - dso/c1/dsoBarrierSetC1: C1's code tests the mark the same way and
+ *    calls the same slow path out of line (see there).
+ *  - C2 and the runtime's Access API: the card table's, unchanged. Until
+ *    C2 carries the check, a node on the server VM compiles with C1 alone
  *    (Dso::adjust_vm_flags), and the runtime paths keep their own hooks.
  *  - Zero: its interpreter keeps its hooks (bytecodeInterpreter.cpp,
  *    patches/0004); it has no BarrierSetAssembler.

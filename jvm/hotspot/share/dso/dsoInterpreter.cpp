@@ -106,6 +106,16 @@ JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::bytecode_write(JavaThread* current, oop
   current->set_dso_vm_result_2(v());
 JRT_END
 
+JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::compiled_access(JavaThread* current, oopDesc* obj,
+                                                         jint kind))
+  // Kinds: bit 0 a write, bit 1 a read of Thread.threadStatus.
+  Handle h(current, obj);
+  gain_access(current, h, (kind & 1) != 0, CHECK);
+  if ((kind & 2) != 0 && h->klass()->is_subclass_of(vmClasses::Thread_klass())) {
+    DsoThreads::refresh_remote_state(current, h());
+  }
+JRT_END
+
 void DsoInterpreter::release_last(DsoReplica* e) {
   DsoNode::lib().djava_sos_release_last(e->_chunk);
 }

@@ -133,6 +133,11 @@ class DsoInterpreter : AllStatic {
   // write stores, or NULL), possibly moved, in vm_result and JavaThread::_dso_vm_result_2.
   static void bytecode_read(JavaThread* current, oopDesc* obj, address field, oopDesc* val);
   static void bytecode_write(JavaThread* current, oopDesc* obj, address field, oopDesc* val);
+  // C1's slow path (dso/c1/dsoBarrierSetC1.hpp, through Runtime1's
+  // dso_access blob): as bytecode_read/bytecode_write, for an access of
+  // `kind` (DsoBarrierSetC1::Kind). The compiled frame's registers, which
+  // hold the object, come back through the blob's oop map.
+  static void compiled_access(JavaThread* current, oopDesc* obj, jint kind);
   // DSO_CHECK_FIELD_READ's refresh of a remote thread's state, from Java state.
   static void refresh_thread_state(JavaThread* current, oopDesc* obj);
 

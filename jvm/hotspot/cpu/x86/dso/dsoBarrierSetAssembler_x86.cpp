@@ -6,6 +6,12 @@
 #include "asm/macroAssembler.inline.hpp"
 #include "classfile/vmClasses.hpp"
 #include "dso/abi/sos_client.h"
+#ifdef COMPILER1
+#include "c1/c1_LIRAssembler.hpp"
+#include "c1/c1_MacroAssembler.hpp"
+#include "c1/c1_Runtime1.hpp"
+#include "dso/c1/dsoBarrierSetC1.hpp"
+#endif
 #include "dso/dsoBarrierSet.hpp"
 #include "dso/dsoBarrierSetAssembler_x86.hpp"
 #include "dso/dsoInterpreter.hpp"
@@ -107,6 +113,19 @@ void DsoBarrierSetAssembler::check_access(MacroAssembler* masm, Address addr, Re
     __ jcc(Assembler::equal, slow);
   }
 
+  emit_cached_test(masm, obj, tmp, tmp2, is_write, done, slow);
+
+  __ bind(slow);
+  call_slow_path(masm, addr, val, is_write);
+  __ bind(done);
+}
+
+// The cached case of a replica's access: to `done` with the access
+// begun (a read's already ended) when this node holds the copy it needs,
+// else to `slow`. Clobbers tmp and tmp2.
+void DsoBarrierSetAssembler::emit_cached_test(MacroAssembler* masm, Register obj, Register tmp,
+                                              Register tmp2, bool is_write, Label& done,
+                                              Label& slow) {
   // The replica's entry: the mark's index bits select it in the table.
   __ movptr(tmp, Address(obj, oopDesc::mark_offset_in_bytes()));
   __ shrptr(tmp, DsoMark::index_shift);
@@ -135,10 +154,7 @@ void DsoBarrierSetAssembler::check_access(MacroAssembler* masm, Address addr, Re
     __ movptr(slot, NULL_WORD);
   }
   // Without membarrier a write pins its copy; the slow path does that.
-
-  __ bind(slow);
-  call_slow_path(masm, addr, val, is_write);
-  __ bind(done);
+  __ jmp(slow);
 }
 
 void DsoBarrierSetAssembler::call_slow_path(MacroAssembler* masm, Address addr, Register val,
@@ -195,6 +211,64 @@ void DsoBarrierSetAssembler::end_write(MacroAssembler* masm) {
   restore_caller_saved(masm);
   __ bind(done);
 }
+
+#ifdef COMPILER1
+
+#undef __
+#define __ ce->masm()->
+
+void DsoBarrierSetAssembler::generate_c1_access_stub(LIR_Assembler* ce, DsoAccessStubC1* stub) {
+  const Register obj = stub->obj()->as_register();
+  const Register tmp = stub->tmp()->as_pointer_register();
+  const bool is_write = (stub->kind() & DsoBarrierSetC1::write) != 0;
+  Label slow;
+  __ bind(*stub->entry());
+  if ((stub->kind() & DsoBarrierSetC1::thread_status) == 0) {
+    // r10 (rscratch1) is never allocated by C1.
+    emit_cached_test(ce->masm(), obj, tmp, rscratch1, is_write, *stub->continuation(), slow);
+  }
+  __ bind(slow);
+  ce->store_parameter(obj, 1);
+  ce->store_parameter(stub->kind(), 0);
+  __ call(RuntimeAddress(Runtime1::entry_for(Runtime1::dso_access_id)));
+  ce->add_call_info_here(stub->info());
+  ce->verify_oop_map(stub->info());
+  __ jmp(*stub->continuation());
+}
+
+void DsoBarrierSetAssembler::generate_c1_end_write_stub(LIR_Assembler* ce, DsoEndWriteStubC1* stub) {
+  const Address slot(r15_thread, JavaThread::dso_inline_write_offset());
+  Label pinned;
+  __ bind(*stub->entry());
+  __ testb(slot, 1);  // DsoInterpreter::note_pinned's mark
+  __ jcc(Assembler::notZero, pinned);
+  // An announced write: withdraw the announcement (a release store).
+  __ movptr(slot, NULL_WORD);
+  __ jmp(*stub->continuation());
+  __ bind(pinned);
+  DsoBarrierSetC1* bs = (DsoBarrierSetC1*)BarrierSet::barrier_set()->barrier_set_c1();
+  __ call(RuntimeAddress(bs->end_pinned_write_stub()));
+  __ jmp(*stub->continuation());
+}
+
+#undef __
+#define __ sasm->
+
+// A leaf: no safepoint, so no oop map; every register the compiled code
+// may hold a value in is saved.
+void DsoBarrierSetAssembler::generate_c1_end_pinned_write_runtime_stub(StubAssembler* sasm) {
+  __ enter();
+  __ save_live_registers_no_oop_map(true /* save_fpu_registers */);
+  __ call_VM_leaf(CAST_FROM_FN_PTR(address, DsoInterpreter::end_pinned_write), r15_thread);
+  __ restore_live_registers(true /* restore_fpu_registers */);
+  __ leave();
+  __ ret(0);
+}
+
+#undef __
+#define __ masm->
+
+#endif // COMPILER1
 
 #else
 

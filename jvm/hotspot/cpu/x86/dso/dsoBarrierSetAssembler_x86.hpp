@@ -37,6 +37,13 @@
 #include "asm/macroAssembler.hpp"
 #include "gc/shared/cardTableBarrierSetAssembler.hpp"
 
+#ifdef COMPILER1
+class DsoAccessStubC1;
+class DsoEndWriteStubC1;
+class LIR_Assembler;
+class StubAssembler;
+#endif
+
 class DsoBarrierSetAssembler: public CardTableBarrierSetAssembler {
  public:
   virtual void load_at(MacroAssembler* masm, DecoratorSet decorators, BasicType type,
@@ -44,8 +51,19 @@ class DsoBarrierSetAssembler: public CardTableBarrierSetAssembler {
   virtual void store_at(MacroAssembler* masm, DecoratorSet decorators, BasicType type,
                         Address dst, Register val, Register tmp1, Register tmp2);
 
+#ifdef COMPILER1
+  // C1's out-of-line parts (share/dso/c1/dsoBarrierSetC1.hpp).
+  static void generate_c1_access_stub(LIR_Assembler* ce, DsoAccessStubC1* stub);
+  static void generate_c1_end_write_stub(LIR_Assembler* ce, DsoEndWriteStubC1* stub);
+  static void generate_c1_end_pinned_write_runtime_stub(StubAssembler* sasm);
+#endif
+
  private:
   static bool checks(DecoratorSet decorators);
+  // The cached case of a replica's access (both tiers): to `done` with the
+  // access begun when this node holds the copy it needs, else to `slow`.
+  static void emit_cached_test(MacroAssembler* masm, Register obj, Register tmp, Register tmp2,
+                               bool is_write, Label& done, Label& slow);
   // Gains the access before the load or store at `addr`; `val` is the
   // reference a store writes (noreg otherwise).
   void check_access(MacroAssembler* masm, Address addr, Register val, bool is_write);

@@ -1,0 +1,184 @@
+/*
+ * djava: the shared-object check in C1's code (see the header).
+ */
+
+#include "precompiled.hpp"
+#include "c1/c1_Compilation.hpp"
+#include "c1/c1_Instruction.hpp"
+#include "c1/c1_LIRAssembler.hpp"
+#include "c1/c1_LIRGenerator.hpp"
+#include "c1/c1_MacroAssembler.hpp"
+#include "c1/c1_Runtime1.hpp"
+#include "c1/c1_ValueStack.hpp"
+#include "ci/ciEnv.hpp"
+#include "ci/ciField.hpp"
+#include "ci/ciSymbol.hpp"
+#include "dso/c1/dsoBarrierSetC1.hpp"
+#include "dso/dsoInterpreter.hpp"
+#include "runtime/thread.hpp"
+#include "utilities/macros.hpp"
+#include CPU_HEADER(dso/dsoBarrierSetAssembler)
+
+#ifndef PATCHED_ADDR
+#define PATCHED_ADDR  (max_jint)
+#endif
+
+#ifdef ASSERT
+#define __ gen->lir(__FILE__, __LINE__)->
+#else
+#define __ gen->lir()->
+#endif
+
+static const int no_check = -1;
+static const int unsupported = -2;
+
+int DsoBarrierSetC1::check_kind(LIRAccess& access) {
+  DecoratorSet decorators = access.decorators();
+  if (!DistributedJava || (decorators & IN_HEAP) == 0 ||
+      (decorators & (ON_WEAK_OOP_REF | ON_PHANTOM_OOP_REF)) != 0) {
+    return no_check;  // not a Java object's field, or a Reference's referent
+  }
+  if ((decorators & C1_UNSAFE_ACCESS) != 0) {
+    return unsupported;
+  }
+  Compilation* compilation = access.gen()->compilation();
+  Instruction* x = compilation->current_instruction();
+  if (x == NULL || (x->as_AccessField() == NULL && x->as_AccessIndexed() == NULL)) {
+    return unsupported;
+  }
+  int kind = (decorators & ACCESS_WRITE) != 0 ? write : read;
+  AccessField* field_access = x->as_AccessField();
+  if (field_access != NULL && !field_access->is_static()) {
+    ciEnv* env = compilation->env();
+    ciField* field = field_access->field();
+    if (field->holder() == env->Class_klass()) {
+      return no_check;  // java.lang.Class's own fields are each node's
+    }
+    if (kind == read && field->holder() == env->Thread_klass() &&
+        strcmp(field->name()->as_utf8(), "threadStatus") == 0) {
+      kind = thread_status;
+    }
+  }
+  return kind;
+}
+
+void DsoBarrierSetC1::patch_offset_first(LIRAccess& access) {
+  LIRGenerator* gen = access.gen();
+  LIR_Opr base = access.base().opr();
+  LIR_Opr field = gen->new_pointer_register();
+  LIR_Opr start = gen->new_pointer_register();
+  __ leal(LIR_OprFact::address(new LIR_Address(base, PATCHED_ADDR, access.type())), field,
+          lir_patch_normal, access.patch_emit_info());
+  __ leal(LIR_OprFact::address(new LIR_Address(base, (intx)0, access.type())), start);
+  __ sub(field, start, field);  // the field's offset: no pointer into the object stays live
+  access.offset() = LIRAddressOpr(field);
+  access.clear_decorators(C1_NEEDS_PATCHING);
+}
+
+void DsoBarrierSetC1::check(LIRAccess& access, int kind) {
+  LIRGenerator* gen = access.gen();
+  Instruction* x = gen->compilation()->current_instruction();
+  ValueStack* state = x->state_before();
+  LIR_Opr obj = access.base().opr();
+  if (state == NULL || state->kind() != ValueStack::StateBefore || !obj->is_register()) {
+    gen->bailout("djava: a heap access without its state before it");
+    return;
+  }
+  // The slow path's debug state: the bytecode re-executes if the frame is
+  // deoptimized while the thread waits.
+  CodeEmitInfo* info = gen->state_for(x, state);
+  info->set_force_reexecute();
+  // The compare reads the object's header: it is the access's null check.
+  CodeEmitInfo* null_check = access.access_emit_info() != NULL
+                           ? new CodeEmitInfo(access.access_emit_info()) : NULL;
+  __ cmp_mem_int(lir_cond_less, obj, oopDesc::mark_offset_in_bytes() + 4, 0, null_check);
+  CodeStub* stub = new DsoAccessStubC1(obj, gen->new_pointer_register(), kind, info);
+  __ branch(lir_cond_less, stub);
+  __ branch_destination(stub->continuation());
+}
+
+void DsoBarrierSetC1::end_write(LIRAccess& access) {
+  LIRGenerator* gen = access.gen();
+  LIR_Opr began = gen->new_pointer_register();
+  __ move(new LIR_Address(gen->getThreadPointer(), in_bytes(JavaThread::dso_inline_write_offset()),
+                          T_LONG), began);
+  __ cmp(lir_cond_notEqual, began, LIR_OprFact::longConst(0));
+  CodeStub* stub = new DsoEndWriteStubC1();
+  __ branch(lir_cond_notEqual, stub);
+  __ branch_destination(stub->continuation());
+}
+
+int DsoBarrierSetC1::check_before(LIRAccess& access) {
+  int kind = check_kind(access);
+  if (kind == unsupported) {
+    access.gen()->bailout("djava: an unchecked heap access");
+    return no_check;
+  }
+  if (kind != no_check) {
+    if ((access.decorators() & C1_NEEDS_PATCHING) != 0) {
+      patch_offset_first(access);
+    }
+    check(access, kind);
+  }
+  return kind;
+}
+
+void DsoBarrierSetC1::load_at(LIRAccess& access, LIR_Opr result) {
+  check_before(access);
+  CardTableBarrierSetC1::load_at(access, result);
+}
+
+void DsoBarrierSetC1::store_at(LIRAccess& access, LIR_Opr value) {
+  int kind = check_before(access);
+  CardTableBarrierSetC1::store_at(access, value);
+  if (kind != no_check) {
+    end_write(access);
+  }
+}
+
+// Unsafe and atomic accesses are not intrinsified on a node
+// (Dso::adjust_vm_flags): a method that asks for one is not compiled by C1.
+LIR_Opr DsoBarrierSetC1::atomic_cmpxchg_at(LIRAccess& access, LIRItem& cmp_value, LIRItem& new_value) {
+  if (check_kind(access) != no_check) {
+    access.gen()->bailout("djava: an unchecked atomic heap access");
+  }
+  return CardTableBarrierSetC1::atomic_cmpxchg_at(access, cmp_value, new_value);
+}
+
+LIR_Opr DsoBarrierSetC1::atomic_xchg_at(LIRAccess& access, LIRItem& value) {
+  if (check_kind(access) != no_check) {
+    access.gen()->bailout("djava: an unchecked atomic heap access");
+  }
+  return CardTableBarrierSetC1::atomic_xchg_at(access, value);
+}
+
+LIR_Opr DsoBarrierSetC1::atomic_add_at(LIRAccess& access, LIRItem& value) {
+  if (check_kind(access) != no_check) {
+    access.gen()->bailout("djava: an unchecked atomic heap access");
+  }
+  return CardTableBarrierSetC1::atomic_add_at(access, value);
+}
+
+#undef __
+
+class DsoEndPinnedWriteStubCodeGenClosure : public StubAssemblerCodeGenClosure {
+ public:
+  virtual OopMapSet* generate_code(StubAssembler* sasm) {
+    DsoBarrierSetAssembler::generate_c1_end_pinned_write_runtime_stub(sasm);
+    return NULL;
+  }
+};
+
+void DsoBarrierSetC1::generate_c1_runtime_stubs(BufferBlob* buffer_blob) {
+  DsoEndPinnedWriteStubCodeGenClosure cl;
+  CodeBlob* blob = Runtime1::generate_blob(buffer_blob, -1, "dso_end_pinned_write", false, &cl);
+  _end_pinned_write_stub = blob->code_begin();
+}
+
+void DsoAccessStubC1::emit_code(LIR_Assembler* ce) {
+  DsoBarrierSetAssembler::generate_c1_access_stub(ce, this);
+}
+
+void DsoEndWriteStubC1::emit_code(LIR_Assembler* ce) {
+  DsoBarrierSetAssembler::generate_c1_end_write_stub(ce, this);
+}
