@@ -22,13 +22,18 @@ SELF_TEST = ["-XX:+UnlockDiagnosticVMOptions", "-XX:+DjavaSelfTest"]
     ["-Xmn1m", "-Xmx32m"],
     ["-Xmx16m", "-XX:DjavaSelfTestObjects=20000"],
     ["-Xmn512k", "-XX:MaxTenuringThreshold=0"],
-], ids=["default", "tiny-young", "many-objects", "promote-at-once"])
+    ["-zero"],
+    ["-zero", "-Xmn512k", "-XX:MaxTenuringThreshold=0"],
+], ids=["default", "tiny-young", "many-objects", "promote-at-once", "zero",
+        "zero-promote-at-once"])
 def test_self_test_passes(heap):
-    p = subprocess.run([JAVA, *SELF_TEST, *heap, "-version"], capture_output=True, text=True,
+    p = subprocess.run([JAVA, *heap, *SELF_TEST, "-version"], capture_output=True, text=True,
                        timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "djava self-test passed:" in p.stdout
-    assert "djava 64-Bit Zero VM" in p.stderr  # the VM went on to run normally
+    # The VM went on to run normally.
+    vm = "Zero" if "-zero" in heap else "Server"
+    assert f"djava 64-Bit {vm} VM" in p.stderr
 
 
 def test_self_test_is_off_by_default():
