@@ -160,7 +160,15 @@ public final class ThreadServer {
         // parked one wakes up to a ThreadDeath; one blocked in the cluster
         // has its call failed by the services already).
         for (Thread t : p.threads) {
-            t.stop();
+            try {
+                t.stop();
+            } catch (Throwable x) {
+                // A security manager the program installed here asks for
+                // the thread's group, a field of a chunk freed with the
+                // program: this server must go on serving the others.
+                System.err.println("thread-server " + Node.nodeName() + ": cannot stop a thread of program "
+                        + Long.toUnsignedString(id) + ": " + x);
+            }
         }
         System.err.println("thread-server " + Node.nodeName() + ": program " + Long.toUnsignedString(id)
                 + " ended: " + Node.dropProgram(id));
