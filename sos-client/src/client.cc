@@ -947,8 +947,11 @@ void Client::Discard(djava_sos_chunk* c) {
   c->cv.notify_all();
 }
 
-djava_sos_status Client::DropCopy(djava_sos_chunk* c) {
+djava_sos_status Client::DropCopy(djava_sos_chunk* c, uintptr_t orphan_user) {
   std::lock_guard<std::mutex> l(c->mu);
+  // A new owner sets the user value before it first accesses the chunk,
+  // which takes this mutex: read here, the value is current.
+  if (c->user.load() != orphan_user) return DJAVA_SOS_IN_USE;
   const uint64_t w = c->word.load();
   if ((w & kStateMask) == kStateM) return DJAVA_SOS_IN_USE;
   // Bytes being installed go into whatever object the JVM's install

@@ -119,7 +119,7 @@ class Client {
   djava_sos_status Prefetch(const uint64_t* ids, size_t n, djava_sos_error* error);
   djava_sos_status Free(djava_sos_chunk* c, djava_sos_error* error);
   void Discard(djava_sos_chunk* c);
-  djava_sos_status DropCopy(djava_sos_chunk* c);
+  djava_sos_status DropCopy(djava_sos_chunk* c, uintptr_t orphan_user);
   // What put flushes off may be over: the retry thread tries them now.
   void RetryDeferredNow();
   // The JVM let go of a program's objects (the program ended on this node):

@@ -168,8 +168,8 @@ djava_sos_status djava_sos_free(djava_sos_chunk* chunk, djava_sos_error* error) 
 
 void djava_sos_discard(djava_sos_chunk* chunk) { chunk->client->Discard(chunk); }
 
-djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk) {
-  return chunk->client->DropCopy(chunk);
+djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk, uintptr_t orphan_user) {
+  return chunk->client->DropCopy(chunk, orphan_user);
 }
 
 size_t djava_sos_forget_program(djava_sos_client* client, uint64_t program,

@@ -206,11 +206,14 @@ void djava_sos_discard(djava_sos_chunk* chunk);
  * collected its replica): the copy is dropped (S -> I, no message; the
  * server's later invalidate is acknowledged as for any invalid copy), so the
  * next access fetches the bytes again, into whatever object the JVM makes.
- * DJAVA_SOS_IN_USE, with nothing changed, if the chunk is modified here (its
- * bytes exist nowhere else). Bytes being installed meanwhile stay (the
- * install callback puts them into the object the JVM has then). Never
- * waits. */
-djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk);
+ * orphan_user is the chunk's user value the JVM read when it found no live
+ * object for the chunk; if the value is another by now, the JVM has made a
+ * new object since, whose copy this may be (a write upgrade of it under
+ * way, which the server grants without bytes): DJAVA_SOS_IN_USE, with
+ * nothing changed. The same if the chunk is modified here (its bytes exist
+ * nowhere else). Bytes being installed meanwhile stay (the install callback
+ * puts them into the object the JVM has then). Never waits. */
+djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk, uintptr_t orphan_user);
 
 /* The JVM let go of every object of a program (the program ended on this
  * node): the client forgets its handles of that program's chunks (a

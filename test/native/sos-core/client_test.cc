@@ -545,16 +545,26 @@ TEST(SosClient, ADroppedReadCopyIsFetchedAgainAndAModifiedOneIsKept) {
   EXPECT_EQ(ReadU64(cb), 5u);
   djava_sos_stats before{};
   djava_sos_chunk_stats(cb, &before);
-  EXPECT_EQ(djava_sos_drop_copy(cb), DJAVA_SOS_OK);
+  EXPECT_EQ(djava_sos_drop_copy(cb, 0), DJAVA_SOS_OK);
   EXPECT_EQ(ReadU64(cb), 5u);
   djava_sos_stats after{};
   djava_sos_chunk_stats(cb, &after);
   EXPECT_EQ(after.misses, before.misses + 1) << "the dropped copy was read without a fetch";
-  EXPECT_EQ(djava_sos_drop_copy(cb), DJAVA_SOS_OK);
+  EXPECT_EQ(djava_sos_drop_copy(cb, 0), DJAVA_SOS_OK);
   WriteU64(ca, 6);  // invalidates b's copy, which is already gone
   EXPECT_EQ(ReadU64(cb), 6u);
+  // A new owner (the JVM's next replica) since the caller looked: its copy stays.
+  djava_sos_set_user(cb, 42);
+  EXPECT_EQ(djava_sos_drop_copy(cb, 0), DJAVA_SOS_IN_USE);
+  djava_sos_stats kept{};
+  djava_sos_chunk_stats(cb, &kept);
+  EXPECT_EQ(ReadU64(cb), 6u);
+  djava_sos_stats read_again{};
+  djava_sos_chunk_stats(cb, &read_again);
+  EXPECT_EQ(read_again.misses, kept.misses) << "the new owner's copy was dropped";
+  EXPECT_EQ(djava_sos_drop_copy(cb, 42), DJAVA_SOS_OK);
   WriteU64(cb, 7);
-  EXPECT_EQ(djava_sos_drop_copy(cb), DJAVA_SOS_IN_USE);
+  EXPECT_EQ(djava_sos_drop_copy(cb, 42), DJAVA_SOS_IN_USE);
   EXPECT_EQ(ReadU64(ca), 7u);
   djava_sos_abandon(a);
   djava_sos_abandon(b);

@@ -129,21 +129,21 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
     return 0;
   }
   uint64_t id = DsoNode::lib().djava_sos_id(chunk);
-  uint index = DsoReplicaTable::publish(current, obj, id, chunk, program);
+  // Pinned (this node has the only copy until another asks for it) and
+  // found by the chunk before the tag is in: from then on another thread
+  // may send the id elsewhere, and a flush come back for it.
+  uint index = DsoReplicaTable::publish(current, obj, id, chunk, program, true /* new_chunk */);
   if (index == 0) {
     // Nobody knows the id: the chunk goes, without a message (this may be
     // the cache's receiver thread, which a request's answer would need).
     DsoNode::lib().djava_sos_discard(chunk);
     return 0;
   }
+  // After the tag (DsoFence::stamp); a flush until then waits (encode_for_flush).
   DsoReplica* e = DsoReplicaTable::entry(index);
-  e->_published_here = true;
-  // Before any flush can ask: nobody else knows the id until this returns.
-  e->_fence_stamp = DsoFence::stamp();
-  DsoFence::request(e->_fence_stamp);
-  // This node has the only copy until another asks for it.
-  DsoReplicaTable::pin(e, obj);
-  DsoNode::lib().djava_sos_set_user(chunk, index);
+  uint64_t fence = DsoFence::stamp();
+  Atomic::release_store(&e->_fence_stamp, fence);
+  DsoFence::request(fence);
   Atomic::inc(&published);
   log_trace(dso)("published " UINT64_FORMAT_X " (%s)", id, k->external_name());
   return index;
@@ -316,6 +316,9 @@ uint DsoHeap::publish_referenced(oop obj, uint64_t program) {
     return 0;
   }
   uint index = publish_one(Thread::current(), obj, program);
+  if (index == 0 && DsoMark::is_shared(obj->mark())) {
+    return DsoMark::index(obj->mark());  // another thread published it first
+  }
   if (index == 0 && obj->mark().is_neutral()) {
     log_warning(dso)("a %s cannot be made shared: this node's replica table or chunk ids are "
                      "used up, or it is too large", obj->klass()->external_name());
@@ -517,6 +520,39 @@ Klass* DsoHeap::resolve_class(JavaThread* current, uint64_t program, const char*
   return SystemDictionary::resolve_or_fail(name, loader, Handle(), true, THREAD);
 }
 
+// How many times attach makes a replica that GC takes before it is returned,
+// and drop_orphan_copy finds the chunk's owner changed as it drops its copy.
+static const int attach_attempts = 8;
+
+// A copy the cache holds of a chunk no live replica here has is an orphan:
+// GC collected the replica its bytes were installed into, and a fresh
+// replica would be empty. Drops it, so that the next access fetches the
+// bytes again, unless another thread made a replica since (the copy is then
+// that replica's, perhaps with a write upgrade under way that the server
+// grants without bytes: dropping it would lose the copy the server counts
+// on). Returns that replica's index, or 0 with *status the drop's: OK, or
+// IN_USE if the chunk is modified here with no replica. Safepoints: the
+// chunk's mutex may be held by a flush waiting for one to end.
+static uint drop_orphan_copy(JavaThread* current, djava_sos_chunk* chunk, uint64_t id,
+                             djava_sos_status* status) {
+  for (int attempt = 0; ; attempt++) {
+    // The owner first: a replica made after this read changes it.
+    uintptr_t owner = DsoNode::lib().djava_sos_user(chunk);
+    uint index = DsoReplicaTable::index_of(id);
+    if (index != 0) {
+      return index;
+    }
+    {
+      ThreadToNativeFromVM in_native(current);
+      *status = DsoNode::lib().djava_sos_drop_copy(chunk, owner);
+    }
+    if (*status == DJAVA_SOS_OK || DsoNode::lib().djava_sos_user(chunk) == owner ||
+        attempt == attach_attempts) {
+      return DsoReplicaTable::index_of(id);
+    }
+  }
+}
+
 oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
                         const char* class_name, uint identity_hash, uint array_length, TRAPS) {
   uint index = DsoReplicaTable::index_of(id);
@@ -550,24 +586,16 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
                    err_msg("djava: shared object " UINT64_FORMAT_X " has no valid identity hash", id));
   }
   djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
-  // This node may have read the object before, into a replica GC has
-  // collected since: the cache's copy went with it, and the fresh replica
-  // is empty until its bytes are fetched again. In native: the chunk's
-  // mutex may be held by a flush waiting for a safepoint to end.
   djava_sos_status dropped;
   {
     Handle kept(current, fresh);
-    {
-      ThreadToNativeFromVM in_native(current);
-      dropped = DsoNode::lib().djava_sos_drop_copy(chunk);
-    }
+    index = drop_orphan_copy(current, chunk, id, &dropped);
     fresh = kept();
   }
+  if (index != 0) {
+    return DsoReplicaTable::replica(index);  // another thread made one meanwhile
+  }
   if (dropped != DJAVA_SOS_OK) {
-    index = DsoReplicaTable::index_of(id);  // another thread made one and wrote it
-    if (index != 0) {
-      return DsoReplicaTable::replica(index);
-    }
     THROW_MSG_NULL(vmSymbols::java_lang_InternalError(),
                    err_msg("djava: shared object " UINT64_FORMAT_X " is modified on this node "
                            "but has no replica here", id));
@@ -577,16 +605,10 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
     THROW_MSG_NULL(vmSymbols::java_lang_OutOfMemoryError(),
                    "djava: this node's replica table is full");
   }
-  oop replica = DsoReplicaTable::replica(index);
-  if (replica == fresh) {
-    // Not pinned: a read copy at most, until a write access is granted.
-    DsoNode::lib().djava_sos_set_user(chunk, index);
-  }
-  return replica;
+  // Not pinned: a read copy at most, until a write access is granted.
+  return DsoReplicaTable::replica(index);
 }
 
-// How many times attach makes a replica that GC takes before it is returned.
-static const int attach_attempts = 8;
 
 oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
   djava_sos_chunk* chunk = NULL;
@@ -610,9 +632,12 @@ oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
     // as the load comes back from native state may take it again.
     djava_sos_error error;
     djava_sos_status status;
+    index = drop_orphan_copy(current, chunk, id, &status);
+    if (index != 0) {
+      return DsoReplicaTable::replica(index);
+    }
     {
       ThreadToNativeFromVM in_native(current);
-      status = DsoNode::lib().djava_sos_drop_copy(chunk);
       if (status == DJAVA_SOS_OK) {
         status = DsoNode::lib().djava_sos_load(chunk, &error);
         if (status == DJAVA_SOS_OK) {
@@ -719,12 +744,14 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
   JavaThread* current = JavaThread::current();
   ThreadInVMfromNative in_vm(current);
   HandleMark hm(current);
-  uint index = (uint)DsoNode::lib().djava_sos_user(chunk);
+  uint index = DsoReplicaTable::index_of_chunk(chunk);
   Handle replica;
   if (index != 0) {
     replica = Handle(current, DsoReplicaTable::replica(index));
-  } else if (meta->class_name != NULL) {
-    // Attached by id alone (DsoHeap::attach): the meta says what to make.
+  }
+  if (replica.is_null() && meta->class_name != NULL) {
+    // Attached by id alone (DsoHeap::attach), or the replica was collected
+    // and its entry not reclaimed yet: the meta says what to make.
     oop made = DsoHeap::replica_of(current, meta->program, id, meta->class_name,
                                    meta->identity_hash, meta->array_length, current);
     if (current->has_pending_exception()) {
@@ -867,7 +894,7 @@ static void flush_waits_for_fence(DsoReplica* e, uint64_t id, oop replica, uint6
 // Java state: no safepoint moves the replica meanwhile.
 static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint64_t id,
                                void* buffer, size_t capacity) {
-  uint index = (uint)DsoNode::lib().djava_sos_user(chunk);
+  uint index = DsoReplicaTable::index_of_chunk(chunk);
   oop replica = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
   if (replica == NULL) {
     // Cannot happen: a chunk in M is pinned (DsoReplicaTable::pin); if it
@@ -881,7 +908,10 @@ static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint
   DsoReplica* e = DsoReplicaTable::entry(index);
   // A newly published object: threads that tested it local may be storing
   // into it still (dsoFence.hpp).
-  uint64_t fence = e->_fence_stamp;
+  uint64_t fence = Atomic::load_acquire(&e->_fence_stamp);
+  if (fence == DsoReplicaTable::fence_unstamped) {
+    return DJAVA_SOS_PRODUCE_LATER;  // tagged a moment ago: its publisher stamps it next
+  }
   if (fence != 0) {
     if (!DsoFence::flush_may_go(fence)) {
       flush_waits_for_fence(e, id, replica, fence);

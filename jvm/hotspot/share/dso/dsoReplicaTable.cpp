@@ -37,6 +37,7 @@ DsoReplica*   DsoReplicaTable::_entries = NULL;
 uint          DsoReplicaTable::_high_water = 1;  // index 0 means "no replica"
 uint          DsoReplicaTable::_committed = 0;
 uint          DsoReplicaTable::_free_head = 0;
+uint64_t      DsoReplicaTable::_made = 0;
 size_t        DsoReplicaTable::_live = 0;
 volatile bool DsoReplicaTable::_has_dead = false;
 OopStorage*   DsoReplicaTable::_storage = NULL;
@@ -60,6 +61,10 @@ void DsoReplicaTable::initialize() {
 void DsoReplicaTable::set_chunk(DsoReplica* e, djava_sos_chunk* chunk) {
   e->_chunk = chunk;
   e->_word = chunk != NULL ? DsoNode::lib().djava_sos_word(chunk) : NULL;
+}
+
+uint DsoReplicaTable::index_of_chunk(const djava_sos_chunk* chunk) {
+  return (uint)(DsoNode::lib().djava_sos_user(chunk) & max_juint);
 }
 
 uint DsoReplicaTable::allocate_index() {
@@ -105,20 +110,20 @@ void DsoReplicaTable::free_index(uint index) {
 }
 
 uint DsoReplicaTable::publish(Thread* current, oop obj, uint64_t global_id,
-                              djava_sos_chunk* chunk, uint64_t program) {
+                              djava_sos_chunk* chunk, uint64_t program, bool new_chunk) {
   HandleMark hm(current);  // the handle must not outlive the call: it would keep obj alive
   Handle h(current, obj);
   markWord mark = obj->mark();
   if (mark.has_locker() && current->is_Java_thread() &&
       current->as_Java_thread()->is_lock_owned((address)mark.locker())) {
-    return install_stack_locked(current, h, global_id, chunk, program);
+    return install_stack_locked(current, h, global_id, chunk, program, new_chunk);
   }
   if (!mark.is_neutral()) {
     return 0;
   }
   // Keeps an identity hash the object already has: it may be in use locally.
   intptr_t hash = ObjectSynchronizer::FastHashCode(current, h());
-  return install(current, h, global_id, (uint)hash, false, chunk, program);
+  return install(current, h, global_id, (uint)hash, false, chunk, program, new_chunk);
 }
 
 uint DsoReplicaTable::identity_hash_for_publication(Thread* current, oop obj) {
@@ -154,7 +159,8 @@ uint DsoReplicaTable::identity_hash_for_publication(Thread* current, oop obj) {
 // writes there; if another thread inflated the lock meanwhile (to hash the
 // object), the header moved into the ObjectMonitor and the tag follows it.
 uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t global_id,
-                                           djava_sos_chunk* chunk, uint64_t program) {
+                                           djava_sos_chunk* chunk, uint64_t program,
+                                           bool new_chunk) {
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   uint index = allocate_index();
   if (index == 0) {
@@ -172,7 +178,7 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
     free_index(index);  // identity_hash_for_publication gives it one first
     return 0;
   }
-  record(index, h, global_id, chunk, program);  // before the tag (see install)
+  record(index, h, global_id, chunk, program, new_chunk);  // before the tag (see install)
   lock->set_displaced_header(DsoMark::tagged(displaced, index));
   OrderAccess::fence();
   if (obj->mark() != mark) {
@@ -194,9 +200,10 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
   return index;
 }
 
-// The entry of a newly tagged replica.
+// The entry of a replica about to be tagged: complete before the tag, which
+// any thread of this node may act on at once (see publish).
 void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk,
-                             uint64_t program) {
+                             uint64_t program, bool new_chunk) {
   assert_lock_strong(_lock);
   DsoReplica* e = &_entries[index];
   e->_replica = WeakHandle(_storage, h);
@@ -208,13 +215,19 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
   e->_class_name->increment_refcount();
   set_chunk(e, chunk);
   e->_next_free = 0;
-  e->_published_here = false;
+  e->_published_here = new_chunk;
   e->_statics_state = 0;
-  e->_fence_stamp = 0;
+  e->_fence_stamp = new_chunk ? fence_unstamped : 0;
   e->_lock_enters = 0;
   e->_lock_wait_ns = 0;
   e->_flush_deferred_ns = 0;
   e->_flush_warned_ns = 0;
+  if (new_chunk) {
+    pin(e, h());  // this node has the only copy
+  }
+  if (chunk != NULL) {
+    DsoNode::lib().djava_sos_set_user(chunk, (uintptr_t)(++_made) << 32 | index);
+  }
   _id_to_index->put(global_id, index);
   _live++;
 }
@@ -223,11 +236,11 @@ uint DsoReplicaTable::materialize(Thread* current, oop obj, uint64_t global_id, 
                                   djava_sos_chunk* chunk, uint64_t program) {
   HandleMark hm(current);
   Handle h(current, obj);
-  return install(current, h, global_id, identity_hash, true, chunk, program);
+  return install(current, h, global_id, identity_hash, true, chunk, program, false);
 }
 
 uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,
-                              djava_sos_chunk* chunk, uint64_t program) {
+                              djava_sos_chunk* chunk, uint64_t program, bool new_chunk) {
   assert(hash != markWord::no_hash && hash <= markWord::hash_mask, "bad identity hash %u", hash);
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   if (Atomic::load(&_has_dead)) {
@@ -249,7 +262,7 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
   // The entry is complete before the tag is in the mark: a thread of this
   // node may meet the object (a published one is in use here) and go to
   // its entry the moment it sees the tag (cas_set_mark orders the stores).
-  record(index, h, global_id, chunk, program);
+  record(index, h, global_id, chunk, program, new_chunk);
   oop obj = h();
   while (true) {
     markWord mark = obj->mark();

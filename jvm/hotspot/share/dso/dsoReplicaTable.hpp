@@ -67,8 +67,17 @@ class DsoReplicaTable : AllStatic {
   // locked or the table is full. chunk, the cache's handle of global_id, is
   // in the entry before the tag is in the header: other threads of this
   // node use the object meanwhile and go to its entry once they see the tag.
+  // The chunk's user value (the index) is set before the tag too: another
+  // thread may put the id in bytes that leave this node the moment it sees
+  // the tag, and a flush asked for then must find the replica.
+  // new_chunk: the object's first copy, a chunk made in M for it here. Its
+  // entry is pinned and awaits its publication fence (fence_unstamped, for
+  // the caller to replace with DsoFence::stamp() once the tag is in) before
+  // the tag, so no flush can take the bytes meanwhile.
   static uint publish(Thread* current, oop obj, uint64_t global_id, djava_sos_chunk* chunk,
-                      uint64_t program);
+                      uint64_t program, bool new_chunk = false);
+  // An entry's _fence_stamp between its tag and its stamp (see publish).
+  static const uint64_t fence_unstamped = ~UCONST64(0);
 
   // The identity hash obj will keep when published (it gets one if it has
   // none), or 0 if another thread holds it locked. Before publish().
@@ -85,6 +94,12 @@ class DsoReplicaTable : AllStatic {
 
   // Gives an entry its chunk (or none), and the chunk's state word.
   static void set_chunk(DsoReplica* e, djava_sos_chunk* chunk);
+
+  // The entry a chunk's user value names (0: none), set when the entry is
+  // made and cleared when it is freed. The value's high half numbers the
+  // entries made, so it never comes back: a thread that read it can tell
+  // whether a replica was made since (djava_sos_drop_copy).
+  static uint index_of_chunk(const djava_sos_chunk* chunk);
 
   // A replica is held strongly while this node has the only current copy
   // of its bytes (its chunk in M: since its publication here, or a write
@@ -141,11 +156,11 @@ class DsoReplicaTable : AllStatic {
 
  private:
   static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,
-                      djava_sos_chunk* chunk, uint64_t program);
+                      djava_sos_chunk* chunk, uint64_t program, bool new_chunk);
   static uint install_stack_locked(Thread* current, Handle h, uint64_t global_id,
-                                   djava_sos_chunk* chunk, uint64_t program);
+                                   djava_sos_chunk* chunk, uint64_t program, bool new_chunk);
   static void record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk,
-                     uint64_t program);
+                     uint64_t program, bool new_chunk);
   // Frees an entry with its handles and id: undoes record() for an object
   // that could not take the tag, or lets go of a collected or dropped one.
   static void forget(uint index);
@@ -158,6 +173,7 @@ class DsoReplicaTable : AllStatic {
   static uint         _high_water;   // indices [1, _high_water) have been used
   static uint         _committed;    // indices [0, _committed) are committed
   static uint         _free_head;
+  static uint64_t     _made;         // entries made so far (the chunks' user values)
   static size_t       _live;
   static volatile bool _has_dead;
   static OopStorage*  _storage;

@@ -129,11 +129,7 @@ static const char* describe_initialization_error(JavaThread* current, Handle thr
 // if another thread holds the mirror locked or the replica table is full.
 static uint share_mirror(JavaThread* current, Handle mirror, uint64_t program, uint64_t id) {
   djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
-  uint index = DsoReplicaTable::publish(current, mirror(), id, chunk, program);
-  if (index != 0) {
-    DsoNode::lib().djava_sos_set_user(chunk, index);
-  }
-  return index;
+  return DsoReplicaTable::publish(current, mirror(), id, chunk, program);
 }
 
 void DsoStatics::class_defined(InstanceKlass* ik, JavaThread* current) {
