@@ -41,7 +41,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # variant: build/zero and build/server.
 LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-server test-openjdk test-openjdk-local test-openjdk-server test-matrix \
+.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-openjdk test-openjdk-local test-openjdk-zero test-matrix \
         launcher demo bench \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
@@ -162,7 +162,8 @@ test-py: all deps-test
 
 # jtreg itself runs on the stock server VM of the base image; the tests run on
 # build/jdk, locally and on real local clusters of 2 thread servers, as they
-# are and with -Xmn2m on every node (test/jtreg/run says how).
+# are and with -Xmn2m on every node, in each of the server VM's tiers and on
+# Zero (test/jtreg/run says how).
 # test-jtreg-distributed: the cluster runs alone.
 test-jtreg: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java all
@@ -170,9 +171,9 @@ test-jtreg: all deps-test
 test-jtreg-distributed: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java distributed
 
-# The distributed suite with every node on the server VM (part of test-jtreg).
-test-jtreg-server: all deps-test
-	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java server
+# The distributed suite with -Xmn2m in each tier and on Zero (part of test-jtreg).
+test-jtreg-tiers: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java tiers
 
 # OpenJDK's own tests and the JSR-166 TCK (test/jtreg/openjdk), distributed
 # (part of test-jtreg), and the same on build/jdk alone: the baseline
@@ -183,14 +184,14 @@ test-openjdk: all deps-test
 test-openjdk-local: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java openjdk-local
 
-# The same with every node on the server VM (docs/CONFORMANCE.md).
-test-openjdk-server: all deps-test
-	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java openjdk-server
+# The same with every node on Zero, the other VM (docs/CONFORMANCE.md).
+test-openjdk-zero: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java openjdk-zero
 
-# Every suite in every configuration: make test's (Zero in full, the server
-# VM's distributed jtreg run), plus OpenJDK's group and the TCK on the
-# server VM. Results in docs/CONFORMANCE.md.
-test-matrix: test test-openjdk-server
+# Every suite in every configuration: make test's (the default VM in full,
+# djava's jtreg suite in each tier and on Zero), plus OpenJDK's group and
+# the TCK on Zero. Results in docs/CONFORMANCE.md.
+test-matrix: test test-openjdk-zero
 
 test: test-native test-py test-jtreg
 

@@ -19,9 +19,10 @@ This machine has 2 cores: every process of a "cluster" shares them, so the
 speedups here are bounded by cores as well as by the protocol
 (bench/report.py says which, from these numbers).
 
-With --vm server every djava node runs djava's server VM (its template
-interpreter, issue 21's first stage), and stock java -Xint joins the
-baselines.
+With --vm server every djava node runs djava's server VM (C1's code with
+the checks, issue 21; the default VM), and stock java -Xint joins the
+baselines; --vm zero (the default here, for the seed's tables) runs every
+node on Zero.
 
 usage: bench/apps/run.py [--rounds R] [--small] [--servers 1,2,4] [--vm zero|server]
                          [--out FILE.md] [--json FILE.json]
@@ -196,7 +197,7 @@ def configurations(servers, vm="zero"):
     if vm == "server":
         configs.append(("java -Xint", [stock, "-Xint"], base, THREADS))
     configs.append(("Ref, 1 thread", [os.path.join(BUILD, "jdk-ref", "bin", "java")], base, 1))
-    vm_options = ["-server"] if vm == "server" else []
+    vm_options = ["-server"] if vm == "server" else ["-zero"]
     for n in servers:
         configs.append((djava_name(n), [os.path.join(BUILD, "bin", "djava"), *vm_options],
                         dict(base, DJAVA_THREAD_SERVERS=str(n)), THREADS))

@@ -78,7 +78,7 @@ def measure(rounds, iterations, objects, server=False):
                     continue
                 if vm == "djava":
                     out = common.run_djava(classes, "SharedMicro", iterations, objects,
-                                           vm_options=["-server"] if server else [])
+                                           vm_options=["-server" if server else "-zero"])
                     for line in out.splitlines():
                         name, column, ns = line.split()
                         samples[name][DJAVA_COLUMNS[column]].append(float(ns))

@@ -1,6 +1,6 @@
 /*
  * @test
- * @summary The JDK under test runs djava's VM (Zero by default, the server VM with -server),
+ * @summary The JDK under test runs djava's VM (the server VM by default, Zero with -zero),
  *          which names its version and commit, on the pinned 17.0.19 class library. A cluster
  *          node on the server VM compiles with C1 alone (C2 does not carry the shared-object
  *          checks yet): "emulated-client".
@@ -9,7 +9,7 @@
 public class VmIdentity {
     public static void main(String[] args) {
         String vmOptions = " " + System.getProperty("test.vm.opts", "") + " ";
-        boolean server = vmOptions.contains(" -server ");
+        boolean server = !vmOptions.contains(" -zero ");
         boolean node = vmOptions.contains(" -XX:+DistributedJava ");
         check("java.vm.name", server ? "djava 64-Bit Server VM" : "djava 64-Bit Zero VM");
         check("java.version", "17.0.19");

@@ -22,9 +22,11 @@ def git_commit():
 
 
 def test_vm_line_identifies_djava():
+    """The default VM is djava's server VM (its template interpreter, C1 and
+    C2, with the barrier set's checks)."""
     vm_line = version(os.path.join(JDK, "bin", "java")).splitlines()[2]
-    m = re.fullmatch(r"djava 64-Bit Zero VM \(build 17\.0\.19\+10-djava-(\d+\.\d+\.\d+)-"
-                     r"([0-9a-f]{12}|unknown)(-dirty)?, interpreted mode\)", vm_line)
+    m = re.fullmatch(r"djava 64-Bit Server VM \(build 17\.0\.19\+10-djava-(\d+\.\d+\.\d+)-"
+                     r"([0-9a-f]{12}|unknown)(-dirty)?, mixed mode\)", vm_line)
     assert m, vm_line
     commit = git_commit()
     if commit:
@@ -41,10 +43,11 @@ def test_reference_vm_is_unpatched_zero():
     assert vm_line == "OpenJDK 64-Bit Zero VM (build 17.0.19+10, interpreted mode)"
 
 
-def test_server_vm_is_djavas():
-    vm_line = version(os.path.join(JDK, "bin", "java"), "-server").splitlines()[2]
-    assert re.fullmatch(r"djava 64-Bit Server VM \(build 17\.0\.19\+10-djava-\d+\.\d+\.\d+-"
-                        r"([0-9a-f]{12}|unknown)(-dirty)?, mixed mode\)", vm_line), vm_line
+def test_zero_vm_is_djavas():
+    """-zero selects djava's Zero VM (the reference engine, with its hooks)."""
+    vm_line = version(os.path.join(JDK, "bin", "java"), "-zero").splitlines()[2]
+    assert re.fullmatch(r"djava 64-Bit Zero VM \(build 17\.0\.19\+10-djava-\d+\.\d+\.\d+-"
+                        r"([0-9a-f]{12}|unknown)(-dirty)?, interpreted mode\)", vm_line), vm_line
 
 
 def final_flags(*opts):
