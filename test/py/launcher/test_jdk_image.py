@@ -71,10 +71,12 @@ def test_server_vm_node_compiles_with_c1_only():
     assert node["TieredStopAtLevel"] == "1"
     assert plain["TieredStopAtLevel"] == "4"
     for flag in ("UseCRC32Intrinsics", "UseAdler32Intrinsics", "UseFastJNIAccessors",
-                 "InlineArrayCopy", "InlineUnsafeOps", "UseVectorizedMismatchIntrinsic",
+                 "InlineArrayCopy", "UseVectorizedMismatchIntrinsic",
                  "InlineNIOCheckIndex", "UseLoopInvariantCodeMotion"):
         assert node[flag] == "false", flag
         assert plain[flag] == "true", flag
+    # Unsafe's accesses and atomics are C1 accesses, checked like the others.
+    assert node["InlineUnsafeOps"] == "true"
     # A user's -Xint and a higher level are the user's, and C1's is the limit.
     assert final_flags("-server", "-XX:+DistributedJava", "-Xint")["UseCompiler"] == "false"
     assert final_flags("-server", "-XX:+DistributedJava",

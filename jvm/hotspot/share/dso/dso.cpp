@@ -56,14 +56,13 @@ void Dso::adjust_vm_flags() {
     FLAG_SET_ERGO(TieredStopAtLevel, CompLevel_simple);
   }
   // Intrinsics that read or write Java objects behind the barrier set's
-  // back: the array copy and mismatch stubs, Buffer.checkIndex's read of
-  // Buffer.limit, and Unsafe's accesses and atomics (VarHandles and
-  // java.util.concurrent use them). A node calls their Java or native
-  // versions, which are checked.
+  // back: the array copy stubs (and Unsafe.copyMemory's, which needs
+  // InlineArrayCopy), the mismatch stub and Buffer.checkIndex's read of
+  // Buffer.limit. A node calls their Java or native versions, which are
+  // checked. (Unsafe's accesses and atomics are C1 accesses: checked.)
   FLAG_SET_ERGO(InlineArrayCopy, false);
   FLAG_SET_ERGO(UseVectorizedMismatchIntrinsic, false);
   FLAG_SET_ERGO(InlineNIOCheckIndex, false);
-  FLAG_SET_ERGO(InlineUnsafeOps, false);
   // Loop-invariant code motion hoists a field or element load out of its
   // loop with the loop's entry state: its check's state must be its own.
   FLAG_SET_ERGO(UseLoopInvariantCodeMotion, false);

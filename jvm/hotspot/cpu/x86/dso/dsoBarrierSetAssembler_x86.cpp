@@ -217,23 +217,66 @@ void DsoBarrierSetAssembler::end_write(MacroAssembler* masm) {
 #undef __
 #define __ ce->masm()->
 
-void DsoBarrierSetAssembler::generate_c1_access_stub(LIR_Assembler* ce, DsoAccessStubC1* stub) {
-  const Register obj = stub->obj()->as_register();
-  const Register tmp = stub->tmp()->as_pointer_register();
-  const bool is_write = (stub->kind() & DsoBarrierSetC1::write) != 0;
-  Label slow;
-  __ bind(*stub->entry());
-  if ((stub->kind() & DsoBarrierSetC1::thread_status) == 0) {
-    // r10 (rscratch1) is never allocated by C1.
-    emit_cached_test(ce->masm(), obj, tmp, rscratch1, is_write, *stub->continuation(), slow);
+// A dynamic access's offset, into `dst`.
+static void load_offset(LIR_Assembler* ce, LIR_Opr offset, Register dst) {
+  if (offset->is_constant()) {
+    __ mov64(dst, offset->type() == T_LONG ? offset->as_jlong() : (jlong)offset->as_jint());
+  } else {
+    __ movptr(dst, offset->as_pointer_register());
   }
-  __ bind(slow);
-  ce->store_parameter(obj, 1);
-  ce->store_parameter(stub->kind(), 0);
+}
+
+static void call_c1_slow_path(LIR_Assembler* ce, DsoAccessStubC1* stub, int kind) {
+  ce->store_parameter(stub->obj()->as_register(), 1);
+  ce->store_parameter(kind, 0);
   __ call(RuntimeAddress(Runtime1::entry_for(Runtime1::dso_access_id)));
   ce->add_call_info_here(stub->info());
   ce->verify_oop_map(stub->info());
   __ jmp(*stub->continuation());
+}
+
+void DsoBarrierSetAssembler::generate_c1_access_stub(LIR_Assembler* ce, DsoAccessStubC1* stub) {
+  const Register obj = stub->obj()->as_register();
+  const Register tmp = stub->tmp()->as_pointer_register();
+  const int kind = stub->kind();
+  const bool is_write = (kind & DsoBarrierSetC1::write) != 0;
+  Label slow, thread_status;
+  __ bind(*stub->entry());
+  if ((kind & DsoBarrierSetC1::dynamic) != 0) {
+    // What the compiler could not tell (r10, rscratch1, is never allocated
+    // by C1). A mirror's fields below its statics are java.lang.Class's
+    // own, each node's.
+    Label not_mirror;
+    __ load_klass(tmp, obj, rscratch1);
+    __ movptr(rscratch1, ExternalAddress((address)vmClasses::klass_addr_at(VM_CLASS_ID(Class_klass))),
+              rscratch1);
+    __ cmpptr(tmp, rscratch1);
+    __ jcc(Assembler::notEqual, not_mirror);
+    load_offset(ce, stub->offset(), tmp);
+    __ lea(rscratch1, ExternalAddress((address)DsoBarrierSet::mirror_statics_offset_addr()));
+    __ movslq(rscratch1, Address(rscratch1, 0));
+    __ cmpptr(tmp, rscratch1);
+    __ jcc(Assembler::less, *stub->continuation());
+    __ bind(not_mirror);
+    if (!is_write) {
+      // A read at Thread.threadStatus's offset: the runtime asks whether
+      // the object is a Thread.
+      load_offset(ce, stub->offset(), tmp);
+      __ lea(rscratch1, ExternalAddress((address)DsoThreads::thread_status_offset_addr()));
+      __ movslq(rscratch1, Address(rscratch1, 0));
+      __ cmpptr(tmp, rscratch1);
+      __ jcc(Assembler::equal, thread_status);
+    }
+  }
+  if ((kind & DsoBarrierSetC1::thread_status) == 0) {
+    emit_cached_test(ce->masm(), obj, tmp, rscratch1, is_write, *stub->continuation(), slow);
+  }
+  __ bind(slow);
+  call_c1_slow_path(ce, stub, kind);
+  if ((kind & DsoBarrierSetC1::dynamic) != 0 && !is_write) {
+    __ bind(thread_status);
+    call_c1_slow_path(ce, stub, kind | DsoBarrierSetC1::thread_status);
+  }
 }
 
 void DsoBarrierSetAssembler::generate_c1_end_write_stub(LIR_Assembler* ce, DsoEndWriteStubC1* stub) {

@@ -38,15 +38,19 @@ int DsoBarrierSetC1::check_kind(LIRAccess& access) {
       (decorators & (ON_WEAK_OOP_REF | ON_PHANTOM_OOP_REF)) != 0) {
     return no_check;  // not a Java object's field, or a Reference's referent
   }
-  if ((decorators & C1_UNSAFE_ACCESS) != 0) {
-    return unsupported;
-  }
   Compilation* compilation = access.gen()->compilation();
   Instruction* x = compilation->current_instruction();
-  if (x == NULL || (x->as_AccessField() == NULL && x->as_AccessIndexed() == NULL)) {
+  if (x == NULL) {
     return unsupported;
   }
   int kind = (decorators & ACCESS_WRITE) != 0 ? write : read;
+  if ((decorators & C1_UNSAFE_ACCESS) != 0 || x->as_Intrinsic() != NULL) {
+    // Unsafe's accesses and atomics (patches/0022 gives them their state).
+    return x->state_before() != NULL ? kind | dynamic : unsupported;
+  }
+  if (x->as_AccessField() == NULL && x->as_AccessIndexed() == NULL) {
+    return unsupported;
+  }
   AccessField* field_access = x->as_AccessField();
   if (field_access != NULL && !field_access->is_static()) {
     ciEnv* env = compilation->env();
@@ -88,13 +92,24 @@ void DsoBarrierSetC1::check(LIRAccess& access, int kind) {
   // deoptimized while the thread waits.
   CodeEmitInfo* info = gen->state_for(x, state);
   info->set_force_reexecute();
+  LabelObj* null_base = NULL;
+  if ((kind & dynamic) != 0) {
+    // Unsafe with a null base addresses native memory.
+    null_base = new LabelObj();
+    __ cmp(lir_cond_equal, obj, LIR_OprFact::oopConst(NULL));
+    __ branch(lir_cond_equal, null_base->label());
+  }
   // The compare reads the object's header: it is the access's null check.
   CodeEmitInfo* null_check = access.access_emit_info() != NULL
                            ? new CodeEmitInfo(access.access_emit_info()) : NULL;
   __ cmp_mem_int(lir_cond_less, obj, oopDesc::mark_offset_in_bytes() + 4, 0, null_check);
-  CodeStub* stub = new DsoAccessStubC1(obj, gen->new_pointer_register(), kind, info);
+  LIR_Opr offset = (kind & dynamic) != 0 ? access.offset().opr() : LIR_OprFact::illegalOpr;
+  CodeStub* stub = new DsoAccessStubC1(obj, offset, gen->new_pointer_register(), kind, info);
   __ branch(lir_cond_less, stub);
   __ branch_destination(stub->continuation());
+  if (null_base != NULL) {
+    __ branch_destination(null_base->label());
+  }
 }
 
 void DsoBarrierSetC1::end_write(LIRAccess& access) {
@@ -136,27 +151,40 @@ void DsoBarrierSetC1::store_at(LIRAccess& access, LIR_Opr value) {
   }
 }
 
-// Unsafe and atomic accesses are not intrinsified on a node
-// (Dso::adjust_vm_flags): a method that asks for one is not compiled by C1.
-LIR_Opr DsoBarrierSetC1::atomic_cmpxchg_at(LIRAccess& access, LIRItem& cmp_value, LIRItem& new_value) {
+// An atomic's base and offset are loaded here (the parent loads them again,
+// a no-op) so that the check has the object in a register.
+int DsoBarrierSetC1::check_before_atomic(LIRAccess& access) {
   if (check_kind(access) != no_check) {
-    access.gen()->bailout("djava: an unchecked atomic heap access");
+    access.load_address();
   }
-  return CardTableBarrierSetC1::atomic_cmpxchg_at(access, cmp_value, new_value);
+  return check_before(access);
+}
+
+LIR_Opr DsoBarrierSetC1::atomic_cmpxchg_at(LIRAccess& access, LIRItem& cmp_value, LIRItem& new_value) {
+  int kind = check_before_atomic(access);
+  LIR_Opr result = CardTableBarrierSetC1::atomic_cmpxchg_at(access, cmp_value, new_value);
+  if (kind != no_check) {
+    end_write(access);
+  }
+  return result;
 }
 
 LIR_Opr DsoBarrierSetC1::atomic_xchg_at(LIRAccess& access, LIRItem& value) {
-  if (check_kind(access) != no_check) {
-    access.gen()->bailout("djava: an unchecked atomic heap access");
+  int kind = check_before_atomic(access);
+  LIR_Opr result = CardTableBarrierSetC1::atomic_xchg_at(access, value);
+  if (kind != no_check) {
+    end_write(access);
   }
-  return CardTableBarrierSetC1::atomic_xchg_at(access, value);
+  return result;
 }
 
 LIR_Opr DsoBarrierSetC1::atomic_add_at(LIRAccess& access, LIRItem& value) {
-  if (check_kind(access) != no_check) {
-    access.gen()->bailout("djava: an unchecked atomic heap access");
+  int kind = check_before_atomic(access);
+  LIR_Opr result = CardTableBarrierSetC1::atomic_add_at(access, value);
+  if (kind != no_check) {
+    end_write(access);
   }
-  return CardTableBarrierSetC1::atomic_add_at(access, value);
+  return result;
 }
 
 #undef __

@@ -32,9 +32,13 @@
  * Not checked: java.lang.Class's own fields (each node's; a mirror's
  * statics are checked), Reference.referent (references are never shared).
  * Thread.threadStatus of a replica always takes the slow path (a remote
- * thread's state is asked of its node). Unsafe and atomic accesses are
- * not intrinsified on a node (Dso::adjust_vm_flags): they reach the hooked
- * natives; a method that still asks for one is not compiled by C1.
+ * thread's state is asked of its node). Unsafe's accesses and atomics
+ * (Unsafe, VarHandles, java.util.concurrent) are checked too, with what
+ * only run time knows: a null base (native memory) is not checked, a
+ * mirror's offset below its statics is java.lang.Class's own field, and an
+ * offset equal to threadStatus's takes the slow path (the runtime then
+ * asks whether the object is a Thread). An access C1 emits from anywhere
+ * else is not compiled (a bailout), never compiled unchecked.
  */
 
 #ifndef SHARE_DSO_C1_DSOBARRIERSETC1_HPP
@@ -49,7 +53,10 @@ class DsoBarrierSetC1 : public CardTableBarrierSetC1 {
   enum Kind {
     read          = 0,
     write         = 1,
-    thread_status = 2   // a read of Thread.threadStatus
+    thread_status = 2,  // a read of Thread.threadStatus
+    dynamic       = 4   // Unsafe or an atomic: the base may be null, and
+                        // a mirror's own fields and threadStatus are told
+                        // by the offset at run time
   };
 
   DsoBarrierSetC1() : _end_pinned_write_stub(NULL) {}
@@ -72,6 +79,7 @@ class DsoBarrierSetC1 : public CardTableBarrierSetC1 {
   static void check(LIRAccess& access, int kind);
   // Emits what an access needs before it; returns its kind (-1: unchecked).
   static int check_before(LIRAccess& access);
+  static int check_before_atomic(LIRAccess& access);
   static void end_write(LIRAccess& access);
 
   address _end_pinned_write_stub;
@@ -80,18 +88,22 @@ class DsoBarrierSetC1 : public CardTableBarrierSetC1 {
 // The out-of-line part of a check.
 class DsoAccessStubC1 : public CodeStub {
  public:
-  DsoAccessStubC1(LIR_Opr obj, LIR_Opr tmp, int kind, CodeEmitInfo* info) :
-    _obj(obj), _tmp(tmp), _kind(kind), _info(info) {}
+  DsoAccessStubC1(LIR_Opr obj, LIR_Opr offset, LIR_Opr tmp, int kind, CodeEmitInfo* info) :
+    _obj(obj), _offset(offset), _tmp(tmp), _kind(kind), _info(info) {}
 
-  LIR_Opr obj() const { return _obj; }
-  LIR_Opr tmp() const { return _tmp; }
-  int kind() const    { return _kind; }
+  LIR_Opr obj() const    { return _obj; }
+  LIR_Opr offset() const { return _offset; }  // a dynamic access's (register or constant)
+  LIR_Opr tmp() const    { return _tmp; }
+  int kind() const       { return _kind; }
 
   virtual void emit_code(LIR_Assembler* ce);
   virtual CodeEmitInfo* info() const { return _info; }
   virtual void visit(LIR_OpVisitState* visitor) {
     visitor->do_slow_case(_info);
     visitor->do_input(_obj);
+    if (_offset->is_register()) {
+      visitor->do_input(_offset);
+    }
     visitor->do_temp(_tmp);
   }
 #ifndef PRODUCT
@@ -100,6 +112,7 @@ class DsoAccessStubC1 : public CodeStub {
 
  private:
   LIR_Opr _obj;
+  LIR_Opr _offset;
   LIR_Opr _tmp;
   int _kind;
   CodeEmitInfo* _info;
