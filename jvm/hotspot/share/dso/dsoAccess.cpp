@@ -3,6 +3,7 @@
  */
 
 #include "precompiled.hpp"
+#include "classfile/javaClasses.inline.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoAccess.hpp"
 #include "dso/dsoHeap.hpp"
@@ -11,6 +12,7 @@
 #include "memory/allocation.inline.hpp"
 #include "memory/resourceArea.hpp"
 #include "oops/arrayOop.hpp"
+#include "oops/instanceMirrorKlass.hpp"
 #include "oops/klass.hpp"
 #include "oops/objArrayKlass.hpp"
 #include "oops/objArrayOop.inline.hpp"
@@ -34,6 +36,10 @@ void DsoAccess::refuse(JavaThread* current, oop obj, const char* what, const cha
                      "djava: cannot %s shared object 0x" UINT64_FORMAT_X " (%s) on this node: %s",
                      what, DsoReplicaTable::entry(index)->_global_id,
                      obj->klass()->external_name(), why);
+}
+
+bool DsoAccess::is_class_own_field(oop obj, jlong offset) {
+  return offset < InstanceMirrorKlass::offset_of_static_fields() && java_lang_Class::is_instance(obj);
 }
 
 bool DsoAccessMark::begin_oop(JavaThread* current, oop& obj, bool write) {

@@ -107,8 +107,31 @@ class DsoAccessMark : public StackObj {
     __VA_ARGS__;                                                                \
   }
 
+// The same for an access at a byte offset (Unsafe's): java.lang.Class's
+// own fields, below a mirror's static fields, are each node's (as for the
+// interpreter, DSO_COHERENT), so an access to them takes none. One would
+// ask the cache for the class's statics chunk, and inside the decode of
+// that very chunk (a VarHandle arriving in the statics is looked up again
+// by reflection, which caches in Class.reflectionData) wait for itself.
+#define DSO_ACCESS_AT(name, current, obj, offset, write, ...)                   \
+  DsoAccessMark name;                                                           \
+  if (DsoMark::is_shared((obj)->mark()) && !DsoAccess::is_class_own_field((obj), (offset)) && \
+      !name.begin((current), (obj), (write))) {                                 \
+    __VA_ARGS__;                                                                \
+  }
+#define DSO_ACCESS_OR_NULL_AT(name, current, obj, offset, write, ...)           \
+  DsoAccessMark name;                                                           \
+  if ((obj) != NULL && DsoMark::is_shared((obj)->mark()) &&                     \
+      !DsoAccess::is_class_own_field((obj), (offset)) &&                        \
+      !name.begin((current), (obj), (write))) {                                 \
+    __VA_ARGS__;                                                                \
+  }
+
 class DsoAccess : AllStatic {
  public:
+  // Whether offset in obj is a field of java.lang.Class itself (obj a mirror).
+  static bool is_class_own_field(oop obj, jlong offset);
+
   static bool is_shared_or_null(oop obj) {
     return obj != NULL && DsoMark::is_shared(obj->mark());
   }
