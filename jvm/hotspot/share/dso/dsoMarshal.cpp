@@ -255,7 +255,7 @@ oop resolve_entry(JavaThread* current, uint64_t program, const RefEntry& e, cons
     case DsoMarshal::ref_shared:
       return DsoHeap::replica_of(current, program, e.a, text, e.b, e.length, THREAD);
     case DsoMarshal::ref_named:
-      return DsoNamedValues::resolve(current, text, THREAD);
+      return DsoNamedValues::resolve(current, program, text, THREAD);
     case DsoMarshal::ref_stack_trace:
       return DsoThrowables::make_stack_trace(current, text, THREAD);
     case DsoMarshal::ref_foreign:

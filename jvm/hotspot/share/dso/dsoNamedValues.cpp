@@ -8,6 +8,7 @@
 #include "classfile/systemDictionary.hpp"
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
+#include "dso/dsoHandles.hpp"
 #include "dso/dsoNamedValues.hpp"
 #include "dso/dsoNode.hpp"
 #include "memory/resourceArea.hpp"
@@ -167,6 +168,10 @@ const char* DsoNamedValues::name_of(oop v) {
   if (k->is_subclass_of(vmClasses::ThreadGroup_klass())) {
     return "G:program:group";
   }
+  const char* handle = DsoHandles::name_of(v);
+  if (handle != NULL) {
+    return handle;
+  }
   if (java_lang_boxing_object::is_instance(v)) {
     const char* box = box_name(v);
     if (box != NULL) {
@@ -215,7 +220,10 @@ const char* DsoNamedValues::name_of(oop v) {
   return NULL;
 }
 
-oop DsoNamedValues::resolve(JavaThread* current, const char* name, TRAPS) {
+oop DsoNamedValues::resolve(JavaThread* current, uint64_t program, const char* name, TRAPS) {
+  if (DsoHandles::is_handle_name(name)) {
+    return DsoHandles::resolve(current, program, name, THREAD);
+  }
   if (strcmp(name, "G:program:group") == 0) {
     // The program's group on this node: that of its threads here.
     oop thread_obj = current->threadObj();

@@ -17,6 +17,8 @@
  *                        so on arrival it is the program's group there (the
  *                        accessing thread's), e.g. the group a thread factory
  *                        made elsewhere puts its threads in
+ *   "H:..."              a VarHandle, direct MethodHandle or MethodType
+ *                        (dsoHandles.hpp)
  * Only objects of classes the boot or platform loader defined qualify: a
  * program's own enums and singletons live in its shared statics already.
  */
@@ -36,8 +38,9 @@ class DsoNamedValues : AllStatic {
   // value. No safepoint, no class loading.
   static const char* name_of(oop v);
   // This node's instance of a named value; loads and initializes its class
-  // if needed. Throws InternalError for a name that names no such value.
-  static oop resolve(JavaThread* current, const char* name, TRAPS);
+  // if needed (a java.lang.invoke value's in the program's loader).
+  // Throws InternalError for a name that names no such value.
+  static oop resolve(JavaThread* current, uint64_t program, const char* name, TRAPS);
 };
 
 #endif // SHARE_DSO_DSONAMEDVALUES_HPP
