@@ -7,7 +7,9 @@ PYTHON := /usr/bin/python3
 
 APT_NATIVE := build-essential cmake ninja-build pkgconf protobuf-compiler libprotobuf-dev \
               libssl-dev libasio-dev libgtest-dev googletest clang libclang-rt-14-dev
-APT_TEST := python3-pytest jtreg7 junit4
+# maven: the djava JDK home's test runs a Maven project's JUnit 5 tests
+# (plugins and JUnit from Maven Central, cached in ~/.cache/djava/m2).
+APT_TEST := python3-pytest jtreg7 junit4 maven
 # bench/now (its smoke test is in make test): namespaces, links and their delay.
 APT_BENCH_NOW := iproute2
 # bench/report.py's plots; test/py/bench runs the report on fixtures, so the
@@ -41,11 +43,11 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # variant: build/zero and build/server.
 LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-openjdk test-openjdk-local test-openjdk-zero test-matrix \
+.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-openjdk test-openjdk-local test-openjdk-zero test-matrix \
         launcher demo bench \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
-all: jdk jdk-ref native launcher
+all: jdk jdk-ref native launcher djava-home
 
 deps-jvm:
 	@tools/ensure-apt-packages $(APT_JVM) $(APT_RUNTIME)
@@ -128,6 +130,11 @@ launcher: $(LAUNCHER_SCRIPTS)
 
 $(LAUNCHER_SCRIPTS): $(BUILD)/bin/%: jvm/bin/%
 	install -D -m 755 $< $@
+
+# build/djava-home: a JDK home whose bin/java is djava, for tools that fork
+# a JVM by a path ending in bin/java (mvn test -Djvm=build/djava-home/bin/java).
+djava-home: jdk launcher
+	jvm/assemble-djava-home $(BUILD)/jdk $(BUILD)/bin/djava $(BUILD)/djava-home
 
 # ---- patch workflow ---------------------------------------------------------
 patch-tree: $(REF_SRC)/.extracted
