@@ -44,6 +44,10 @@ bool MonitorTable::Owns(const Monitor& m, NodeId node, ThreadRef t) const {
 // thread of it blocks on a monitor whose protected data may be lost.
 bool MonitorTable::CheckProgram(NodeId node, ObjectId obj, ThreadRef t,
                                 std::vector<Event>* out) {
+  if (ended_.count(t.program)) {
+    out->push_back(Failed(node, obj, t, "program ended"));
+    return false;
+  }
   node_programs_[node].insert(t.program);
   auto f = failed_.find(t.program);
   if (f == failed_.end()) return true;
@@ -228,6 +232,13 @@ void MonitorTable::FreeProgram(ProgramId program, TimeNs now, std::vector<Event>
     }
   }
   for (auto& np : node_programs_) np.second.erase(program);
+  if (ended_.insert(program).second) {
+    ended_order_.push_back(program);
+    if (ended_order_.size() > kEndedKept) {
+      ended_.erase(ended_order_.front());
+      ended_order_.pop_front();
+    }
+  }
 }
 
 void MonitorTable::FailProgram(ProgramId p, const std::string& why, TimeNs now,

@@ -163,6 +163,12 @@ class MonitorTable {
   std::set<std::pair<TimeNs, ThreadRef>> deadlines_;   // timed waits, earliest first
   std::map<NodeId, std::set<ProgramId>> node_programs_;
   std::map<ProgramId, std::string> failed_;             // program -> why
+  // Programs freed, the newest kEndedKept: a thread of one still being torn
+  // down on a node (Thread.stop's join notifies) may send requests after
+  // the free, which fail quietly instead of making monitors again.
+  static constexpr size_t kEndedKept = 4096;
+  std::set<ProgramId> ended_;
+  std::deque<ProgramId> ended_order_;
 };
 
 }  // namespace monitor

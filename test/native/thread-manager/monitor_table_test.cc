@@ -384,6 +384,28 @@ TEST_F(MonitorTableTest, FreeProgramDropsItsMonitors) {
   EXPECT_FALSE(table_.ProgramFailed(kProg));
 }
 
+// A thread of the ended program still being torn down on a node (Thread.stop
+// runs its exit, which notifies joiners) is told its program ended; its
+// notify is no "does not own" error, and its enter makes no monitor.
+TEST_F(MonitorTableTest, RequestsAfterFreeProgramFailQuietly) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.FreeProgram(kProg, now_, &out_);
+  Take();
+  EXPECT_EQ("", table_.Notify(1, kObj, T(1), true, now_, &out_));
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kFailed, ev[0].kind);
+  EXPECT_EQ("", table_.Enter(1, 43, T(2), now_, &out_));
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kFailed, ev[0].kind);
+  EXPECT_EQ(0u, table_.MonitorCount());
+  // Other programs are unaffected.
+  table_.Enter(2, kObj, ThreadRef{8, 1}, now_, &out_);
+  ExpectGrant(2, ThreadRef{8, 1}, Wake::kAcquired);
+}
+
 }  // namespace
 }  // namespace monitor
 }  // namespace djava
