@@ -10,6 +10,7 @@
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoHandles.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoNode.hpp"
 #include "memory/resourceArea.hpp"
 #include "oops/fieldStreams.inline.hpp"
 #include "oops/instanceKlass.hpp"
@@ -183,12 +184,10 @@ const char* DsoHandles::name_of(oop v) {
 oop DsoHandles::resolve(JavaThread* current, uint64_t program, const char* name, TRAPS) {
   Handle loader(current, DsoHeap::loader_of_program(program));
   Handle text = java_lang_String::create_from_str(name, CHECK_NULL);
-  TempNewSymbol helper_name = SymbolTable::new_symbol("djava/runtime/Handles");
-  TempNewSymbol method_name = SymbolTable::new_symbol("resolve");
-  TempNewSymbol signature =
-      SymbolTable::new_symbol("(Ljava/lang/String;Ljava/lang/ClassLoader;)Ljava/lang/Object;");
-  Klass* helper = SystemDictionary::resolve_or_fail(helper_name, Handle(), Handle(), true, CHECK_NULL);
-  JavaValue made(T_OBJECT);
-  JavaCalls::call_static(&made, helper, method_name, signature, text, loader, CHECK_NULL);
-  return made.get_oop();
+  JavaCallArguments args;
+  args.push_oop(text);
+  args.push_oop(loader);
+  return DsoNode::call_runtime("djava/runtime/Handles", "resolve",
+                              "(Ljava/lang/String;Ljava/lang/ClassLoader;)Ljava/lang/Object;",
+                              &args, THREAD);
 }

@@ -12,6 +12,7 @@
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoLambda.hpp"
+#include "dso/dsoNode.hpp"
 #include "interpreter/bootstrapInfo.hpp"
 #include "interpreter/bytecode.hpp"
 #include "interpreter/bytecodeStream.hpp"
@@ -502,13 +503,9 @@ Klass* link_site(JavaThread* current, InstanceKlass* host, int site, TRAPS) {
 
 // The class of the objects a linked lambda call site's target makes.
 Klass* class_made_by(JavaThread* current, Handle target, TRAPS) {
-  TempNewSymbol helper_name = SymbolTable::new_symbol("djava/runtime/Lambdas");
-  TempNewSymbol method_name = SymbolTable::new_symbol("classMadeBy");
-  TempNewSymbol signature = SymbolTable::new_symbol("(Ljava/lang/Object;)Ljava/lang/Class;");
-  Klass* helper = SystemDictionary::resolve_or_fail(helper_name, Handle(), Handle(), true, CHECK_NULL);
-  JavaValue made(T_OBJECT);
-  JavaCalls::call_static(&made, helper, method_name, signature, target, CHECK_NULL);
-  oop mirror = made.get_oop();
+  JavaCallArguments args(target);
+  oop mirror = DsoNode::call_runtime("djava/runtime/Lambdas", "classMadeBy",
+                                     "(Ljava/lang/Object;)Ljava/lang/Class;", &args, CHECK_NULL);
   return mirror != NULL ? java_lang_Class::as_Klass(mirror) : NULL;
 }
 

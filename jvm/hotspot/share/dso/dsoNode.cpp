@@ -245,6 +245,17 @@ void DsoNode::name_heap_exhaustion(JavaThread* current) {
   Universe::set_out_of_memory_error_java_heap_message(text);
 }
 
+oop DsoNode::call_runtime(const char* klass, const char* method, const char* signature,
+                          JavaCallArguments* args, TRAPS) {
+  TempNewSymbol klass_name = SymbolTable::new_symbol(klass);
+  TempNewSymbol method_name = SymbolTable::new_symbol(method);
+  TempNewSymbol signature_name = SymbolTable::new_symbol(signature);
+  Klass* k = SystemDictionary::resolve_or_fail(klass_name, Handle(), Handle(), true, CHECK_NULL);
+  JavaValue result(T_OBJECT);
+  JavaCalls::call_static(&result, k, method_name, signature_name, args, CHECK_NULL);
+  return result.get_oop();
+}
+
 // The launcher's side of its remote threads (djava.runtime.Launcher): their
 // console output, the class files they need, System.exit from afar.
 void DsoNode::start_launcher(JavaThread* current) {

@@ -16,6 +16,7 @@
 #include "dso/abi/sos_client.h"
 #include "dso/abi/tm_client.h"
 
+class JavaCallArguments;
 class JavaThread;
 
 // Every libdjava_node.so function the VM calls, resolved once at join.
@@ -122,6 +123,13 @@ class DsoNode : AllStatic {
   // This node's number in the cluster (the top bits of the ids it makes).
   static uint32_t node_number() { return _node_number; }
   static const DsoNodeLibrary& lib() { return _lib; }
+
+  // Calls static method `method` (`signature`, returning an object) of
+  // `klass` (internal name), a class of djava.runtime (jvm/classes, on the
+  // boot class path): the Java halves of what a node makes again of a
+  // value that arrived by name (a lambda's or proxy's class, a handle).
+  static oop call_runtime(const char* klass, const char* method, const char* signature,
+                          JavaCallArguments* args, TRAPS);
 
  private:
   static void load_library();

@@ -10,6 +10,7 @@
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoNode.hpp"
 #include "dso/dsoProxy.hpp"
 #include "memory/oopFactory.hpp"
 #include "memory/resourceArea.hpp"
@@ -156,14 +157,13 @@ Klass* DsoProxy::make(JavaThread* current, uint64_t program, const char* descrip
     interfaces->obj_at_put(i, k->java_mirror());
     name += length + 1;
   }
-  TempNewSymbol helper_name = SymbolTable::new_symbol("djava/runtime/Proxies");
-  TempNewSymbol method_name = SymbolTable::new_symbol("classFor");
-  TempNewSymbol signature =
-      SymbolTable::new_symbol("(Ljava/lang/ClassLoader;[Ljava/lang/Class;)Ljava/lang/Class;");
-  Klass* helper = SystemDictionary::resolve_or_fail(helper_name, Handle(), Handle(), true, CHECK_NULL);
-  JavaValue made(T_OBJECT);
-  JavaCalls::call_static(&made, helper, method_name, signature, loader, interfaces, CHECK_NULL);
-  Klass* k = made.get_oop() != NULL ? java_lang_Class::as_Klass(made.get_oop()) : NULL;
+  JavaCallArguments args;
+  args.push_oop(loader);
+  args.push_oop(interfaces);
+  oop made = DsoNode::call_runtime("djava/runtime/Proxies", "classFor",
+                                   "(Ljava/lang/ClassLoader;[Ljava/lang/Class;)Ljava/lang/Class;",
+                                   &args, CHECK_NULL);
+  Klass* k = made != NULL ? java_lang_Class::as_Klass(made) : NULL;
   const char* got = k != NULL && is_proxy_class(k) ? DsoProxy::descriptor(InstanceKlass::cast(k))
                                                    : NULL;
   if (got == NULL || strcmp(got, descriptor) != 0) {
