@@ -312,16 +312,36 @@ djava_sos_chunk* Client::ChunkFor(uint64_t id) {
 }
 
 djava_sos_chunk* Client::Alloc(size_t size, const djava_sos_meta* meta, djava_sos_error* error) {
-  if (size > max_chunk_size_) {
-    Fail(error, DJAVA_SOS_TOO_LARGE, "a chunk of %zu bytes is above the limit of %u", size,
-         max_chunk_size_);
+  return AllocRun(1, &size, meta, error);
+}
+
+djava_sos_chunk* Client::AllocRun(size_t count, const size_t* sizes, const djava_sos_meta* meta,
+                                  djava_sos_error* error) {
+  if (count == 0 || count > kMaxSequence) {
+    Fail(error, DJAVA_SOS_BAD_ARGUMENT, "a run of %zu chunks", count);
     return nullptr;
   }
-  const uint64_t sequence = next_sequence_++;
-  if (sequence > kMaxSequence) {
+  for (size_t i = 0; i < count; i++) {
+    if (sizes[i] > max_chunk_size_) {
+      Fail(error, DJAVA_SOS_TOO_LARGE, "a chunk of %zu bytes is above the limit of %u", sizes[i],
+           max_chunk_size_);
+      return nullptr;
+    }
+  }
+  const uint64_t first = next_sequence_.fetch_add(count);
+  if (first + count - 1 > kMaxSequence) {
     Fail(error, DJAVA_SOS_TOO_LARGE, "node %u has used all its chunk ids", node_);
     return nullptr;
   }
+  djava_sos_chunk* head = nullptr;
+  for (size_t i = 0; i < count; i++) {
+    djava_sos_chunk* c = AllocAt(first + i, sizes[i], meta);
+    if (i == 0) head = c;
+  }
+  return head;
+}
+
+djava_sos_chunk* Client::AllocAt(uint64_t sequence, size_t size, const djava_sos_meta* meta) {
   auto c = std::make_unique<djava_sos_chunk>();
   c->client = this;
   c->id = MakeChunkId(node_, sequence);

@@ -115,6 +115,8 @@ class Client {
 
   NodeId node() const { return node_; }
   djava_sos_chunk* Alloc(size_t size, const djava_sos_meta* meta, djava_sos_error* error);
+  djava_sos_chunk* AllocRun(size_t count, const size_t* sizes, const djava_sos_meta* meta,
+                            djava_sos_error* error);
   djava_sos_chunk* ChunkFor(uint64_t id);
   djava_sos_status Prefetch(const uint64_t* ids, size_t n, djava_sos_error* error);
   djava_sos_status Free(djava_sos_chunk* c, djava_sos_error* error);
@@ -178,6 +180,8 @@ class Client {
   void SetState(djava_sos_chunk* c, uint64_t state, bool blocked);
 
   djava_sos_chunk* Find(uint64_t id);
+  // A new chunk in state M with the id of this node's sequence.
+  djava_sos_chunk* AllocAt(uint64_t sequence, size_t size, const djava_sos_meta* meta);
   djava_sos_chunk* Insert(uint64_t id, std::unique_ptr<djava_sos_chunk> c);
   void Callback(void (*fn)(void*));
 

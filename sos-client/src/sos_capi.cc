@@ -85,6 +85,12 @@ djava_sos_chunk* djava_sos_alloc(djava_sos_client* client, size_t size, const dj
   return reinterpret_cast<Client*>(client)->Alloc(size, meta, slot.get(error));
 }
 
+djava_sos_chunk* djava_sos_alloc_run(djava_sos_client* client, size_t count, const size_t* sizes,
+                                     const djava_sos_meta* meta, djava_sos_error* error) {
+  ErrorSlot slot;
+  return reinterpret_cast<Client*>(client)->AllocRun(count, sizes, meta, slot.get(error));
+}
+
 djava_sos_chunk* djava_sos_chunk_for(djava_sos_client* client, uint64_t id) {
   return reinterpret_cast<Client*>(client)->ChunkFor(id);
 }

@@ -132,6 +132,12 @@ uint32_t djava_sos_node(const djava_sos_client* client);
  * meta->class_name is copied. Null with *error on failure. */
 djava_sos_chunk* djava_sos_alloc(djava_sos_client* client, size_t size, const djava_sos_meta* meta,
                                  djava_sos_error* error);
+/* count new chunks as djava_sos_alloc makes them, with consecutive ids (a
+ * large array's header and its blocks, docs/SOS.md): chunk i has sizes[i]
+ * bytes and the id of the first plus i; all have meta. Returns the first;
+ * djava_sos_chunk_for finds the others. Null with *error on failure. */
+djava_sos_chunk* djava_sos_alloc_run(djava_sos_client* client, size_t count, const size_t* sizes,
+                                     const djava_sos_meta* meta, djava_sos_error* error);
 /* The handle of an id learned from elsewhere (state I until first access);
  * the same handle every time. Null for id 0. */
 djava_sos_chunk* djava_sos_chunk_for(djava_sos_client* client, uint64_t id);

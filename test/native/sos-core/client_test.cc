@@ -133,6 +133,47 @@ TEST(SosClient, AnotherNodeReadsWhatTheCreatorWroteWithItsMeta) {
   djava_sos_abandon(a);
 }
 
+TEST(SosClient, ARunOfChunksHasConsecutiveIdsEachCoherentOnItsOwn) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_meta meta = Meta("[J", 4096, 0xb10c);
+  const size_t sizes[] = {16, 8, 8, 8};
+  djava_sos_error e{};
+  djava_sos_chunk* head = djava_sos_alloc_run(a, 4, sizes, &meta, &e);
+  ASSERT_NE(head, nullptr) << e.message;
+  const uint64_t base = djava_sos_id(head);
+  djava_sos_chunk* blocks_a[3];
+  djava_sos_chunk* blocks_b[3];
+  for (int k = 0; k < 3; k++) {
+    blocks_a[k] = djava_sos_chunk_for(a, base + 1 + k);
+    ASSERT_NE(blocks_a[k], nullptr);
+    EXPECT_EQ(djava_sos_size(blocks_a[k]), 8u);
+    WriteU64(blocks_a[k], 100 + k);
+    blocks_b[k] = djava_sos_chunk_for(b, base + 1 + k);
+  }
+  EXPECT_EQ(djava_sos_id(djava_sos_alloc(a, 8, &meta, &e)), base + 4) << "the run used its ids";
+  // b writes block 1 only; a keeps writing blocks 0 and 2 without a miss.
+  WriteU64(blocks_b[1], 7);
+  djava_sos_stats before{}, after{};
+  djava_sos_get_stats(a, &before);
+  for (uint64_t i = 0; i < 10; i++) {
+    WriteU64(blocks_a[0], i);
+    WriteU64(blocks_a[2], i);
+    WriteU64(blocks_b[1], i);
+  }
+  djava_sos_get_stats(a, &after);
+  EXPECT_EQ(after.misses, before.misses) << "disjoint blocks never conflict";
+  EXPECT_EQ(ReadU64(blocks_b[0]), 9u);
+  EXPECT_EQ(ReadU64(blocks_a[1]), 9u);
+  EXPECT_EQ(ReadU64(blocks_b[2]), 9u);
+  const djava_sos_meta* m = djava_sos_meta_of(blocks_b[2]);
+  ASSERT_NE(m, nullptr);
+  EXPECT_STREQ(m->class_name, "[J") << "a block carries its array's class (and program)";
+  djava_sos_abandon(b);
+  djava_sos_abandon(a);
+}
+
 TEST(SosClient, AWriteInvalidatesOtherReadCopies) {
   Server server;
   djava_sos_client* a = server.Connect("a");

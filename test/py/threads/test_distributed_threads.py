@@ -235,7 +235,7 @@ def test_a_thread_no_server_can_start_is_dead_and_says_why(cluster, secret_file,
 def stats_rows(text, header):
     """The class rows of the statistics block whose header line contains
     `header`: {class: [objects, published, misses, invalid, flushes,
-    bytes in, bytes out, enters, enter ms]}."""
+    bytes in, bytes out, enters, enter ms, blocks]}."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines)
                  if line.startswith("djava statistics of ") and header in line)
@@ -245,9 +245,11 @@ def stats_rows(text, header):
     for line in lines[columns + 1:]:
         if not line.startswith("  ") or line.startswith("  ..."):
             break
-        *name, objects, published, misses, invalid, flushes, b_in, b_out, enters, ms = line.split()
+        *name, objects, published, misses, invalid, flushes, b_in, b_out, enters, ms, blocks = \
+            line.split()
         rows[" ".join(name)] = [int(objects), int(published), int(misses), int(invalid),
-                                int(flushes), int(b_in), int(b_out), int(enters), float(ms)]
+                                int(flushes), int(b_in), int(b_out), int(enters), float(ms),
+                                int(blocks)]
     return rows
 
 

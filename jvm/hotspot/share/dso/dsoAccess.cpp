@@ -42,7 +42,7 @@ bool DsoAccess::is_class_own_field(oop obj, jlong offset) {
   return offset < InstanceMirrorKlass::offset_of_static_fields() && java_lang_Class::is_instance(obj);
 }
 
-bool DsoAccessMark::begin_oop(JavaThread* current, oop& obj, bool write) {
+bool DsoAccessMark::begin_oop(JavaThread* current, oop& obj, jlong from, jlong to, bool write) {
   assert(_obj.is_null(), "one access a mark");
   assert(DsoMark::is_shared(obj->mark()), "only a replica takes an access");
   assert(current->thread_state() == _thread_in_vm, "accesses begin in VM state");
@@ -61,7 +61,7 @@ bool DsoAccessMark::begin_oop(JavaThread* current, oop& obj, bool write) {
                       "it has no shared-object cache here");
     return false;
   }
-  DsoHeap::begin_access(current, h, write, current);
+  DsoHeap::begin_access_range(current, h, from, to, write, current);
   if (current->has_pending_exception()) {
     // No access is held. A djava error outranks one the caller had pending:
     // it says the replica's bytes could not be read or written.
@@ -71,6 +71,8 @@ bool DsoAccessMark::begin_oop(JavaThread* current, oop& obj, bool write) {
     current->set_pending_exception(pending(), pending_file, pending_line);
   }
   _obj = h;
+  _from = from;
+  _to = to;
   obj = h();  // GC may have moved it while the access waited
   return true;
 }
@@ -84,12 +86,19 @@ void DsoAccess::stress_local_write(oop dst) {
 
 void DsoAccessMark::end() {
   if (_obj.not_null()) {
-    DsoHeap::end_access(_obj());
+    DsoHeap::end_access_range(_obj(), _from, _to);
     _obj = Handle();
   }
 }
 
 // ---- System.arraycopy -------------------------------------------------------------
+
+// The offset of an array's element `index` (or of its end, for length).
+static jlong element_offset(oop array, int index) {
+  int lh = array->klass()->layout_helper();
+  return arrayOopDesc::base_offset_in_bytes(Klass::layout_helper_element_type(lh)) +
+         ((jlong)index << Klass::layout_helper_log2_element_size(lh));
+}
 
 // Whether Klass::copy_array reaches the elements: every check it makes
 // before reading or writing one passes. When one fails it throws without
@@ -137,13 +146,13 @@ static void copy_between_replicas(JavaThread* current, Handle src, jlong src_off
   }
   {
     DsoAccessMark read;
-    if (read.begin(current, src, false)) {
+    if (read.begin_range(current, src, src_offset, src_offset + (jlong)size, false)) {
       raw_copy(current, address_of(src(), src_offset), buffer, size, 0);
     }
   }
   if (!current->has_pending_exception()) {
     DsoAccessMark write;
-    if (write.begin(current, dst, true)) {
+    if (write.begin_range(current, dst, dst_offset, dst_offset + (jlong)size, true)) {
       raw_copy(current, buffer, address_of(dst(), dst_offset), size, elem_size);
     }
   }
@@ -171,13 +180,15 @@ static void bounce_references(JavaThread* current, Handle s, int src_pos, Handle
   objArrayHandle buffer(current, tmp);
   {
     DsoAccessMark read;
-    if (!read.begin(current, s, false)) {
+    if (!read.begin_range(current, s, element_offset(s(), src_pos),
+                          element_offset(s(), src_pos + length), false)) {
       return;
     }
     k->copy_array(arrayOop(s()), src_pos, buffer(), 0, length, CHECK);
   }
   DsoAccessMark write;
-  if (write.begin(current, d, true)) {
+  if (write.begin_range(current, d, element_offset(d(), dst_pos),
+                        element_offset(d(), dst_pos + length), true)) {
     k->copy_array(buffer(), 0, arrayOop(d()), dst_pos, length, current);
   }
 }
@@ -206,11 +217,21 @@ void DsoAccess::arraycopy(JavaThread* current, arrayOop s, int src_pos, arrayOop
     bounce(current, hs, src_pos, hd, dst_pos, length);
     return;
   }
-  // One replica (or one array on both sides, which a write access covers).
+  // One replica (or one array on both sides, which a write access covers:
+  // of an array in blocks, the blocks of both ranges and those between).
   Handle replica = d_shared ? hd : hs;
   Handle other = d_shared ? hs : hd;
+  jlong from, to;
+  if (s == d) {
+    from = element_offset(s, MIN2(src_pos, dst_pos));
+    to = element_offset(s, MAX2(src_pos, dst_pos) + length);
+  } else {
+    int pos = d_shared ? dst_pos : src_pos;
+    from = element_offset(replica(), pos);
+    to = element_offset(replica(), pos + length);
+  }
   DsoAccessMark access;
-  if (!access.begin(current, replica, d_shared)) {
+  if (!access.begin_range(current, replica, from, to, d_shared)) {
     return;
   }
   if (other() != replica() && DsoMark::is_shared(other->mark())) {
@@ -239,8 +260,14 @@ void DsoAccess::copy_memory(JavaThread* current, oop src_base, jlong src_offset,
   }
   Handle replica = d_shared ? dst : src;
   Handle other = d_shared ? src : dst;
+  jlong from = d_shared ? dst_offset : src_offset;
+  jlong to = from + (jlong)size;
+  if (src_base == dst_base) {
+    from = MIN2(src_offset, dst_offset);
+    to = MAX2(src_offset, dst_offset) + (jlong)size;
+  }
   DsoAccessMark access;
-  if (!access.begin(current, replica, d_shared)) {
+  if (!access.begin_range(current, replica, from, to, d_shared)) {
     return;
   }
   if (is_shared_or_null(other()) && other() != replica()) {
@@ -326,7 +353,8 @@ void DsoAccess::set_array_element(JavaThread* current, jobject array, jint index
     a = arrayOop(JNIHandles::resolve_non_null(array));
   }
   DsoAccessMark write;
-  if (DsoMark::is_shared(a->mark()) && !write.begin(current, a, true)) {
+  if (DsoMark::is_shared(a->mark()) && index >= 0 && index < a->length() &&
+      !write.begin_range(current, a, element_offset(a, index), element_offset(a, index + 1), true)) {
     return;
   }
   if (value_type == T_OBJECT) {

@@ -70,14 +70,26 @@ class DsoAccessMark : public StackObj {
   // Release functions may be called with one) stays pending on success.
   template <typename T>
   bool begin(JavaThread* current, T& obj, bool write) {
+    return begin_range(current, obj, 0, max_jlong, write);
+  }
+  // The same for the bytes [from, to) of obj only (offsets in the object):
+  // of an array kept in blocks, the blocks holding them (DsoHeap).
+  template <typename T>
+  bool begin_range(JavaThread* current, T& obj, jlong from, jlong to, bool write) {
     oop o = obj;
-    bool ok = begin_oop(current, o, write);
+    bool ok = begin_oop(current, o, from, to, write);
     obj = (T)o;
     return ok;
   }
-  bool begin(JavaThread* current, Handle& obj, bool write) {
+  bool begin_range(JavaThread* current, Handle& obj, jlong from, jlong to, bool write) {
     oop o = obj();
-    return begin_oop(current, o, write);
+    return begin_oop(current, o, from, to, write);
+  }
+  // Unsafe's access at offset: at most 8 bytes, which may straddle two
+  // blocks of an unaligned access.
+  template <typename T>
+  bool begin_at(JavaThread* current, T& obj, jlong offset, bool write) {
+    return begin_range(current, obj, offset, offset + 8, write);
   }
 
   // Ends the access now (a no-op if none is held). In VM state: ending the
@@ -85,9 +97,11 @@ class DsoAccessMark : public StackObj {
   void end();
 
  private:
-  bool begin_oop(JavaThread* current, oop& obj, bool write);
+  bool begin_oop(JavaThread* current, oop& obj, jlong from, jlong to, bool write);
 
   Handle _obj;  // the replica while an access is held
+  jlong _from;  // the bytes it covers
+  jlong _to;
 };
 
 // Declares DsoAccessMark `name` and, if obj (an oop variable or a Handle)
@@ -116,14 +130,14 @@ class DsoAccessMark : public StackObj {
 #define DSO_ACCESS_AT(name, current, obj, offset, write, ...)                   \
   DsoAccessMark name;                                                           \
   if (DsoMark::is_shared((obj)->mark()) && !DsoAccess::is_class_own_field((obj), (offset)) && \
-      !name.begin((current), (obj), (write))) {                                 \
+      !name.begin_at((current), (obj), (offset), (write))) {                    \
     __VA_ARGS__;                                                                \
   }
 #define DSO_ACCESS_OR_NULL_AT(name, current, obj, offset, write, ...)           \
   DsoAccessMark name;                                                           \
   if ((obj) != NULL && DsoMark::is_shared((obj)->mark()) &&                     \
       !DsoAccess::is_class_own_field((obj), (offset)) &&                        \
-      !name.begin((current), (obj), (write))) {                                 \
+      !name.begin_at((current), (obj), (offset), (write))) {                    \
     __VA_ARGS__;                                                                \
   }
 

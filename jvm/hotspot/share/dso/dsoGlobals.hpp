@@ -65,6 +65,13 @@
           "there would: for tests of another thread making the objects "      \
           "shared meanwhile (dsoFence.hpp)")                                  \
           range(0, 10000)                                                     \
+                                                                              \
+  product(uint, DjavaArrayBlockBytes, 4096,                                   \
+          "An array this node makes shared is kept coherent in blocks of "    \
+          "this many bytes of elements, each block its own chunk, when it "   \
+          "holds four blocks or more; 0 keeps every array whole. A power "    \
+          "of two; other nodes follow the layout its publisher chose")       \
+          range(0, 1048576)                                                   \
 
 DECLARE_FLAGS(DSO_FLAGS)
 

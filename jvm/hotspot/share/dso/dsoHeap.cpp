@@ -122,8 +122,33 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
     return 0;
   }
   djava_sos_error error;
-  djava_sos_chunk* chunk = DsoNode::lib().djava_sos_alloc(DsoNode::sos(), DsoMarshal::fixed_size(obj),
-                                                          &meta, &error);
+  int elems_shift = DsoBlocks::elems_shift_for(obj);
+  djava_sos_chunk* chunk;
+  DsoBlocks* blocks = NULL;
+  if (elems_shift == 0) {
+    chunk = DsoNode::lib().djava_sos_alloc(DsoNode::sos(), DsoMarshal::fixed_size(obj), &meta,
+                                           &error);
+  } else {
+    // The array's own chunk, then its blocks, with consecutive ids.
+    uint32_t count = DsoBlocks::count_for(meta.array_length, elems_shift);
+    size_t* sizes = NEW_C_HEAP_ARRAY(size_t, (size_t)count + 1, mtInternal);
+    sizes[0] = DsoMarshal::blocks_header_size;
+    for (uint32_t k = 0; k < count; k++) {
+      int from = (int)((uint64_t)k << elems_shift);
+      int to = (int)MIN2((uint64_t)meta.array_length, ((uint64_t)k + 1) << elems_shift);
+      sizes[k + 1] = DsoMarshal::fixed_size_of_elements(obj, from, to);
+    }
+    chunk = DsoNode::lib().djava_sos_alloc_run(DsoNode::sos(), (size_t)count + 1, sizes, &meta,
+                                               &error);
+    FREE_C_HEAP_ARRAY(size_t, sizes);
+    if (chunk != NULL) {
+      uint64_t base = DsoNode::lib().djava_sos_id(chunk);
+      blocks = DsoBlocks::create(base, (int)meta.array_length, elems_shift);
+      for (uint32_t k = 0; k < count; k++) {
+        blocks->_chunks[k] = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), base + 1 + k);
+      }
+    }
+  }
   if (chunk == NULL) {
     log_warning(dso)("publishing a %s: %s", k->external_name(), error.message);
     return 0;
@@ -132,11 +157,18 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
   // Pinned (this node has the only copy until another asks for it) and
   // found by the chunk before the tag is in: from then on another thread
   // may send the id elsewhere, and a flush come back for it.
-  uint index = DsoReplicaTable::publish(current, obj, id, chunk, program, true /* new_chunk */);
+  uint index = DsoReplicaTable::publish(current, obj, id, chunk, program, true /* new_chunk */,
+                                        blocks);
   if (index == 0) {
     // Nobody knows the id: the chunk goes, without a message (this may be
     // the cache's receiver thread, which a request's answer would need).
     DsoNode::lib().djava_sos_discard(chunk);
+    if (blocks != NULL) {
+      for (uint32_t k = 0; k < blocks->_count; k++) {
+        DsoNode::lib().djava_sos_discard(blocks->_chunks[k]);
+      }
+      DsoBlocks::destroy(blocks);
+    }
     return 0;
   }
   // After the tag (DsoFence::stamp); a flush until then waits (encode_for_flush).
@@ -554,7 +586,8 @@ static uint drop_orphan_copy(JavaThread* current, djava_sos_chunk* chunk, uint64
 }
 
 oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
-                        const char* class_name, uint identity_hash, uint array_length, TRAPS) {
+                        const char* class_name, uint identity_hash, uint array_length,
+                        int elems_shift, TRAPS) {
   uint index = DsoReplicaTable::index_of(id);
   if (index != 0) {
     return DsoReplicaTable::replica(index);
@@ -600,8 +633,15 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
                    err_msg("djava: shared object " UINT64_FORMAT_X " is modified on this node "
                            "but has no replica here", id));
   }
-  index = DsoReplicaTable::materialize(current, fresh, id, identity_hash, chunk, program);
+  if (elems_shift < 0 || elems_shift > 30 || (elems_shift > 0 && !fresh->is_array())) {
+    THROW_MSG_NULL(vmSymbols::java_lang_InternalError(),
+                   err_msg("djava: shared object " UINT64_FORMAT_X " (%s) has a bad block layout (%d)",
+                           id, fresh->klass()->external_name(), elems_shift));
+  }
+  DsoBlocks* blocks = elems_shift > 0 ? DsoBlocks::create(id, (int)array_length, elems_shift) : NULL;
+  index = DsoReplicaTable::materialize(current, fresh, id, identity_hash, chunk, program, blocks);
   if (index == 0) {
+    DsoBlocks::destroy(blocks);
     THROW_MSG_NULL(vmSymbols::java_lang_OutOfMemoryError(),
                    "djava: this node's replica table is full");
   }
@@ -669,15 +709,71 @@ oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
 
 // ---- accesses --------------------------------------------------------------------
 
-void DsoHeap::begin_access(JavaThread* current, Handle obj, bool write, TRAPS) {
-  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
-  djava_sos_chunk* chunk = e->_chunk;
-  if (chunk == NULL) {
-    ResourceMark rm(current);
-    THROW_MSG(vmSymbols::java_lang_InternalError(),
-              err_msg("djava: shared object " UINT64_FORMAT_X " (%s) has no chunk on this node",
-                      e->_global_id, obj->klass()->external_name()));
+// The chunk of block k of e's array, looked up on this node's first use of
+// the block. A copy the cache holds of it may be an orphan, as in
+// drop_orphan_copy (GC took the replica it was installed into): it is
+// dropped before the block names this entry.
+static djava_sos_chunk* block_chunk(JavaThread* current, DsoReplica* e, uint32_t k, TRAPS) {
+  DsoBlocks* b = e->_blocks;
+  djava_sos_chunk* c = Atomic::load_acquire(&b->_chunks[k]);
+  if (c != NULL) {
+    return c;
   }
+  uint64_t id = b->_base_id + 1 + k;
+  c = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
+  for (int attempt = 0; ; attempt++) {
+    uintptr_t owner = DsoNode::lib().djava_sos_user(c);
+    if (owner == e->_user) {
+      break;  // another thread of this node looked it up meanwhile
+    }
+    djava_sos_status status;
+    {
+      ThreadToNativeFromVM in_native(current);
+      status = DsoNode::lib().djava_sos_drop_copy(c, owner);
+    }
+    if (status == DJAVA_SOS_OK) {
+      DsoNode::lib().djava_sos_set_user(c, e->_user);
+      break;
+    }
+    if (DsoNode::lib().djava_sos_user(c) == owner || attempt == attach_attempts) {
+      THROW_MSG_NULL(vmSymbols::java_lang_InternalError(),
+                     err_msg("djava: block %u of shared array " UINT64_FORMAT_X " is modified on "
+                             "this node but has no replica here", k, b->_base_id));
+    }
+  }
+  Atomic::cmpxchg(&b->_chunks[k], (djava_sos_chunk*)NULL, c);
+  return c;
+}
+
+// The blocks [*first, *last] of e's array that hold its bytes [from, to).
+static void blocks_of_range(DsoReplica* e, oop obj, jlong from, jlong to, uint32_t* first,
+                            uint32_t* last) {
+  arrayOop a = arrayOop(obj);
+  int l2es = Klass::layout_helper_log2_element_size(a->klass()->layout_helper());
+  jlong base = arrayOopDesc::base_offset_in_bytes(
+      Klass::layout_helper_element_type(a->klass()->layout_helper()));
+  jlong length = a->length();
+  jlong first_element = from <= base ? 0 : (from - base) >> l2es;
+  jlong last_element = to - 1 <= base ? 0 : (to - 1 - base) >> l2es;
+  first_element = MIN2(first_element, length - 1);
+  last_element = MAX2(first_element, MIN2(last_element, length - 1));
+  *first = (uint32_t)(first_element >> e->_blocks->_elems_shift);
+  *last = (uint32_t)(last_element >> e->_blocks->_elems_shift);
+}
+
+djava_sos_chunk* DsoHeap::chunk_at(JavaThread* current, oop obj, jlong offset, TRAPS) {
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+  if (e->_blocks == NULL) {
+    return e->_chunk;
+  }
+  uint32_t first, last;
+  blocks_of_range(e, obj, offset, offset + 1, &first, &last);
+  return block_chunk(current, e, first, THREAD);
+}
+
+// One chunk's access; throws if it fails, naming obj.
+static bool begin_chunk_access(JavaThread* current, Handle obj, djava_sos_chunk* chunk,
+                               bool write, TRAPS) {
   djava_sos_error error;
   djava_sos_status status;
   {
@@ -691,29 +787,66 @@ void DsoHeap::begin_access(JavaThread* current, Handle obj, bool write, TRAPS) {
     // Decoding failed (class not found, ...): the exception stands, and the
     // access it was for never happens.
     DsoNode::lib().djava_sos_release(chunk);
-    return;
+    return false;
   }
   if (status == DJAVA_SOS_OK) {
-    if (write) {
+    return true;
+  }
+  if (HAS_PENDING_EXCEPTION) {
+    return false;
+  }
+  DsoNode::stop_if_left(current);
+  ResourceMark rm(current);
+  THROW_MSG_(vmSymbols::java_lang_InternalError(),
+             err_msg("djava: cannot %s a %s: %s: %s", write ? "write" : "read",
+                     obj->klass()->external_name(), DsoNode::lib().djava_sos_status_name(status),
+                     error.message), false);
+}
+
+void DsoHeap::begin_access_range(JavaThread* current, Handle obj, jlong from, jlong to,
+                                 bool write, TRAPS) {
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+  djava_sos_chunk* chunk = e->_chunk;
+  if (chunk == NULL) {
+    ResourceMark rm(current);
+    THROW_MSG(vmSymbols::java_lang_InternalError(),
+              err_msg("djava: shared object " UINT64_FORMAT_X " (%s) has no chunk on this node",
+                      e->_global_id, obj->klass()->external_name()));
+  }
+  if (e->_blocks == NULL) {
+    if (begin_chunk_access(current, obj, chunk, write, THREAD) && write) {
       // In M now: the only current copy of the bytes is this replica.
       DsoReplicaTable::pin(e, obj());
     }
     return;
   }
-  if (HAS_PENDING_EXCEPTION) {
-    return;
+  uint32_t first, last;
+  blocks_of_range(e, obj(), from, to, &first, &last);
+  for (uint32_t k = first; k <= last; k++) {
+    djava_sos_chunk* block = block_chunk(current, e, k, THREAD);
+    if (block == NULL || !begin_chunk_access(current, obj, block, write, THREAD)) {
+      for (uint32_t held = first; held < k; held++) {
+        DsoNode::lib().djava_sos_release(e->_blocks->_chunks[held]);
+      }
+      return;
+    }
   }
-  DsoNode::stop_if_left(current);
-  ResourceMark rm(current);
-  THROW_MSG(vmSymbols::java_lang_InternalError(),
-            err_msg("djava: cannot %s a %s: %s: %s", write ? "write" : "read",
-                    obj->klass()->external_name(), DsoNode::lib().djava_sos_status_name(status),
-                    error.message));
+  if (write) {
+    DsoReplicaTable::pin_blocked(e, obj());
+  }
 }
 
-void DsoHeap::end_access(oop obj) {
+void DsoHeap::end_access_range(oop obj, jlong from, jlong to) {
   DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
-  DsoNode::lib().djava_sos_release(e->_chunk);
+  if (e->_blocks == NULL) {
+    DsoNode::lib().djava_sos_release(e->_chunk);
+    return;
+  }
+  uint32_t first, last;
+  blocks_of_range(e, obj, from, to, &first, &last);
+  for (uint32_t k = first; k <= last; k++) {
+    DsoNode::lib().djava_sos_release(e->_blocks->_chunks[k]);
+  }
 }
 
 // ---- the cache's callbacks ----------------------------------------------------------
@@ -751,9 +884,11 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
   }
   if (replica.is_null() && meta->class_name != NULL) {
     // Attached by id alone (DsoHeap::attach), or the replica was collected
-    // and its entry not reclaimed yet: the meta says what to make.
+    // and its entry not reclaimed yet: the meta says what to make (and the
+    // bytes of an array kept in blocks, how).
+    int elems_shift = meta->element_type != 0 ? DsoMarshal::blocks_header_shift(bytes, size) : 0;
     oop made = DsoHeap::replica_of(current, meta->program, id, meta->class_name,
-                                   meta->identity_hash, meta->array_length, current);
+                                   meta->identity_hash, meta->array_length, elems_shift, current);
     if (current->has_pending_exception()) {
       ResourceMark rm(current);
       oop message = java_lang_Throwable::message(current->pending_exception());
@@ -778,7 +913,28 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
     }
   }
   uint64_t program = program_of_replica(current, replica(), meta);
-  DsoMarshal::decode(current, program, replica, (const u1*)bytes, size, current);
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(replica->mark()));
+  if (e->_blocks == NULL) {
+    DsoMarshal::decode(current, program, replica, (const u1*)bytes, size, current);
+  } else if (id == e->_global_id) {
+    // The array's own chunk: only its layout, which this node has.
+    if (DsoMarshal::blocks_header_shift(bytes, size) != e->_blocks->_elems_shift) {
+      jio_snprintf(error, error_capacity, "chunk " UINT64_FORMAT_X " does not describe its "
+                   "array's blocks as references to it do", id);
+      return 1;
+    }
+  } else {
+    uint64_t k = id - e->_global_id - 1;
+    if (id <= e->_global_id || k >= e->_blocks->_count) {
+      jio_snprintf(error, error_capacity, "chunk " UINT64_FORMAT_X " is no block of array "
+                   UINT64_FORMAT_X, id, e->_global_id);
+      return 1;
+    }
+    int from, to;
+    e->_blocks->elements_of((uint32_t)k, arrayOop(replica())->length(), &from, &to);
+    DsoMarshal::decode_elements(current, program, replica, from, to, (const u1*)bytes, size,
+                                current);
+  }
   if (current->has_pending_exception()) {
     // The exception stays pending for begin_access to throw.
     ResourceMark rm(current);
@@ -920,7 +1076,19 @@ static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint
     e->_fence_stamp = 0;
   }
   oop blocker = NULL;
-  size_t size = DsoMarshal::encode(replica, (u1*)buffer, capacity, program, &blocker);
+  size_t size;
+  if (e->_blocks == NULL) {
+    size = DsoMarshal::encode(replica, (u1*)buffer, capacity, program, &blocker);
+  } else if (id == e->_global_id) {
+    size = DsoMarshal::encode_blocks_header(e->_blocks->_elems_shift, e->_blocks->_count,
+                                            (u1*)buffer, capacity);
+  } else {
+    int from, to;
+    e->_blocks->elements_of((uint32_t)(id - e->_global_id - 1), arrayOop(replica)->length(),
+                            &from, &to);
+    size = DsoMarshal::encode_elements(replica, from, to, (u1*)buffer, capacity, program,
+                                       &blocker);
+  }
   if (size == DsoMarshal::not_now) {
     flush_put_off(current, e, id, replica, blocker);
     return DJAVA_SOS_PRODUCE_LATER;
@@ -929,8 +1097,9 @@ static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint
   e->_flush_warned_ns = 0;
   if (size <= capacity) {
     // The bytes are on their way to the server: what references the
-    // replica here is what keeps it.
-    DsoReplicaTable::unpin(e);
+    // replica here is what keeps it (an array in blocks: once none is
+    // modified here).
+    DsoReplicaTable::unpin_after_flush(e, chunk);
   }
   return size;
 }

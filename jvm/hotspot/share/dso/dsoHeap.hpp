@@ -73,9 +73,11 @@ class DsoHeap : AllStatic {
   static uint32_t foreign_owner(uint64_t id) { return (uint32_t)((id >> 32) & 0x7fffffff); }
 
   // The replica of shared object id, made empty if this node has none.
-  // class_name in internal form.
+  // class_name in internal form. elems_shift: an array kept in blocks of
+  // 2^elems_shift elements (0: whole).
   static oop replica_of(JavaThread* current, uint64_t program, uint64_t id,
-                        const char* class_name, uint identity_hash, uint array_length, TRAPS);
+                        const char* class_name, uint identity_hash, uint array_length,
+                        int elems_shift, TRAPS);
   // The replica of shared object id, fetched with its bytes if this node
   // has none: an id learned with nothing else (a shipped thread, a root).
   static oop attach(JavaThread* current, uint64_t id, TRAPS);
@@ -100,8 +102,23 @@ class DsoHeap : AllStatic {
   // Begins a read or write access to replica obj (a miss blocks this
   // thread, safepoint-safe, while the cache fetches); throws on failure
   // (lost chunk, disconnected cluster, ...). end_access ends it.
-  static void begin_access(JavaThread* current, Handle obj, bool write, TRAPS);
-  static void end_access(oop obj);
+  static void begin_access(JavaThread* current, Handle obj, bool write, TRAPS) {
+    begin_access_range(current, obj, 0, max_jlong, write, THREAD);
+  }
+  static void end_access(oop obj) { end_access_range(obj, 0, max_jlong); }
+  // The same for the bytes [from, to) of obj (offsets in the object): of
+  // an array kept in blocks, the blocks that hold them, each its own
+  // access, begun in ascending order; of any other object, the whole.
+  // Holding several blocks while another begins cannot deadlock: every
+  // thread that holds more than one block takes them in one order (a
+  // block's id), and one that holds a single block waits for nothing.
+  static void begin_access_range(JavaThread* current, Handle obj, jlong from, jlong to,
+                                 bool write, TRAPS);
+  static void end_access_range(oop obj, jlong from, jlong to);
+  // The chunk that holds the byte at offset in replica obj: its own, or
+  // for an array kept in blocks, that block's (looked up here on first
+  // use). NULL, with an exception pending, if that fails.
+  static djava_sos_chunk* chunk_at(JavaThread* current, oop obj, jlong offset, TRAPS);
 
   static uint64_t id_of(oop replica);
 

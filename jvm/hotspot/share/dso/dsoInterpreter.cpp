@@ -5,6 +5,7 @@
 #include "precompiled.hpp"
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
+#include "dso/dsoAccess.hpp"
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMark.hpp"
@@ -18,6 +19,9 @@
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/threadSMR.hpp"
 #include "utilities/exceptions.hpp"
+
+// DsoBarrierSetC1::dynamic, without C1's headers (Zero has none).
+static const jint DsoBarrierSetC1_dynamic = 4;
 
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -47,19 +51,35 @@ static bool has_chunk(oop obj) {
   return DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_chunk != NULL;
 }
 
-void DsoInterpreter::gain_access(JavaThread* current, Handle h, bool is_write, TRAPS) {
+void DsoInterpreter::gain_access(JavaThread* current, Handle h, jlong offset, jlong end,
+                                 bool is_write, TRAPS) {
   if (!has_chunk(h())) {
     refuse(current, h(), is_write ? "write" : "read");
     return;
   }
-  DsoHeap::begin_access(current, h, is_write, CHECK);
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(h->mark()));
+  if (e->_blocks != NULL && offset < 0) {
+    // An array in blocks is reached only by its elements (and arraylength,
+    // which needs no access): the caller did not say which.
+    DsoAccess::refuse(current, h(), is_write ? "write" : "read",
+                      "an access to an array kept in blocks names no element");
+    return;
+  }
+  jlong from = e->_blocks != NULL ? offset : 0;
+  jlong to = e->_blocks != NULL ? end : max_jlong;
+  DsoHeap::begin_access_range(current, h, from, to, is_write, CHECK);
   if (!is_write) {
     // A read needs the bytes current when it starts; the replica's bytes
     // change only under a later access, so the access ends here. A write
     // ends after its store (DSO_END_WRITE): a flush must not miss it.
-    DsoHeap::end_access(h());
+    DsoHeap::end_access_range(h(), from, to);
   } else {
-    note_pinned(current, DsoReplicaTable::entry(DsoMark::index(h->mark())));
+    // The chunks the access began on (looked up by then: no exception).
+    djava_sos_chunk* first = DsoHeap::chunk_at(current, h(), from, THREAD);
+    djava_sos_chunk* last = DsoHeap::chunk_at(current, h(), to - 1, THREAD);
+    note_pinned(current, first);
+    assert(_second_pinned == NULL, "one write at a time");
+    _second_pinned = last != first ? last : NULL;
   }
 }
 
@@ -68,8 +88,19 @@ void DsoInterpreter::gain_access(JavaThread* current, Handle h, bool is_write, T
 // leaving the copy pinned (every later revocation of it would wait).
 JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::access_shared(JavaThread* current, oopDesc* obj, jboolean is_write))
   Handle h(current, obj);
-  gain_access(current, h, is_write, CHECK);
+  gain_access(current, h, -1, -1, is_write, CHECK);
   // The replica may have moved meanwhile: the interpreter takes it back.
+  current->set_vm_result(h());
+JRT_END
+
+JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::access_shared_element(JavaThread* current,
+                                                               arrayOopDesc* array, jint index,
+                                                               jboolean is_write))
+  Handle h(current, array);
+  int lh = array->klass()->layout_helper();
+  jlong offset = arrayOopDesc::base_offset_in_bytes(Klass::layout_helper_element_type(lh)) +
+                 ((jlong)index << Klass::layout_helper_log2_element_size(lh));
+  gain_access(current, h, offset, offset + 1, is_write, CHECK);
   current->set_vm_result(h());
 JRT_END
 
@@ -87,9 +118,10 @@ static bool reads_thread_status(oop obj, address field) {
 JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::bytecode_read(JavaThread* current, oopDesc* obj,
                                                        address field, oopDesc* val))
   bool thread_status = reads_thread_status(obj, field);
+  jlong offset = field - cast_from_oop<address>(obj);
   Handle h(current, obj);
   Handle v(current, val);
-  gain_access(current, h, false, CHECK);
+  gain_access(current, h, offset, offset + 1, false, CHECK);
   if (thread_status) {
     DsoThreads::refresh_remote_state(current, h());
   }
@@ -99,28 +131,33 @@ JRT_END
 
 JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::bytecode_write(JavaThread* current, oopDesc* obj,
                                                         address field, oopDesc* val))
+  jlong offset = field - cast_from_oop<address>(obj);
   Handle h(current, obj);
   Handle v(current, val);
-  gain_access(current, h, true, CHECK);
+  gain_access(current, h, offset, offset + 1, true, CHECK);
   current->set_vm_result(h());
   current->set_dso_vm_result_2(v());
 JRT_END
 
 JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::compiled_access(JavaThread* current, oopDesc* obj,
-                                                         jint kind))
-  // Kinds: bit 0 a write, bit 1 a read of Thread.threadStatus.
+                                                         jint kind, jlong offset))
+  // Kinds (DsoBarrierSetC1::Kind): bit 0 a write, bit 1 a read of
+  // Thread.threadStatus, bit 2 an Unsafe access.
   Handle h(current, obj);
-  gain_access(current, h, (kind & 1) != 0, CHECK);
+  // Unsafe's accesses (dynamic) may be unaligned: up to 8 bytes.
+  jlong end = offset < 0 ? -1 : offset + ((kind & DsoBarrierSetC1_dynamic) != 0 ? 8 : 1);
+  gain_access(current, h, offset, end, (kind & 1) != 0, CHECK);
   if ((kind & 2) != 0 && h->klass()->is_subclass_of(vmClasses::Thread_klass())) {
     DsoThreads::refresh_remote_state(current, h());
   }
 JRT_END
 
-void DsoInterpreter::release_last(DsoReplica* e) {
-  DsoNode::lib().djava_sos_release_last(e->_chunk);
+void DsoInterpreter::release(djava_sos_chunk* chunk) {
+  DsoNode::lib().djava_sos_release(chunk);
 }
 
 bool DsoInterpreter::_announced_writes = false;
+THREAD_LOCAL djava_sos_chunk* DsoInterpreter::_second_pinned = NULL;
 
 void DsoInterpreter::initialize() {
   static bool initialized = false;

@@ -46,6 +46,10 @@ class DsoInterpreter : AllStatic {
   // Gains the access the bytecode needs (read: S or M; write: M), or throws.
   // Leaves the (possibly moved) object in vm_result.
   static void access_shared(JavaThread* current, oopDesc* obj, jboolean is_write);
+  // The same for element `index` of an array (an array kept in blocks
+  // needs that element's block).
+  static void access_shared_element(JavaThread* current, arrayOopDesc* array, jint index,
+                                    jboolean is_write);
 
   // The cached case, inline and without leaving Java state: true with the
   // access begun (a read's already ended) when this node holds the copy it
@@ -81,7 +85,7 @@ class DsoInterpreter : AllStatic {
     if ((w & (DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED)) == DJAVA_SOS_WORD_STATE_M &&
         __atomic_compare_exchange_n(word, &w, w + pin, /* weak */ true, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED)) {
-      note_pinned(thread, DsoReplicaTable::entry(DsoMark::index(obj->mark())));
+      note_pinned(thread, DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_chunk);
       return true;
     }
     return false;
@@ -105,23 +109,26 @@ class DsoInterpreter : AllStatic {
     end_pinned_write(thread);
   }
 
-  // A write pinned its replica's copy (the inline CAS, or the slow path's
-  // access): its end must unpin it. The slot then holds the replica's entry
-  // with the low bit set, never a state word, so quiesce_writers does not
-  // wait for it (it waits for pins).
-  static void note_pinned(JavaThread* thread, DsoReplica* e) {
-    *thread->dso_inline_write_addr() = (volatile uint64_t*)((uintptr_t)e | pinned_mark);
+  // A write pinned a chunk's copy (the inline CAS, or the slow path's
+  // access: the replica's own chunk, or an array block's): its end must
+  // unpin it. The slot then holds the chunk's handle with the low bit set,
+  // never a state word, so quiesce_writers does not wait for it (it waits
+  // for pins).
+  static void note_pinned(JavaThread* thread, djava_sos_chunk* chunk) {
+    *thread->dso_inline_write_addr() = (volatile uint64_t*)((uintptr_t)chunk | pinned_mark);
   }
 
   // end_write of a pinned write. A leaf: the template interpreter calls it
   // with the thread in Java state.
   static void end_pinned_write(JavaThread* thread) {
     volatile uint64_t* volatile* slot = thread->dso_inline_write_addr();
-    DsoReplica* e = (DsoReplica*)((uintptr_t)*slot & ~pinned_mark);
+    djava_sos_chunk* chunk = (djava_sos_chunk*)((uintptr_t)*slot & ~pinned_mark);
     *slot = NULL;
-    uint64_t old = __atomic_fetch_sub(e->_word, pin, __ATOMIC_ACQ_REL);
-    if ((old & DJAVA_SOS_WORD_BLOCKED) != 0 && (old >> DJAVA_SOS_WORD_PIN_SHIFT) == 1) {
-      release_last(e);
+    release(chunk);
+    if (_second_pinned != NULL) {
+      djava_sos_chunk* second = _second_pinned;
+      _second_pinned = NULL;
+      release(second);
     }
   }
 
@@ -137,7 +144,9 @@ class DsoInterpreter : AllStatic {
   // dso_access blob): as bytecode_read/bytecode_write, for an access of
   // `kind` (DsoBarrierSetC1::Kind). The compiled frame's registers, which
   // hold the object, come back through the blob's oop map.
-  static void compiled_access(JavaThread* current, oopDesc* obj, jint kind);
+  // offset: the byte offset of an array element or Unsafe access in obj,
+  // -1 for a field (an array kept in blocks needs the element's block).
+  static void compiled_access(JavaThread* current, oopDesc* obj, jint kind, jlong offset);
   // DSO_CHECK_FIELD_READ's refresh of a remote thread's state, from Java state.
   static void refresh_thread_state(JavaThread* current, oopDesc* obj);
 
@@ -155,12 +164,18 @@ class DsoInterpreter : AllStatic {
  private:
   static const uint64_t pin = UCONST64(1) << DJAVA_SOS_WORD_PIN_SHIFT;
   static const uintptr_t pinned_mark = 1;  // replica entries are word-aligned
-  // Gains a bytecode's access to the replica h (access_shared, in VM state).
-  static void gain_access(JavaThread* current, Handle h, bool is_write, TRAPS);
-  // A revocation waited for the write that just ended.
-  static void release_last(DsoReplica* e);
+  // Gains a bytecode's access to the bytes [from, to) of replica h
+  // (access_shared, in VM state; from -1: a field, not an array's
+  // element). An unaligned Unsafe access may straddle two blocks of an
+  // array: a write then pins both until its end (_second_pinned).
+  static void gain_access(JavaThread* current, Handle h, jlong from, jlong to, bool is_write,
+                          TRAPS);
+  // Ends a pinned write's access (djava_sos_release).
+  static void release(djava_sos_chunk* chunk);
 
   static bool _announced_writes;
+  // The second block a write straddling two holds until its end.
+  static THREAD_LOCAL djava_sos_chunk* _second_pinned;
 };
 
 // Used inside BytecodeInterpreter::run, where CALL_VM, THREAD and
@@ -194,6 +209,17 @@ class DsoInterpreter : AllStatic {
       (Bytecodes::Code)opcode != Bytecodes::_getstatic) {                       \
     CALL_VM(DsoInterpreter::refresh_thread_state(THREAD, (obj)), handle_exception); \
     obj = (decltype(obj))THREAD->vm_result();                                   \
+    THREAD->set_vm_result(NULL);                                                \
+  }
+
+// An array element's access (Zero's array bytecodes, where `index` is the
+// element's).
+#define DSO_CHECK_ELEMENT_ACCESS(array, index, is_write)                        \
+  if (DsoMark::is_shared_relaxed(array) &&                                      \
+      !DsoInterpreter::try_access(THREAD, (array), (is_write))) {               \
+    CALL_VM(DsoInterpreter::access_shared_element(THREAD, (array), (index), (is_write)), \
+            handle_exception);                                                  \
+    array = (decltype(array))THREAD->vm_result();                               \
     THREAD->set_vm_result(NULL);                                                \
   }
 

@@ -172,6 +172,8 @@ RefEntry entry_for(oop v, BlobWriter* blob, uint64_t program, oop* unpublishable
   e.b = (uint32_t)v->mark().hash();
   e.kind_index = (DsoMarshal::ref_shared << kind_shift) | blob->add(name, strlen(name));
   e.length = v->is_array() ? (uint32_t)((arrayOop)v)->length() : 0;
+  DsoBlocks* blocks = DsoReplicaTable::entry(index)->_blocks;
+  e.reserved = blocks != NULL ? (uint32_t)blocks->_elems_shift : 0;
   return e;
 }
 
@@ -253,7 +255,7 @@ oop resolve_entry(JavaThread* current, uint64_t program, const RefEntry& e, cons
       return k->java_mirror();
     }
     case DsoMarshal::ref_shared:
-      return DsoHeap::replica_of(current, program, e.a, text, e.b, e.length, THREAD);
+      return DsoHeap::replica_of(current, program, e.a, text, e.b, e.length, (int)e.reserved, THREAD);
     case DsoMarshal::ref_named:
       return DsoNamedValues::resolve(current, program, text, THREAD);
     case DsoMarshal::ref_stack_trace:
@@ -354,39 +356,125 @@ size_t DsoMarshal::fixed_size(oop obj) {
     return statics_state_size + DsoStatics::static_block_size(owner) +
            (size_t)owner->static_oop_field_count() * ref_entry_size;
   }
-  if (k->is_typeArray_klass()) {
-    int length = ((arrayOop)obj)->length();
-    return (size_t)length << TypeArrayKlass::cast(k)->log2_element_size();
-  }
-  if (k->is_objArray_klass()) {
-    return (size_t)((arrayOop)obj)->length() * ref_entry_size;
+  if (k->is_array_klass()) {
+    return fixed_size_of_elements(obj, 0, ((arrayOop)obj)->length());
   }
   InstanceKlass* ik = InstanceKlass::cast(k);
   return instance_block_size(ik) + (size_t)reference_slots(ik) * ref_entry_size;
 }
 
-size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program,
-                          oop* unpublishable) {
-  *unpublishable = NULL;
-  Klass* k = obj->klass();
+size_t DsoMarshal::fixed_size_of_elements(oop array, int from, int to) {
+  Klass* k = array->klass();
   if (k->is_typeArray_klass()) {
-    size_t size = fixed_size(obj);
+    return (size_t)(to - from) << TypeArrayKlass::cast(k)->log2_element_size();
+  }
+  return (size_t)(to - from) * ref_entry_size;
+}
+
+size_t DsoMarshal::encode_blocks_header(int elems_shift, uint32_t count, u1* buffer,
+                                        size_t capacity) {
+  if (capacity >= blocks_header_size) {
+    uint64_t magic = blocks_magic;
+    uint32_t shift = (uint32_t)elems_shift;
+    memcpy(buffer, &magic, sizeof(magic));
+    memcpy(buffer + 8, &shift, sizeof(shift));
+    memcpy(buffer + 12, &count, sizeof(count));
+  }
+  return blocks_header_size;
+}
+
+int DsoMarshal::blocks_header_shift(const void* bytes, size_t size) {
+  uint64_t magic;
+  uint32_t shift;
+  if (size != blocks_header_size) {
+    return 0;
+  }
+  memcpy(&magic, bytes, sizeof(magic));
+  memcpy(&shift, (const u1*)bytes + 8, sizeof(shift));
+  return magic == blocks_magic && shift > 0 && shift < 31 ? (int)shift : 0;
+}
+
+size_t DsoMarshal::encode_elements(oop array, int from, int to, u1* buffer, size_t capacity,
+                                   uint64_t program, oop* unpublishable) {
+  *unpublishable = NULL;
+  Klass* k = array->klass();
+  if (k->is_typeArray_klass()) {
+    size_t size = fixed_size_of_elements(array, from, to);
     if (size <= capacity) {
       BasicType t = TypeArrayKlass::cast(k)->element_type();
-      Copy::conjoint_memory_atomic(((typeArrayOop)obj)->base(t), buffer, size);
+      int l2es = TypeArrayKlass::cast(k)->log2_element_size();
+      Copy::conjoint_memory_atomic((address)((typeArrayOop)array)->base(t) + ((size_t)from << l2es),
+                                   buffer, size);
     }
     return size;
   }
   ResourceMark rm;
   BlobWriter blob;
   GrowableArray<RefEntry> entries;
-  size_t block = 0;
-  if (k->is_objArray_klass()) {
-    objArrayOop array = (objArrayOop)obj;
-    for (int i = 0; i < array->length(); i++) {
-      entries.append(entry_for(array->obj_at(i), &blob, program, unpublishable));
+  objArrayOop a = (objArrayOop)array;
+  for (int i = from; i < to; i++) {
+    entries.append(entry_for(a->obj_at(i), &blob, program, unpublishable));
+  }
+  if (*unpublishable != NULL) {
+    return not_now;
+  }
+  size_t size = (size_t)entries.length() * ref_entry_size + blob.size();
+  if (size > capacity) {
+    return size;
+  }
+  u1* out = buffer;
+  for (int i = 0; i < entries.length(); i++) {
+    memcpy(out, entries.adr_at(i), ref_entry_size);
+    out += ref_entry_size;
+  }
+  blob.write(out);
+  return size;
+}
+
+void DsoMarshal::decode_elements(JavaThread* current, uint64_t program, Handle array, int from,
+                                 int to, const u1* bytes, size_t size, TRAPS) {
+  Klass* k = array->klass();
+  if (k->is_typeArray_klass()) {
+    if (size != fixed_size_of_elements(array(), from, to)) {
+      decode_error("the array's length and the bytes disagree", array(), size, THREAD);
+      return;
     }
-  } else if (java_lang_Class::is_instance(obj)) {
+    BasicType t = TypeArrayKlass::cast(k)->element_type();
+    int l2es = TypeArrayKlass::cast(k)->log2_element_size();
+    Copy::conjoint_memory_atomic(bytes, (address)((typeArrayOop)array())->base(t) + ((size_t)from << l2es),
+                                 size);
+    return;
+  }
+  ResourceMark rm(current);
+  HandleMark hm(current);
+  GrowableArray<Handle> refs;
+  bool well_formed = resolve_all(current, program, bytes, size, to - from, &refs, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    return;
+  }
+  if (!well_formed) {
+    decode_error("malformed reference entries", array(), size, THREAD);
+    return;
+  }
+  objArrayOop a = (objArrayOop)array();
+  for (int i = from; i < to; i++) {
+    a->obj_at_put(i, refs.at(i - from)());
+  }
+}
+
+size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program,
+                          oop* unpublishable) {
+  *unpublishable = NULL;
+  Klass* k = obj->klass();
+  if (k->is_array_klass()) {
+    return encode_elements(obj, 0, ((arrayOop)obj)->length(), buffer, capacity, program,
+                           unpublishable);
+  }
+  ResourceMark rm;
+  BlobWriter blob;
+  GrowableArray<RefEntry> entries;
+  size_t block = 0;
+  if (java_lang_Class::is_instance(obj)) {
     // A class's static fields: its initialization state, then the static
     // block, its references first; or the state and the error <clinit>
     // threw.
@@ -486,34 +574,14 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
 void DsoMarshal::decode(JavaThread* current, uint64_t program, Handle replica, const u1* bytes,
                         size_t size, TRAPS) {
   Klass* k = replica->klass();
-  if (k->is_typeArray_klass()) {
-    if (size != fixed_size(replica())) {
-      decode_error("the array's length and the bytes disagree", replica(), size, THREAD);
-      return;
-    }
-    BasicType t = TypeArrayKlass::cast(k)->element_type();
-    Copy::conjoint_memory_atomic(bytes, ((typeArrayOop)replica())->base(t), size);
+  if (k->is_array_klass()) {
+    decode_elements(current, program, replica, 0, ((arrayOop)replica())->length(), bytes, size,
+                    THREAD);
     return;
   }
   ResourceMark rm(current);
   HandleMark hm(current);
   GrowableArray<Handle> refs;
-  if (k->is_objArray_klass()) {
-    int length = ((arrayOop)replica())->length();
-    bool well_formed = resolve_all(current, program, bytes, size, length, &refs, THREAD);
-    if (HAS_PENDING_EXCEPTION) {
-      return;
-    }
-    if (!well_formed) {
-      decode_error("malformed reference entries", replica(), size, THREAD);
-      return;
-    }
-    objArrayOop array = (objArrayOop)replica();
-    for (int i = 0; i < length; i++) {
-      array->obj_at_put(i, refs.at(i)());
-    }
-    return;
-  }
   if (java_lang_Class::is_instance(replica())) {
     decode_statics(current, program, replica, bytes, size, THREAD);
     return;

@@ -18,7 +18,9 @@
  *                               u32 length, u32 reserved (zero)
  *     null          kind 0
  *     shared object kind 1: a = id, b = identity hash, index = class name,
- *                           length = the array length for an array
+ *                           length = the array length for an array, reserved
+ *                           = log2 of its elements per block for an array
+ *                           kept in blocks (0: whole)
  *     string        kind 2: index = its value (modified UTF-8); b = 1 if interned
  *     class         kind 3: index = class name (internal form, or a primitive's name)
  *     foreign       kind 4: an object that cannot be shared (native state): a =
@@ -32,6 +34,12 @@
  *                   receiver makes a StackTraceElement[] of them
  *   blob: u32 count, then count times (u32 length, bytes): the names and
  *         string values the entries index
+ *
+ * An array kept in blocks (dsoReplicaTable.hpp, DsoBlocks): its own chunk
+ * holds u64 blocks_magic, u32 log2 of elements per block, u32 the number
+ * of blocks; each block's chunk holds its elements encoded as an array of
+ * just those elements (type array: as laid out; object array: one entry
+ * each, then the blob).
  *
  * Strings and classes travel by value and by name, and so do the JDK's
  * values each node has its own of (their identity is node-local); every other referenced object is shared, so a reference is
@@ -78,6 +86,22 @@ class DsoMarshal : AllStatic {
   // The encoded size of an instance's fixed part (field block and entries),
   // or of an array's, before the blob.
   static size_t fixed_size(oop obj);
+
+  // Elements [from, to) of an array, as encode and decode do a whole one's
+  // (a block of an array kept in blocks).
+  static size_t fixed_size_of_elements(oop array, int from, int to);
+  static size_t encode_elements(oop array, int from, int to, u1* buffer, size_t capacity,
+                                uint64_t program, oop* unpublishable);
+  static void decode_elements(JavaThread* current, uint64_t program, Handle array, int from,
+                              int to, const u1* bytes, size_t size, TRAPS);
+
+  // The own chunk of an array kept in blocks.
+  static const size_t blocks_header_size = 16;
+  static const uint64_t blocks_magic = UCONST64(0x534b434f4c426a64);  // "djBLOCKS"
+  static size_t encode_blocks_header(int elems_shift, uint32_t count, u1* buffer, size_t capacity);
+  // The log2 of elements per block that bytes (an array's own chunk)
+  // describe, or 0 if they are not such a header.
+  static int blocks_header_shift(const void* bytes, size_t size);
 };
 
 #endif // SHARE_DSO_DSOMARSHAL_HPP

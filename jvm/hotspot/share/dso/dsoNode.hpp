@@ -51,6 +51,7 @@ class JavaThread;
   X(djava_sos_node)                                                           \
   X(djava_sos_status_name)                                                    \
   X(djava_sos_alloc)                                                          \
+  X(djava_sos_alloc_run)                                                      \
   X(djava_sos_chunk_for)                                                      \
   X(djava_sos_id)                                                             \
   X(djava_sos_set_user)                                                       \
@@ -92,7 +93,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 13;
+  static const uint32_t abi_version = 14;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

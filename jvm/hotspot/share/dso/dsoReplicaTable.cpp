@@ -3,6 +3,7 @@
  */
 
 #include "precompiled.hpp"
+#include "dso/dsoGlobals.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
@@ -42,6 +43,7 @@ size_t        DsoReplicaTable::_live = 0;
 volatile bool DsoReplicaTable::_has_dead = false;
 OopStorage*   DsoReplicaTable::_storage = NULL;
 Mutex*        DsoReplicaTable::_lock = NULL;
+Mutex*        DsoReplicaTable::_pin_lock = NULL;
 
 static DsoIdToIndex* _id_to_index = NULL;
 
@@ -56,11 +58,48 @@ void DsoReplicaTable::initialize() {
   // Never a safepoint while taking it: publication runs in flushes, which
   // may happen on a Java thread's release in the interpreter (Java state).
   _lock = new Mutex(Mutex::leaf, "DsoReplicaTable_lock", true, Mutex::_safepoint_check_never);
+  _pin_lock = new Mutex(Mutex::leaf, "DsoReplicaTable_pin_lock", true, Mutex::_safepoint_check_never);
+}
+
+// ---- arrays in blocks ----------------------------------------------------------------
+
+DsoBlocks* DsoBlocks::create(uint64_t base_id, int length, int elems_shift) {
+  DsoBlocks* b = NEW_C_HEAP_OBJ(DsoBlocks, mtInternal);
+  b->_base_id = base_id;
+  b->_count = count_for(length, elems_shift);
+  b->_elems_shift = elems_shift;
+  b->_chunks = NEW_C_HEAP_ARRAY(djava_sos_chunk* volatile, b->_count, mtInternal);
+  for (uint32_t k = 0; k < b->_count; k++) {
+    b->_chunks[k] = NULL;
+  }
+  return b;
+}
+
+void DsoBlocks::destroy(DsoBlocks* b) {
+  if (b != NULL) {
+    FREE_C_HEAP_ARRAY(djava_sos_chunk* volatile, b->_chunks);
+    FREE_C_HEAP_OBJ(b);
+  }
+}
+
+int DsoBlocks::elems_shift_for(oop array) {
+  if (DjavaArrayBlockBytes == 0 || !array->is_array()) {
+    return 0;
+  }
+  int log2_block = log2i(DjavaArrayBlockBytes);  // a power of two, or the one below
+  int log2_element = Klass::layout_helper_log2_element_size(array->klass()->layout_helper());
+  int shift = log2_block - log2_element;
+  if (shift < 1) {
+    return 0;
+  }
+  // Four blocks or more: a smaller array moves whole in one round trip
+  // for about what a block costs (docs/HEAP.md).
+  return ((uint64_t)arrayOop(array)->length() >> shift) >= 4 ? shift : 0;
 }
 
 void DsoReplicaTable::set_chunk(DsoReplica* e, djava_sos_chunk* chunk) {
   e->_chunk = chunk;
-  e->_word = chunk != NULL ? DsoNode::lib().djava_sos_word(chunk) : NULL;
+  e->_word = chunk != NULL && e->_blocks == NULL ? DsoNode::lib().djava_sos_word(chunk) : NULL;
 }
 
 uint DsoReplicaTable::index_of_chunk(const djava_sos_chunk* chunk) {
@@ -104,26 +143,30 @@ void DsoReplicaTable::free_index(uint index) {
     e->_class_name->decrement_refcount();
     e->_class_name = NULL;
   }
+  DsoBlocks::destroy(e->_blocks);
+  e->_blocks = NULL;
+  e->_user = 0;
   set_chunk(e, NULL);
   e->_next_free = _free_head;
   _free_head = index;
 }
 
 uint DsoReplicaTable::publish(Thread* current, oop obj, uint64_t global_id,
-                              djava_sos_chunk* chunk, uint64_t program, bool new_chunk) {
+                              djava_sos_chunk* chunk, uint64_t program, bool new_chunk,
+                              DsoBlocks* blocks) {
   HandleMark hm(current);  // the handle must not outlive the call: it would keep obj alive
   Handle h(current, obj);
   markWord mark = obj->mark();
   if (mark.has_locker() && current->is_Java_thread() &&
       current->as_Java_thread()->is_lock_owned((address)mark.locker())) {
-    return install_stack_locked(current, h, global_id, chunk, program, new_chunk);
+    return install_stack_locked(current, h, global_id, chunk, program, new_chunk, blocks);
   }
   if (!mark.is_neutral()) {
     return 0;
   }
   // Keeps an identity hash the object already has: it may be in use locally.
   intptr_t hash = ObjectSynchronizer::FastHashCode(current, h());
-  return install(current, h, global_id, (uint)hash, false, chunk, program, new_chunk);
+  return install(current, h, global_id, (uint)hash, false, chunk, program, new_chunk, blocks);
 }
 
 uint DsoReplicaTable::identity_hash_for_publication(Thread* current, oop obj) {
@@ -160,7 +203,7 @@ uint DsoReplicaTable::identity_hash_for_publication(Thread* current, oop obj) {
 // object), the header moved into the ObjectMonitor and the tag follows it.
 uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t global_id,
                                            djava_sos_chunk* chunk, uint64_t program,
-                                           bool new_chunk) {
+                                           bool new_chunk, DsoBlocks* blocks) {
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   uint index = allocate_index();
   if (index == 0) {
@@ -178,7 +221,7 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
     free_index(index);  // identity_hash_for_publication gives it one first
     return 0;
   }
-  record(index, h, global_id, chunk, program, new_chunk);  // before the tag (see install)
+  record(index, h, global_id, chunk, program, new_chunk, blocks);  // before the tag (see install)
   lock->set_displaced_header(DsoMark::tagged(displaced, index));
   OrderAccess::fence();
   if (obj->mark() != mark) {
@@ -203,7 +246,7 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
 // The entry of a replica about to be tagged: complete before the tag, which
 // any thread of this node may act on at once (see publish).
 void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk,
-                             uint64_t program, bool new_chunk) {
+                             uint64_t program, bool new_chunk, DsoBlocks* blocks) {
   assert_lock_strong(_lock);
   DsoReplica* e = &_entries[index];
   e->_replica = WeakHandle(_storage, h);
@@ -213,6 +256,7 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
   e->_program = program;
   e->_class_name = h->klass()->name();
   e->_class_name->increment_refcount();
+  e->_blocks = blocks;
   set_chunk(e, chunk);
   e->_next_free = 0;
   e->_published_here = new_chunk;
@@ -225,22 +269,33 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
   if (new_chunk) {
     pin(e, h());  // this node has the only copy
   }
+  e->_user = (uintptr_t)(++_made) << 32 | index;
   if (chunk != NULL) {
-    DsoNode::lib().djava_sos_set_user(chunk, (uintptr_t)(++_made) << 32 | index);
+    DsoNode::lib().djava_sos_set_user(chunk, e->_user);
+  }
+  if (blocks != NULL) {
+    // The blocks looked up already (all of them where the array was
+    // published) name the entry too.
+    for (uint32_t k = 0; k < blocks->_count; k++) {
+      if (blocks->_chunks[k] != NULL) {
+        DsoNode::lib().djava_sos_set_user(blocks->_chunks[k], e->_user);
+      }
+    }
   }
   _id_to_index->put(global_id, index);
   _live++;
 }
 
 uint DsoReplicaTable::materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash,
-                                  djava_sos_chunk* chunk, uint64_t program) {
+                                  djava_sos_chunk* chunk, uint64_t program, DsoBlocks* blocks) {
   HandleMark hm(current);
   Handle h(current, obj);
-  return install(current, h, global_id, identity_hash, true, chunk, program, false);
+  return install(current, h, global_id, identity_hash, true, chunk, program, false, blocks);
 }
 
 uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,
-                              djava_sos_chunk* chunk, uint64_t program, bool new_chunk) {
+                              djava_sos_chunk* chunk, uint64_t program, bool new_chunk,
+                              DsoBlocks* blocks) {
   assert(hash != markWord::no_hash && hash <= markWord::hash_mask, "bad identity hash %u", hash);
   MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
   if (Atomic::load(&_has_dead)) {
@@ -253,6 +308,7 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
     present = NULL;
   }
   if (present != NULL) {
+    DsoBlocks::destroy(blocks);
     return *present;  // materialized meanwhile by another thread
   }
   uint index = allocate_index();
@@ -262,12 +318,13 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
   // The entry is complete before the tag is in the mark: a thread of this
   // node may meet the object (a published one is in use here) and go to
   // its entry the moment it sees the tag (cas_set_mark orders the stores).
-  record(index, h, global_id, chunk, program, new_chunk);
+  record(index, h, global_id, chunk, program, new_chunk, blocks);
   oop obj = h();
   while (true) {
     markWord mark = obj->mark();
     if (!mark.is_neutral() || DsoMark::is_shared(mark) ||
         (set_hash ? !mark.has_no_hash() : mark.hash() != hash)) {
+      _entries[index]._blocks = NULL;  // the caller's to destroy, as for any 0
       forget(index);  // locked meanwhile, or not the object the caller meant
       return 0;
     }
@@ -295,6 +352,41 @@ void DsoReplicaTable::unpin(DsoReplica* e) {
   }
 }
 
+static bool is_modified(djava_sos_chunk* c) {
+  return (__atomic_load_n(DsoNode::lib().djava_sos_word(c), __ATOMIC_ACQUIRE) &
+          DJAVA_SOS_WORD_STATE_MASK) == DJAVA_SOS_WORD_STATE_M;
+}
+
+bool DsoReplicaTable::holds_modified(DsoReplica* e, djava_sos_chunk* except) {
+  if (e->_chunk != except && e->_chunk != NULL && is_modified(e->_chunk)) {
+    return true;
+  }
+  DsoBlocks* b = e->_blocks;
+  for (uint32_t k = 0; k < b->_count; k++) {
+    djava_sos_chunk* c = Atomic::load_acquire(&b->_chunks[k]);
+    if (c != NULL && c != except && is_modified(c)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void DsoReplicaTable::unpin_after_flush(DsoReplica* e, djava_sos_chunk* flushed) {
+  if (e->_blocks == NULL) {
+    unpin(e);
+    return;
+  }
+  MutexLocker ml(_pin_lock, Mutex::_no_safepoint_check_flag);
+  if (!holds_modified(e, flushed)) {
+    unpin(e);
+  }
+}
+
+void DsoReplicaTable::pin_blocked(DsoReplica* e, oop obj) {
+  MutexLocker ml(_pin_lock, Mutex::_no_safepoint_check_flag);
+  pin(e, obj);
+}
+
 oop DsoReplicaTable::replica(uint index) {
   return entry(index)->_replica.resolve();
 }
@@ -319,11 +411,51 @@ void DsoReplicaTable::forget(uint index) {
     // reused) index; the next replica of the id sets its own.
     DsoNode::lib().djava_sos_set_user(e->_chunk, 0);
   }
+  if (e->_blocks != NULL) {
+    for (uint32_t k = 0; k < e->_blocks->_count; k++) {
+      djava_sos_chunk* c = e->_blocks->_chunks[k];
+      if (c != NULL) {
+        DsoNode::lib().djava_sos_set_user(c, 0);
+      }
+    }
+  }
   e->_pin.release(Universe::vm_global());
   e->_replica.release(_storage);
   _id_to_index->remove(e->_global_id);
   _live--;
   free_index(index);
+}
+
+static void append_blocks(DsoReplica* e, GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out) {
+  if (e->_blocks != NULL) {
+    for (uint32_t k = 0; k < e->_blocks->_count; k++) {
+      djava_sos_chunk* c = Atomic::load_acquire(&e->_blocks->_chunks[k]);
+      if (c != NULL) {
+        out->append(c);
+      }
+    }
+  }
+}
+
+static bool has_pins(djava_sos_chunk* c) {
+  return c != NULL &&
+         (__atomic_load_n(DsoNode::lib().djava_sos_word(c), __ATOMIC_ACQUIRE) >>
+          DJAVA_SOS_WORD_PIN_SHIFT) != 0;
+}
+
+// An access in progress to any of the entry's chunks.
+static bool in_use(DsoReplica* e) {
+  if (has_pins(e->_chunk)) {
+    return true;
+  }
+  if (e->_blocks != NULL) {
+    for (uint32_t k = 0; k < e->_blocks->_count; k++) {
+      if (has_pins(Atomic::load_acquire(&e->_blocks->_chunks[k]))) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 void DsoReplicaTable::chunks_of(uint64_t program,
@@ -333,6 +465,7 @@ void DsoReplicaTable::chunks_of(uint64_t program,
     DsoReplica* e = &_entries[index];
     if (!e->_replica.is_empty() && e->_program == program && e->_chunk != NULL) {
       out->append(e->_chunk);
+      append_blocks(e, out);
     }
   }
 }
@@ -352,8 +485,7 @@ size_t DsoReplicaTable::drop_program(uint64_t program,
     }
     // An access in progress (a thread not of the program may hold one: a
     // JDK thread running its code) still uses the entry.
-    if (e->_word != NULL &&
-        (__atomic_load_n(e->_word, __ATOMIC_ACQUIRE) >> DJAVA_SOS_WORD_PIN_SHIFT) != 0) {
+    if (in_use(e)) {
       kept_here++;
       continue;
     }
@@ -377,6 +509,7 @@ size_t DsoReplicaTable::drop_program(uint64_t program,
     DsoReplica* e = &_entries[index];
     if (!e->_replica.is_empty() && e->_chunk != NULL) {
       kept->append(e->_chunk);
+      append_blocks(e, kept);
     }
   }
   DsoStatistics::retained_chunks(kept);

@@ -28,6 +28,34 @@ class Thread;
 
 struct djava_sos_chunk;
 
+// A large array kept coherent in blocks (docs/HEAP.md, "Arrays in blocks"):
+// block k holds elements [k << elems_shift, (k + 1) << elems_shift), and is
+// the chunk base id + 1 + k; the array's own chunk (the base id) carries
+// only this layout. Each block has its own state on every node, so threads
+// on different nodes write disjoint blocks without conflict, and a node
+// fetches only the blocks it touches. A block's handle is looked up when
+// this node first uses the block (DsoHeap::block_chunk).
+struct DsoBlocks {
+  uint64_t _base_id;
+  uint32_t _count;
+  int      _elems_shift;
+  djava_sos_chunk* volatile* _chunks;  // _count of them, NULL until looked up
+
+  static DsoBlocks* create(uint64_t base_id, int length, int elems_shift);
+  static void destroy(DsoBlocks* b);
+  static uint32_t count_for(int length, int elems_shift) {
+    return (uint32_t)(((uint64_t)length + (UCONST64(1) << elems_shift) - 1) >> elems_shift);
+  }
+  // The elements' block size this node gives an array it publishes: log2
+  // of elements per block, or 0 to keep it whole (DjavaArrayBlockBytes).
+  static int elems_shift_for(oop array);
+  // Elements [*from, *to) of block k of an array of length elements.
+  void elements_of(uint32_t k, int length, int* from, int* to) const {
+    *from = (int)((uint64_t)k << _elems_shift);
+    *to = (int)MIN2((uint64_t)length, ((uint64_t)k + 1) << _elems_shift);
+  }
+};
+
 struct DsoReplica {
   WeakHandle       _replica;    // empty when the entry is free
   OopHandle        _pin;        // holds the replica strongly while set (pin())
@@ -36,7 +64,11 @@ struct DsoReplica {
   uint64_t         _program;    // the program the object belongs to (0: none)
   Symbol*          _class_name; // its class's (counted), for statistics after GC took it
   djava_sos_chunk* _chunk;      // the cache's handle of the chunk (dsoHeap.cpp)
-  volatile uint64_t* _word;     // its state word, tested inline (dsoInterpreter.hpp)
+  volatile uint64_t* _word;     // its state word, tested inline (dsoInterpreter.hpp);
+                                // NULL for an array in blocks: its accesses take
+                                // the slow path, which finds the block's chunk
+  DsoBlocks*       _blocks;     // an array kept in blocks; NULL for a whole object
+  uintptr_t        _user;       // the user value of its chunks (index_of_chunk)
   uint             _next_free;  // free-list link, when free
   // For -XX:+PrintDistributedStatistics (dsoStatistics.hpp).
   bool             _published_here;   // this node made the object shared
@@ -74,8 +106,10 @@ class DsoReplicaTable : AllStatic {
   // entry is pinned and awaits its publication fence (fence_unstamped, for
   // the caller to replace with DsoFence::stamp() once the tag is in) before
   // the tag, so no flush can take the bytes meanwhile.
+  // blocks: the array's layout in blocks (the entry owns it from here; the
+  // caller destroys it when this returns 0), or NULL.
   static uint publish(Thread* current, oop obj, uint64_t global_id, djava_sos_chunk* chunk,
-                      uint64_t program, bool new_chunk = false);
+                      uint64_t program, bool new_chunk = false, DsoBlocks* blocks = NULL);
   // An entry's _fence_stamp between its tag and its stamp (see publish).
   static const uint64_t fence_unstamped = ~UCONST64(0);
 
@@ -90,7 +124,7 @@ class DsoReplicaTable : AllStatic {
   // chunk, the cache's handle of global_id, is in the entry before any
   // other thread can find it.
   static uint materialize(Thread* current, oop obj, uint64_t global_id, uint identity_hash,
-                          djava_sos_chunk* chunk, uint64_t program);
+                          djava_sos_chunk* chunk, uint64_t program, DsoBlocks* blocks = NULL);
 
   // Gives an entry its chunk (or none), and the chunk's state word.
   static void set_chunk(DsoReplica* e, djava_sos_chunk* chunk);
@@ -112,6 +146,12 @@ class DsoReplicaTable : AllStatic {
   // when no access is in progress.
   static void pin(DsoReplica* e, oop obj);
   static void unpin(DsoReplica* e);
+  // unpin for a flush of `flushed`, one of the entry's chunks: an array in
+  // blocks stays held while any other of its chunks is in M here. A writer
+  // pins after its grant (pin_blocked), both under one lock, so a flush
+  // either sees that block in M or unpins before the writer pins again.
+  static void unpin_after_flush(DsoReplica* e, djava_sos_chunk* flushed);
+  static void pin_blocked(DsoReplica* e, oop obj);
 
   // The table, for generated code that finds an entry by the mark's index
   // (cpu/x86/dso); _entries is reserved once and never moves.
@@ -156,11 +196,14 @@ class DsoReplicaTable : AllStatic {
 
  private:
   static uint install(Thread* current, Handle h, uint64_t global_id, uint hash, bool set_hash,
-                      djava_sos_chunk* chunk, uint64_t program, bool new_chunk);
+                      djava_sos_chunk* chunk, uint64_t program, bool new_chunk, DsoBlocks* blocks);
   static uint install_stack_locked(Thread* current, Handle h, uint64_t global_id,
-                                   djava_sos_chunk* chunk, uint64_t program, bool new_chunk);
+                                   djava_sos_chunk* chunk, uint64_t program, bool new_chunk,
+                                   DsoBlocks* blocks);
   static void record(uint index, Handle h, uint64_t global_id, djava_sos_chunk* chunk,
-                     uint64_t program, bool new_chunk);
+                     uint64_t program, bool new_chunk, DsoBlocks* blocks);
+  // Whether a chunk of the entry other than `except` is in M (blocks only).
+  static bool holds_modified(DsoReplica* e, djava_sos_chunk* except);
   // Frees an entry with its handles and id: undoes record() for an object
   // that could not take the tag, or lets go of a collected or dropped one.
   static void forget(uint index);
@@ -178,6 +221,7 @@ class DsoReplicaTable : AllStatic {
   static volatile bool _has_dead;
   static OopStorage*  _storage;
   static Mutex*       _lock;
+  static Mutex*       _pin_lock;     // pins of arrays in blocks
 
   friend class DsoStatistics;  // reads every entry under _lock
 };

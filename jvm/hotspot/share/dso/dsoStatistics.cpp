@@ -31,6 +31,7 @@ namespace {
 struct ClassRow {
   const char* name;
   uint64_t objects;
+  uint64_t blocks;
   uint64_t published;
   uint64_t lock_enters;
   uint64_t lock_wait_ns;
@@ -47,6 +48,7 @@ struct EntryShare {
   uint64_t lock_enters;
   uint64_t lock_wait_ns;
   bool collected;
+  bool block;  // a block of an array kept in blocks: its traffic, not an object
 };
 
 // The part of an entry whose replica was collected (retire()).
@@ -57,6 +59,7 @@ struct RetiredShare {
   bool published;
   uint64_t lock_enters;
   uint64_t lock_wait_ns;
+  bool block;
 };
 
 GrowableArrayCHeap<RetiredShare, mtInternal>* retired = NULL;
@@ -222,18 +225,28 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
         continue;
       }
       oop obj = e->_replica.peek();
-      if (obj == NULL || (program != 0 && program_of_replica(obj, e->_chunk) != program)) {
+      // An array in blocks: its own chunk is seldom fetched, so its meta
+      // may not be here; its program is the entry's.
+      uint64_t of = e->_blocks != NULL ? e->_program : program_of_replica(obj, e->_chunk);
+      if (obj == NULL || (program != 0 && of != program)) {
         continue;
       }
       EntryShare s = { label_of(obj), e->_chunk, e->_published_here, e->_lock_enters,
-                       e->_lock_wait_ns, false };
+                       e->_lock_wait_ns, false, false };
       shares.append(s);
+      for (uint32_t k = 0; e->_blocks != NULL && k < e->_blocks->_count; k++) {
+        djava_sos_chunk* c = Atomic::load_acquire(&e->_blocks->_chunks[k]);
+        if (c != NULL) {
+          EntryShare b = { s.name, c, false, 0, 0, false, true };
+          shares.append(b);
+        }
+      }
     }
     for (int i = 0; retired != NULL && i < retired->length(); i++) {
       const RetiredShare& r = retired->at(i);
       if (program == 0 || r.program == program) {
         EntryShare s = { label_of_name(r.class_name), r.chunk, r.published, r.lock_enters,
-                         r.lock_wait_ns, true };
+                         r.lock_wait_ns, true, r.block };
         shares.append(s);
       }
     }
@@ -264,7 +277,7 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
     if (s.chunk == NULL) {
       continue;
     }
-    collected += s.collected ? 1 : 0;
+    collected += s.collected && !s.block ? 1 : 0;
     int* at = index.get(s.name);
     if (at == NULL) {
       ClassRow fresh = {};
@@ -281,7 +294,8 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
     }
     ClassRow* rows_of[] = { rows.adr_at(*at), &total };
     for (ClassRow* r : rows_of) {
-      r->objects++;
+      r->objects += s.block ? 0 : 1;
+      r->blocks += s.block ? 1 : 0;
       r->published += s.published ? 1 : 0;
       r->lock_enters += s.lock_enters;
       r->lock_wait_ns += s.lock_wait_ns;
@@ -337,16 +351,19 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
   for (int i = 0; i < shown; i++) {
     width = MAX2(width, (int)MIN2(strlen(rows.at(i).name), (size_t)60));
   }
-  st->print_cr("  %-*s %8s %9s %8s %8s %8s %10s %10s %8s %9s", width, "class", "objects",
+  // blocks: of arrays kept in blocks, those this node used (their misses
+  // and bytes are in the class's row): false sharing inside an array shows
+  // as many misses on few blocks.
+  st->print_cr("  %-*s %8s %9s %8s %8s %8s %10s %10s %8s %9s %8s", width, "class", "objects",
                "published", "misses", "invalid", "flushes", "bytes in", "bytes out", "enters",
-               "enter ms");
+               "enter ms", "blocks");
   for (int i = 0; i < shown; i++) {
     const ClassRow& r = rows.at(i);
     st->print_cr("  %-*.*s %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-                 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %9.1f",
+                 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %9.1f %8" PRIu64,
                  width, width, r.name, r.objects, r.published, r.cache.misses,
                  r.cache.invalidations, r.cache.flushes, r.cache.bytes_in, r.cache.bytes_out,
-                 r.lock_enters, r.lock_wait_ns / 1e6);
+                 r.lock_enters, r.lock_wait_ns / 1e6, r.blocks);
   }
   if (rows.length() > shown) {
     st->print_cr("  ... and %d more classes", rows.length() - shown);
@@ -363,7 +380,14 @@ void DsoStatistics::retire(const DsoReplica* e) {
   }
   e->_class_name->increment_refcount();
   retired->append(RetiredShare{e->_class_name, e->_chunk, e->_program, e->_published_here,
-                               e->_lock_enters, e->_lock_wait_ns});
+                               e->_lock_enters, e->_lock_wait_ns, false});
+  for (uint32_t k = 0; e->_blocks != NULL && k < e->_blocks->_count; k++) {
+    djava_sos_chunk* c = e->_blocks->_chunks[k];
+    if (c != NULL) {
+      e->_class_name->increment_refcount();
+      retired->append(RetiredShare{e->_class_name, c, e->_program, false, 0, 0, true});
+    }
+  }
 }
 
 void DsoStatistics::retained_chunks(GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out) {

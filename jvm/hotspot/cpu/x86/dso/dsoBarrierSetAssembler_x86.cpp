@@ -18,6 +18,7 @@
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
+#include "oops/arrayOop.hpp"
 #include "oops/oop.hpp"
 #include "runtime/thread.hpp"
 
@@ -227,6 +228,25 @@ static void load_offset(LIR_Assembler* ce, LIR_Opr offset, Register dst) {
 }
 
 static void call_c1_slow_path(LIR_Assembler* ce, DsoAccessStubC1* stub, int kind) {
+  // The access's offset in the object: an element's, an Unsafe access's;
+  // -1 for a field's (compiled_access).
+  LIR_Opr offset = stub->offset();
+  if ((kind & DsoBarrierSetC1::indexed) != 0) {
+    int shift = exact_log2(type2aelembytes(stub->type()));
+    int base = arrayOopDesc::base_offset_in_bytes(stub->type());
+    if (offset->is_constant()) {
+      __ mov64(rscratch1, (jlong)base + ((jlong)offset->as_jint() << shift));
+    } else {
+      __ movl(rscratch1, offset->as_register());  // a checked index: not negative
+      __ shlptr(rscratch1, shift);
+      __ addptr(rscratch1, base);
+    }
+  } else if ((kind & DsoBarrierSetC1::dynamic) != 0) {
+    load_offset(ce, offset, rscratch1);
+  } else {
+    __ mov64(rscratch1, -1);
+  }
+  ce->store_parameter(rscratch1, 2);
   ce->store_parameter(stub->obj()->as_register(), 1);
   ce->store_parameter(kind, 0);
   __ call(RuntimeAddress(Runtime1::entry_for(Runtime1::dso_access_id)));

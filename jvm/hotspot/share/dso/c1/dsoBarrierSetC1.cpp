@@ -103,8 +103,15 @@ void DsoBarrierSetC1::check(LIRAccess& access, int kind) {
   CodeEmitInfo* null_check = access.access_emit_info() != NULL
                            ? new CodeEmitInfo(access.access_emit_info()) : NULL;
   __ cmp_mem_int(lir_cond_less, obj, oopDesc::mark_offset_in_bytes() + 4, 0, null_check);
-  LIR_Opr offset = (kind & dynamic) != 0 ? access.offset().opr() : LIR_OprFact::illegalOpr;
-  CodeStub* stub = new DsoAccessStubC1(obj, offset, gen->new_pointer_register(), kind, info);
+  LIR_Opr offset = LIR_OprFact::illegalOpr;
+  if ((kind & dynamic) != 0) {
+    offset = access.offset().opr();
+  } else if (x->as_AccessIndexed() != NULL) {
+    offset = access.offset().opr();  // the index: the address is not resolved yet
+    kind |= indexed;
+  }
+  CodeStub* stub = new DsoAccessStubC1(obj, offset, gen->new_pointer_register(), kind,
+                                       access.type(), info);
   __ branch(lir_cond_less, stub);
   __ branch_destination(stub->continuation());
   if (null_base != NULL) {

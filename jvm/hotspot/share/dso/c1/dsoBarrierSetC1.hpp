@@ -54,9 +54,11 @@ class DsoBarrierSetC1 : public CardTableBarrierSetC1 {
     read          = 0,
     write         = 1,
     thread_status = 2,  // a read of Thread.threadStatus
-    dynamic       = 4   // Unsafe or an atomic: the base may be null, and
+    dynamic       = 4,  // Unsafe or an atomic: the base may be null, and
                         // a mirror's own fields and threadStatus are told
                         // by the offset at run time
+    indexed       = 8   // an array element: the stub passes its offset (an
+                        // array kept in blocks needs the element's block)
   };
 
   DsoBarrierSetC1() : _end_pinned_write_stub(NULL) {}
@@ -88,11 +90,14 @@ class DsoBarrierSetC1 : public CardTableBarrierSetC1 {
 // The out-of-line part of a check.
 class DsoAccessStubC1 : public CodeStub {
  public:
-  DsoAccessStubC1(LIR_Opr obj, LIR_Opr offset, LIR_Opr tmp, int kind, CodeEmitInfo* info) :
-    _obj(obj), _offset(offset), _tmp(tmp), _kind(kind), _info(info) {}
+  DsoAccessStubC1(LIR_Opr obj, LIR_Opr offset, LIR_Opr tmp, int kind, BasicType type,
+                  CodeEmitInfo* info) :
+    _obj(obj), _offset(offset), _tmp(tmp), _kind(kind), _type(type), _info(info) {}
 
   LIR_Opr obj() const    { return _obj; }
-  LIR_Opr offset() const { return _offset; }  // a dynamic access's (register or constant)
+  // A dynamic access's offset, an indexed one's index (register or constant).
+  LIR_Opr offset() const { return _offset; }
+  BasicType type() const { return _type; }    // an indexed access's element type
   LIR_Opr tmp() const    { return _tmp; }
   int kind() const       { return _kind; }
 
@@ -115,6 +120,7 @@ class DsoAccessStubC1 : public CodeStub {
   LIR_Opr _offset;
   LIR_Opr _tmp;
   int _kind;
+  BasicType _type;
   CodeEmitInfo* _info;
 };
 
