@@ -54,6 +54,9 @@ APPS = {
     # cluster's under djava); {t} = 1 makes them sequential, for Ref.
     "ParallelIntegrate": (["400000", "{t}"], ["20000", "{t}"]),
     "MergeSort": (["262144", "{t}"], ["16384", "{t}"]),
+    # One large array worked on in disjoint ranges (issue 19: arrays in blocks).
+    "StreamCipher": (["3", "4", "{t}"], ["1", "1", "{t}"]),
+    "VectorUpdate": (["4", "4", "{t}"], ["1", "1", "{t}"]),
 }
 # What one operation of each program is (the unit its protocol costs are
 # given per), and how many its arguments make: a unit of work whose count
@@ -65,6 +68,8 @@ OPERATIONS = {
     "RayTracer": ("scan line", lambda args: int(args[0])),
     "ParallelIntegrate": ("1024 elements", lambda args: int(args[0]) // 1024),
     "MergeSort": ("leaf task", lambda args: -(-int(args[0]) // 4096)),  # LEAF-sized ranges
+    "StreamCipher": ("MiB pass", lambda args: int(args[0]) * int(args[1])),
+    "VectorUpdate": ("M-element round", lambda args: int(args[0]) * (int(args[1]) + 1)),
 }
 STATISTICS = "-XX:+PrintDistributedStatistics"
 

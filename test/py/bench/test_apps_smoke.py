@@ -20,6 +20,8 @@ APPS = {
     "TSP": ["8", "4"],
     "ParallelIntegrate": ["20000", "4"],
     "MergeSort": ["16384", "4"],
+    "StreamCipher": ["1", "1", "4"],
+    "VectorUpdate": ["1", "1", "4"],
 }
 
 

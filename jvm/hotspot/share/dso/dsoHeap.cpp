@@ -143,9 +143,9 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
     FREE_C_HEAP_ARRAY(size_t, sizes);
     if (chunk != NULL) {
       uint64_t base = DsoNode::lib().djava_sos_id(chunk);
-      blocks = DsoBlocks::create(base, (int)meta.array_length, elems_shift);
+      blocks = DsoBlocks::create(base, obj, elems_shift);
       for (uint32_t k = 0; k < count; k++) {
-        blocks->_chunks[k] = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), base + 1 + k);
+        blocks->set_chunk(k, DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), base + 1 + k));
       }
     }
   }
@@ -638,7 +638,7 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
                    err_msg("djava: shared object " UINT64_FORMAT_X " (%s) has a bad block layout (%d)",
                            id, fresh->klass()->external_name(), elems_shift));
   }
-  DsoBlocks* blocks = elems_shift > 0 ? DsoBlocks::create(id, (int)array_length, elems_shift) : NULL;
+  DsoBlocks* blocks = elems_shift > 0 ? DsoBlocks::create(id, fresh, elems_shift) : NULL;
   index = DsoReplicaTable::materialize(current, fresh, id, identity_hash, chunk, program, blocks);
   if (index == 0) {
     DsoBlocks::destroy(blocks);
@@ -741,7 +741,7 @@ static djava_sos_chunk* block_chunk(JavaThread* current, DsoReplica* e, uint32_t
                              "this node but has no replica here", k, b->_base_id));
     }
   }
-  Atomic::cmpxchg(&b->_chunks[k], (djava_sos_chunk*)NULL, c);
+  b->set_chunk(k, c);
   return c;
 }
 
@@ -759,6 +759,40 @@ static void blocks_of_range(DsoReplica* e, oop obj, jlong from, jlong to, uint32
   last_element = MAX2(first_element, MIN2(last_element, length - 1));
   *first = (uint32_t)(first_element >> e->_blocks->_elems_shift);
   *last = (uint32_t)(last_element >> e->_blocks->_elems_shift);
+}
+
+static bool is_invalid(volatile uint64_t* word) {
+  return word == NULL ||
+         (__atomic_load_n(word, __ATOMIC_ACQUIRE) & DJAVA_SOS_WORD_STATE_MASK) == DJAVA_SOS_WORD_STATE_I;
+}
+
+// Blocks fetched ahead on a sequential read miss, with the missed one, in
+// one frame (docs/HEAP.md, Arrays in blocks).
+static const uint32_t blocks_ahead = 7;
+
+// A read of block k misses here while block k - 1 has a copy here: a
+// sequential scan, so the next blocks this node lacks are asked for in the
+// same frame as k (the read that follows waits for k's answer like any
+// other). Wrong, it costs up to blocks_ahead blocks' bytes and sharers.
+static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, TRAPS) {
+  DsoBlocks* b = e->_blocks;
+  if (k == 0 || !is_invalid(Atomic::load_acquire(&b->_words[k])) ||
+      is_invalid(Atomic::load_acquire(&b->_words[k - 1]))) {
+    return;
+  }
+  uint64_t ids[blocks_ahead + 1];
+  size_t n = 0;
+  for (uint32_t j = k; j < b->_count && j <= k + blocks_ahead; j++) {
+    if (j > k && !is_invalid(Atomic::load_acquire(&b->_words[j]))) {
+      break;  // fetched already: the scan reaches it next
+    }
+    block_chunk(current, e, j, CHECK);
+    ids[n++] = b->_base_id + 1 + j;
+  }
+  djava_sos_error error;
+  ThreadToNativeFromVM in_native(current);
+  // A failure shows again in the read that follows.
+  DsoNode::lib().djava_sos_prefetch(DsoNode::sos(), ids, n, &error);
 }
 
 djava_sos_chunk* DsoHeap::chunk_at(JavaThread* current, oop obj, jlong offset, TRAPS) {
@@ -822,6 +856,9 @@ void DsoHeap::begin_access_range(JavaThread* current, Handle obj, jlong from, jl
   }
   uint32_t first, last;
   blocks_of_range(e, obj(), from, to, &first, &last);
+  if (!write && first == last) {
+    fetch_ahead(current, e, first, CHECK);
+  }
   for (uint32_t k = first; k <= last; k++) {
     djava_sos_chunk* block = block_chunk(current, e, k, THREAD);
     if (block == NULL || !begin_chunk_access(current, obj, block, write, THREAD)) {

@@ -60,9 +60,33 @@ class DsoInterpreter : AllStatic {
   // those of sos-client's std::atomic, and Zero's Atomic ignores the
   // ordering asked for and fences twice around every operation.
   static bool try_access(JavaThread* thread, oopDesc* obj, jboolean is_write) {
-    volatile uint64_t* word = DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_word;
+    DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+    // An array in blocks has no word of its own: the slow path (or
+    // try_access_element) finds its element's block.
+    return try_word(thread, e->_word, &e->_chunk, is_write);
+  }
+
+  // The same for element `index` of an array: of an array in blocks, the
+  // element's block, if this node has looked its chunk up.
+  static bool try_access_element(JavaThread* thread, arrayOopDesc* array, jint index,
+                                 jboolean is_write) {
+    DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(array->mark()));
+    DsoBlocks* b = e->_blocks;
+    if (b == NULL) {
+      return try_word(thread, e->_word, &e->_chunk, is_write);
+    }
+    uint32_t k = (uint32_t)index >> b->_elems_shift;
+    return try_word(thread, __atomic_load_n(&b->_words[k], __ATOMIC_ACQUIRE), &b->_chunks[k],
+                    is_write);
+  }
+
+  // try_access's test of a chunk's state word; *chunk is the chunk, read
+  // only when a write pins it.
+  template <typename ChunkSlot>
+  static bool try_word(JavaThread* thread, volatile uint64_t* word, ChunkSlot* chunk,
+                       jboolean is_write) {
     if (word == NULL) {
-      return false;  // no cache here: the slow path refuses
+      return false;  // no cache here (the slow path refuses), or a block not looked up
     }
     if (!is_write) {
       uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
@@ -85,7 +109,7 @@ class DsoInterpreter : AllStatic {
     if ((w & (DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED)) == DJAVA_SOS_WORD_STATE_M &&
         __atomic_compare_exchange_n(word, &w, w + pin, /* weak */ true, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED)) {
-      note_pinned(thread, DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_chunk);
+      note_pinned(thread, *chunk);
       return true;
     }
     return false;
@@ -216,7 +240,7 @@ class DsoInterpreter : AllStatic {
 // element's).
 #define DSO_CHECK_ELEMENT_ACCESS(array, index, is_write)                        \
   if (DsoMark::is_shared_relaxed(array) &&                                      \
-      !DsoInterpreter::try_access(THREAD, (array), (is_write))) {               \
+      !DsoInterpreter::try_access_element(THREAD, (array), (index), (is_write))) { \
     CALL_VM(DsoInterpreter::access_shared_element(THREAD, (array), (index), (is_write)), \
             handle_exception);                                                  \
     array = (decltype(array))THREAD->vm_result();                               \

@@ -63,14 +63,19 @@ void DsoReplicaTable::initialize() {
 
 // ---- arrays in blocks ----------------------------------------------------------------
 
-DsoBlocks* DsoBlocks::create(uint64_t base_id, int length, int elems_shift) {
+DsoBlocks* DsoBlocks::create(uint64_t base_id, oop array, int elems_shift) {
+  int lh = array->klass()->layout_helper();
   DsoBlocks* b = NEW_C_HEAP_OBJ(DsoBlocks, mtInternal);
   b->_base_id = base_id;
-  b->_count = count_for(length, elems_shift);
+  b->_count = count_for(arrayOop(array)->length(), elems_shift);
   b->_elems_shift = elems_shift;
+  b->_base = arrayOopDesc::base_offset_in_bytes(Klass::layout_helper_element_type(lh));
+  b->_byte_shift = elems_shift + Klass::layout_helper_log2_element_size(lh);
   b->_chunks = NEW_C_HEAP_ARRAY(djava_sos_chunk* volatile, b->_count, mtInternal);
+  b->_words = NEW_C_HEAP_ARRAY(volatile uint64_t* volatile, b->_count, mtInternal);
   for (uint32_t k = 0; k < b->_count; k++) {
     b->_chunks[k] = NULL;
+    b->_words[k] = NULL;
   }
   return b;
 }
@@ -78,8 +83,15 @@ DsoBlocks* DsoBlocks::create(uint64_t base_id, int length, int elems_shift) {
 void DsoBlocks::destroy(DsoBlocks* b) {
   if (b != NULL) {
     FREE_C_HEAP_ARRAY(djava_sos_chunk* volatile, b->_chunks);
+    FREE_C_HEAP_ARRAY(volatile uint64_t* volatile, b->_words);
     FREE_C_HEAP_OBJ(b);
   }
+}
+
+void DsoBlocks::set_chunk(uint32_t k, djava_sos_chunk* chunk) {
+  // The chunk before the word: a writer that finds the word pins the chunk.
+  Atomic::cmpxchg(&_chunks[k], (djava_sos_chunk*)NULL, chunk);
+  Atomic::release_store(&_words[k], DsoNode::lib().djava_sos_word(chunk));
 }
 
 int DsoBlocks::elems_shift_for(oop array) {

@@ -40,9 +40,17 @@ struct DsoBlocks {
   uint32_t _count;
   int      _elems_shift;
   djava_sos_chunk* volatile* _chunks;  // _count of them, NULL until looked up
+  // For the engines' inline test (cpu/x86/dso, DsoInterpreter): block k's
+  // state word once its chunk is looked up, else NULL; the byte offset of
+  // element 0; log2 of a block's bytes, as this node lays the array out.
+  volatile uint64_t* volatile* _words;
+  int      _base;
+  int      _byte_shift;
 
-  static DsoBlocks* create(uint64_t base_id, int length, int elems_shift);
+  static DsoBlocks* create(uint64_t base_id, oop array, int elems_shift);
   static void destroy(DsoBlocks* b);
+  // Block k's chunk is looked up: the inline test may use its word.
+  void set_chunk(uint32_t k, djava_sos_chunk* chunk);
   static uint32_t count_for(int length, int elems_shift) {
     return (uint32_t)(((uint64_t)length + (UCONST64(1) << elems_shift) - 1) >> elems_shift);
   }

@@ -114,7 +114,17 @@ void DsoBarrierSetAssembler::check_access(MacroAssembler* masm, Address addr, Re
     __ jcc(Assembler::equal, slow);
   }
 
-  emit_cached_test(masm, obj, tmp, tmp2, is_write, done, slow);
+  class AddressOffset : public AccessOffset {
+   public:
+    AddressOffset(Address addr) : _addr(addr) {}
+    virtual void emit(MacroAssembler* masm, Register dst) const {
+      __ lea(dst, _addr);
+      __ subptr(dst, _addr.base());
+    }
+   private:
+    Address _addr;
+  } offset(addr);
+  emit_cached_test(masm, obj, tmp, tmp2, &offset, is_write, done, slow);
 
   __ bind(slow);
   call_slow_path(masm, addr, val, is_write);
@@ -125,17 +135,45 @@ void DsoBarrierSetAssembler::check_access(MacroAssembler* masm, Address addr, Re
 // begun (a read's already ended) when this node holds the copy it needs,
 // else to `slow`. Clobbers tmp and tmp2.
 void DsoBarrierSetAssembler::emit_cached_test(MacroAssembler* masm, Register obj, Register tmp,
-                                              Register tmp2, bool is_write, Label& done,
-                                              Label& slow) {
+                                              Register tmp2, const AccessOffset* offset,
+                                              bool is_write, Label& done, Label& slow) {
   // The replica's entry: the mark's index bits select it in the table.
+  Label have_word;
   __ movptr(tmp, Address(obj, oopDesc::mark_offset_in_bytes()));
   __ shrptr(tmp, DsoMark::index_shift);
   __ andptr(tmp, (int32_t)DsoMark::max_index);
   __ imulq(tmp, tmp, (int)sizeof(DsoReplica));
   __ movptr(tmp2, ExternalAddress((address)DsoReplicaTable::entries_addr()), tmp2);
-  __ movptr(tmp, Address(tmp2, tmp, Address::times_1, offset_of(DsoReplica, _word)));
-  __ testptr(tmp, tmp);
-  __ jcc(Assembler::zero, slow);  // no cache here: the slow path refuses
+  __ addptr(tmp, tmp2);
+  __ movptr(tmp2, Address(tmp, offset_of(DsoReplica, _word)));
+  __ testptr(tmp2, tmp2);
+  __ jcc(Assembler::notZero, have_word);
+  if (offset == NULL) {
+    __ jmp(slow);  // no cache here (the slow path refuses), or an array in blocks
+  } else {
+    // An array in blocks: the word of the block holding the access, if
+    // this node has looked its chunk up; else (or no cache) the slow path.
+    __ movptr(tmp, Address(tmp, offset_of(DsoReplica, _blocks)));
+    __ testptr(tmp, tmp);
+    __ jcc(Assembler::zero, slow);
+    offset->emit(masm, tmp2);
+    // 32 bits (_base is an int): an element's offset from element 0 is
+    // below 2^31, and the subtraction clears the upper half.
+    __ subl(tmp2, Address(tmp, offset_of(DsoBlocks, _base)));
+    // The block: by cl (rcx may be tmp, which the push keeps).
+    __ push(rcx);
+    __ movl(rcx, Address(tmp, offset_of(DsoBlocks, _byte_shift)));
+    __ shrptr(tmp2);
+    __ pop(rcx);
+    __ cmpl(tmp2, Address(tmp, offset_of(DsoBlocks, _count)));
+    __ jcc(Assembler::aboveEqual, slow);  // no element (unsigned)
+    __ movptr(tmp, Address(tmp, offset_of(DsoBlocks, _words)));
+    __ movptr(tmp2, Address(tmp, tmp2, Address::times_8));
+    __ testptr(tmp2, tmp2);
+    __ jcc(Assembler::zero, slow);
+  }
+  __ bind(have_word);
+  __ movptr(tmp, tmp2);
   if (!is_write) {
     // An acquire load is a plain load on x86: readable in S or M, not BLOCKED.
     __ movptr(tmp, Address(tmp, 0));
@@ -227,20 +265,26 @@ static void load_offset(LIR_Assembler* ce, LIR_Opr offset, Register dst) {
   }
 }
 
+// An indexed access's element offset in its array, into dst.
+static void emit_c1_element_offset(MacroAssembler* masm, DsoAccessStubC1* stub, Register dst) {
+  LIR_Opr index = stub->offset();
+  int shift = exact_log2(type2aelembytes(stub->type()));
+  int base = arrayOopDesc::base_offset_in_bytes(stub->type());
+  if (index->is_constant()) {
+    masm->mov64(dst, (jlong)base + ((jlong)index->as_jint() << shift));
+  } else {
+    masm->movl(dst, index->as_register());  // a checked index: not negative
+    masm->shlptr(dst, shift);
+    masm->addptr(dst, base);
+  }
+}
+
 static void call_c1_slow_path(LIR_Assembler* ce, DsoAccessStubC1* stub, int kind) {
   // The access's offset in the object: an element's, an Unsafe access's;
   // -1 for a field's (compiled_access).
   LIR_Opr offset = stub->offset();
   if ((kind & DsoBarrierSetC1::indexed) != 0) {
-    int shift = exact_log2(type2aelembytes(stub->type()));
-    int base = arrayOopDesc::base_offset_in_bytes(stub->type());
-    if (offset->is_constant()) {
-      __ mov64(rscratch1, (jlong)base + ((jlong)offset->as_jint() << shift));
-    } else {
-      __ movl(rscratch1, offset->as_register());  // a checked index: not negative
-      __ shlptr(rscratch1, shift);
-      __ addptr(rscratch1, base);
-    }
+    emit_c1_element_offset(ce->masm(), stub, rscratch1);
   } else if ((kind & DsoBarrierSetC1::dynamic) != 0) {
     load_offset(ce, offset, rscratch1);
   } else {
@@ -289,7 +333,20 @@ void DsoBarrierSetAssembler::generate_c1_access_stub(LIR_Assembler* ce, DsoAcces
     }
   }
   if ((kind & DsoBarrierSetC1::thread_status) == 0) {
-    emit_cached_test(ce->masm(), obj, tmp, rscratch1, is_write, *stub->continuation(), slow);
+    // An element's offset, for an array in blocks (an Unsafe access, which
+    // may straddle two blocks, takes the slow path there).
+    class IndexOffset : public AccessOffset {
+     public:
+      IndexOffset(DsoAccessStubC1* stub) : _stub(stub) {}
+      virtual void emit(MacroAssembler* masm, Register dst) const {
+        emit_c1_element_offset(masm, _stub, dst);
+      }
+     private:
+      DsoAccessStubC1* _stub;
+    } offset(stub);
+    bool indexed = (kind & DsoBarrierSetC1::indexed) != 0;
+    emit_cached_test(ce->masm(), obj, tmp, rscratch1, indexed ? &offset : NULL, is_write,
+                     *stub->continuation(), slow);
   }
   __ bind(slow);
   call_c1_slow_path(ce, stub, kind);

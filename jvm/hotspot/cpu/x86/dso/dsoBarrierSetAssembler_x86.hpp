@@ -46,6 +46,13 @@ class StubAssembler;
 
 class DsoBarrierSetAssembler: public CardTableBarrierSetAssembler {
  public:
+  // Emits into dst the byte offset in the object of the access being
+  // checked, for an array kept in blocks (dsoReplicaTable.hpp, DsoBlocks).
+  class AccessOffset {
+   public:
+    virtual void emit(MacroAssembler* masm, Register dst) const = 0;
+  };
+
   virtual void load_at(MacroAssembler* masm, DecoratorSet decorators, BasicType type,
                        Register dst, Address src, Register tmp1, Register tmp_thread);
   virtual void store_at(MacroAssembler* masm, DecoratorSet decorators, BasicType type,
@@ -62,8 +69,11 @@ class DsoBarrierSetAssembler: public CardTableBarrierSetAssembler {
   static bool checks(DecoratorSet decorators);
   // The cached case of a replica's access (both tiers): to `done` with the
   // access begun when this node holds the copy it needs, else to `slow`.
+  // offset (NULL: none) says where the access is, for an array in blocks,
+  // whose state word is its element's block's.
   static void emit_cached_test(MacroAssembler* masm, Register obj, Register tmp, Register tmp2,
-                               bool is_write, Label& done, Label& slow);
+                               const AccessOffset* offset, bool is_write, Label& done,
+                               Label& slow);
   // Gains the access before the load or store at `addr`; `val` is the
   // reference a store writes (noreg otherwise).
   void check_access(MacroAssembler* masm, Address addr, Register val, bool is_write);
