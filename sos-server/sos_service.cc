@@ -215,6 +215,26 @@ std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
           refused_++;
           return why;
         }
+        if (req.prefetch().exclusive()) {
+          if (req.prefetch().have_versions_size() != req.prefetch().ids_size()) {
+            const std::string why = "protocol error: an exclusive prefetch of " +
+                                    std::to_string(req.prefetch().ids_size()) + " chunks with " +
+                                    std::to_string(req.prefetch().have_versions_size()) +
+                                    " versions";
+            Say(who + ": " + why + "; closing");
+            refused_++;
+            return why;
+          }
+          for (int i = 0; i < req.prefetch().ids_size(); i++)
+            directory_.Write(s->node, req.seq(), req.prefetch().ids(i),
+                             req.prefetch().have_versions(i));
+          break;
+        }
+        if (req.prefetch().have_versions_size() != 0) {
+          Say(who + ": protocol error: versions in a read prefetch; closing");
+          refused_++;
+          return "protocol error: versions in a read prefetch";
+        }
         for (uint64_t id : req.prefetch().ids()) directory_.Read(s->node, req.seq(), id);
         break;
       case sospb::NodeRequest::kFree:

@@ -1,6 +1,6 @@
 // Accesses to an array kept in blocks (issue 19) against the same loop on a
-// local array, for bench/micro/blocks.py: an int[] of 64 Ki elements (64
-// blocks of 4 KiB) written and read in a sequential loop,
+// local array, for bench/micro/blocks.py: an int[] of 64 Ki elements (32
+// blocks of 8 KiB, by default) written and read in a sequential loop,
 //
 //   local   never escapes (the mark test only);
 //   cached  shared, every block here: in M for the write loop (this node

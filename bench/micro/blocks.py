@@ -2,7 +2,7 @@
 """Arrays in blocks (issue 19): what a cached access to an array kept in
 blocks costs against the same loop on a local array, on djava's server VM
 (every node compiles with C1) and on Zero, from BlockArrayMicro: an int[]
-of 64 Ki elements (64 blocks of 4 KiB) written and read sequentially, local,
+of 64 Ki elements (32 blocks of 8 KiB) written and read sequentially, local,
 shared with every block here (M for writes, S for reads), and a shared
 int[1000] kept whole for comparison. Median ns per iteration over rounds;
 the target is cached/local <= 1.3 (a cached shared array access stays

@@ -912,20 +912,32 @@ void Client::Disconnected(const std::string& why) {
 
 // ---- prefetch, free, stats ------------------------------------------------------------
 
-djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, djava_sos_error* error) {
+djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
+                                  djava_sos_error* error) {
   sospb::NodeRequest req;
   req.set_seq(next_seq_++);
+  req.mutable_prefetch()->set_exclusive(exclusive);
   std::shared_lock<std::shared_mutex> hold(handles_mu_);
   for (size_t i = 0; i < n; i++) {
     djava_sos_chunk* c = ChunkFor(ids[i]);
     if (c == nullptr) continue;
     std::lock_guard<std::mutex> l(c->mu);
-    if ((c->word.load() & kStateMask) != kStateI || c->stash != nullptr ||
-        c->outstanding != djava_sos_chunk::Asked::kNone || c->freed)
+    const uint64_t state = c->word.load() & kStateMask;
+    // Nothing to ask: the access is here, asked for or arrived already.
+    if (state == kStateM || (!exclusive && state == kStateS) || c->stash != nullptr ||
+        c->outstanding != djava_sos_chunk::Asked::kNone || c->freed || c->revoke.active)
       continue;
-    c->outstanding = djava_sos_chunk::Asked::kRead;
+    c->outstanding = exclusive ? djava_sos_chunk::Asked::kWrite : djava_sos_chunk::Asked::kRead;
     c->stats.misses++;
     req.mutable_prefetch()->add_ids(ids[i]);
+    if (exclusive) {
+      // An upgrade when this node holds a read copy, as Access's write asks.
+      req.mutable_prefetch()->add_have_versions(state == kStateS ? c->version : 0);
+      if (state == kStateS) {
+        upgrades_++;
+        c->stats.upgrades++;
+      }
+    }
   }
   if (req.prefetch().ids_size() == 0) return DJAVA_SOS_OK;
   misses_ += static_cast<uint64_t>(req.prefetch().ids_size());

@@ -118,7 +118,7 @@ class Client {
   djava_sos_chunk* AllocRun(size_t count, const size_t* sizes, const djava_sos_meta* meta,
                             djava_sos_error* error);
   djava_sos_chunk* ChunkFor(uint64_t id);
-  djava_sos_status Prefetch(const uint64_t* ids, size_t n, djava_sos_error* error);
+  djava_sos_status Prefetch(const uint64_t* ids, size_t n, bool exclusive, djava_sos_error* error);
   djava_sos_status Free(djava_sos_chunk* c, djava_sos_error* error);
   void Discard(djava_sos_chunk* c);
   djava_sos_status DropCopy(djava_sos_chunk* c, uintptr_t orphan_user);

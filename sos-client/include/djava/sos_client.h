@@ -198,6 +198,11 @@ const djava_sos_meta* djava_sos_meta_of(const djava_sos_chunk* chunk);
  * later loads of them find the bytes here. */
 djava_sos_status djava_sos_prefetch(djava_sos_client* client, const uint64_t* ids, size_t n,
                                     djava_sos_error* error);
+/* The same for write access (M), without data for a chunk whose read copy
+ * here is current: for a sequential write scan. Chunks already in M here
+ * are skipped. */
+djava_sos_status djava_sos_prefetch_exclusive(djava_sos_client* client, const uint64_t* ids,
+                                              size_t n, djava_sos_error* error);
 
 /* Delete a chunk from the system. Refused (DJAVA_SOS_IN_USE) while another
  * node holds a copy. */

@@ -1,6 +1,6 @@
 /*
  * @test
- * @summary Large arrays kept coherent in blocks (4 KiB of elements each, by default):
+ * @summary Large arrays kept coherent in blocks (8 KiB of elements each, by default):
  *          threads on both thread servers write disjoint elements of adjacent blocks and
  *          of the same block, a reader races writers under synchronized, System.arraycopy
  *          crosses block edges (within one array, between two shared ones, and between
@@ -44,7 +44,7 @@ public class ArrayBlocks {
                 for (int i = k; i < n; i += THREADS) {
                     interleaved[i] = i * 3 + 1;
                 }
-                // Ranges of 1000 elements: edges inside blocks of 512 longs.
+                // Ranges of 1000 elements: edges inside blocks of 1024 longs.
                 for (int from = k * 1000; from < n; from += THREADS * 1000) {
                     for (int i = from; i < Math.min(n, from + 1000); i++) {
                         ranges[i] = (long) i * i;

@@ -693,6 +693,47 @@ TEST(SosClient, PrefetchedChunksLoadWithoutAnotherRequest) {
   djava_sos_abandon(b);
 }
 
+TEST(SosClient, AnExclusivePrefetchGrantsWritesWithoutAnotherRequest) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_client* c = server.Connect("c");
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 8; i++) {
+    djava_sos_chunk* chunk = djava_sos_alloc(a, 8, nullptr, nullptr);
+    WriteU64(chunk, 100 + i);
+    ids.push_back(djava_sos_id(chunk));
+  }
+  // b reads the first half (read copies: its exclusive prefetch upgrades
+  // them without bytes), c reads the second (the server invalidates c).
+  for (int i = 0; i < 4; i++) EXPECT_EQ(ReadU64(djava_sos_chunk_for(b, ids[i])), 100u + i);
+  for (int i = 4; i < 8; i++) EXPECT_EQ(ReadU64(djava_sos_chunk_for(c, ids[i])), 100u + i);
+  djava_sos_stats before{}, after{};
+  djava_sos_get_stats(b, &before);
+  djava_sos_error e{};
+  ASSERT_EQ(djava_sos_prefetch_exclusive(b, ids.data(), ids.size(), &e), DJAVA_SOS_OK)
+      << e.message;
+  for (int i = 0; i < 8; i++) WriteU64(djava_sos_chunk_for(b, ids[i]), 200 + i);
+  djava_sos_get_stats(b, &after);
+  EXPECT_EQ(after.misses - before.misses, 8u) << "a chunk prefetched for writing was asked for again";
+  EXPECT_EQ(after.upgrades - before.upgrades, 4u);
+  EXPECT_EQ(after.bytes_in - before.bytes_in, 4 * 8u) << "the upgrades carried bytes";
+  for (int i = 0; i < 8; i++) {
+    EXPECT_EQ(ReadU64(djava_sos_chunk_for(a, ids[i])), 200u + i);
+    EXPECT_EQ(ReadU64(djava_sos_chunk_for(c, ids[i])), 200u + i);
+  }
+  // Chunks held in M already are not asked for again.
+  djava_sos_chunk* mine = djava_sos_alloc(b, 8, nullptr, nullptr);
+  uint64_t id = djava_sos_id(mine);
+  djava_sos_get_stats(b, &before);
+  ASSERT_EQ(djava_sos_prefetch_exclusive(b, &id, 1, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_get_stats(b, &after);
+  EXPECT_EQ(after.misses, before.misses);
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+  djava_sos_abandon(c);
+}
+
 TEST(SosClient, DirtyChunksOfACrashedNodeAreLostAndSaySo) {
   Server server;
   djava_sos_client* a = server.Connect("victim:1234");

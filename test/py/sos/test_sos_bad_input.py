@@ -354,7 +354,12 @@ def test_truncated_request_then_close(sos_server, secret, witness):
     frame(f_varint(1, 5)),                                  # seq only, no body
     b"\xff\xff\xff\xff",                                   # huge length prefix
     frame(bypass_hello(1, b"x")),                           # bypass message on main
-], ids=["second-hello", "malformed", "no-body", "huge-prefix", "bypass-message"])
+    # An exclusive prefetch (Prefetch, field 5) of one id without its version,
+    # and a read prefetch with one.
+    frame(node_request(3, 5, f_fixed64(1, 1 << 40 | 7) + f_varint(2, 1))),
+    frame(node_request(3, 5, f_fixed64(1, 1 << 40 | 7) + f_varint(3, 4))),
+], ids=["second-hello", "malformed", "no-body", "huge-prefix", "bypass-message",
+        "exclusive-prefetch-without-versions", "read-prefetch-with-versions"])
 def test_invalid_request_of_a_joined_node_ends_only_its_session(sos_server, secret, witness, junk):
     n = RawNode(sos_server, secret)
     # The node works: a Read of the witness's chunk is granted.

@@ -66,10 +66,10 @@
           "shared meanwhile (dsoFence.hpp)")                                  \
           range(0, 10000)                                                     \
                                                                               \
-  product(uint, DjavaArrayBlockBytes, 4096,                                   \
+  product(uint, DjavaArrayBlockBytes, 8192,                                   \
           "An array this node makes shared is kept coherent in blocks of "    \
           "this many bytes of elements, each block its own chunk, when it "   \
-          "holds four blocks or more; 0 keeps every array whole. A power "    \
+          "holds two blocks or more; 0 keeps every array whole. A power "     \
           "of two; other nodes follow the layout its publisher chose")       \
           range(0, 1048576)                                                   \
 

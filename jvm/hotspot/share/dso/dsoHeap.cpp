@@ -761,29 +761,42 @@ static void blocks_of_range(DsoReplica* e, oop obj, jlong from, jlong to, uint32
   *last = (uint32_t)(last_element >> e->_blocks->_elems_shift);
 }
 
-static bool is_invalid(volatile uint64_t* word) {
-  return word == NULL ||
-         (__atomic_load_n(word, __ATOMIC_ACQUIRE) & DJAVA_SOS_WORD_STATE_MASK) == DJAVA_SOS_WORD_STATE_I;
+// A block's state here (I when its chunk is not looked up yet).
+static uint64_t state_of(volatile uint64_t* word) {
+  return word == NULL ? DJAVA_SOS_WORD_STATE_I
+                      : __atomic_load_n(word, __ATOMIC_ACQUIRE) & DJAVA_SOS_WORD_STATE_MASK;
 }
 
-// Blocks fetched ahead on a sequential read miss, with the missed one, in
-// one frame (docs/HEAP.md, Arrays in blocks).
+// Blocks fetched ahead on a sequential miss, with the missed one, in one
+// frame (docs/HEAP.md, Arrays in blocks).
 static const uint32_t blocks_ahead = 7;
 
-// A read of block k misses here while block k - 1 has a copy here: a
+// An access to block k misses here while block k - 1 has a copy here: a
 // sequential scan, so the next blocks this node lacks are asked for in the
-// same frame as k (the read that follows waits for k's answer like any
-// other). Wrong, it costs up to blocks_ahead blocks' bytes and sharers.
-static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, TRAPS) {
+// same frame as k (the access that follows waits for k's answer like any
+// other): for writing if the access writes or block k - 1 is modified here
+// (a scan that writes as it goes, such as a[i] += x), else for reading.
+// Wrong, it costs up to blocks_ahead blocks' bytes, and copies other nodes
+// must take back (for writing: a writer of the next blocks misses again).
+static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, bool write, TRAPS) {
   DsoBlocks* b = e->_blocks;
-  if (k == 0 || !is_invalid(Atomic::load_acquire(&b->_words[k])) ||
-      is_invalid(Atomic::load_acquire(&b->_words[k - 1]))) {
+  if (k == 0) {
     return;
   }
+  uint64_t previous = state_of(Atomic::load_acquire(&b->_words[k - 1]));
+  if (previous == DJAVA_SOS_WORD_STATE_I) {
+    return;
+  }
+  bool exclusive = write || previous == DJAVA_SOS_WORD_STATE_M;
+  uint64_t enough = exclusive ? DJAVA_SOS_WORD_STATE_M : DJAVA_SOS_WORD_STATE_S;
   uint64_t ids[blocks_ahead + 1];
   size_t n = 0;
   for (uint32_t j = k; j < b->_count && j <= k + blocks_ahead; j++) {
-    if (j > k && !is_invalid(Atomic::load_acquire(&b->_words[j]))) {
+    uint64_t state = state_of(Atomic::load_acquire(&b->_words[j]));
+    if (state == DJAVA_SOS_WORD_STATE_M || state == enough) {
+      if (j == k) {
+        return;  // no miss: the access is here
+      }
       break;  // fetched already: the scan reaches it next
     }
     block_chunk(current, e, j, CHECK);
@@ -791,8 +804,12 @@ static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, TRAPS) {
   }
   djava_sos_error error;
   ThreadToNativeFromVM in_native(current);
-  // A failure shows again in the read that follows.
-  DsoNode::lib().djava_sos_prefetch(DsoNode::sos(), ids, n, &error);
+  // A failure shows again in the access that follows.
+  if (exclusive) {
+    DsoNode::lib().djava_sos_prefetch_exclusive(DsoNode::sos(), ids, n, &error);
+  } else {
+    DsoNode::lib().djava_sos_prefetch(DsoNode::sos(), ids, n, &error);
+  }
 }
 
 djava_sos_chunk* DsoHeap::chunk_at(JavaThread* current, oop obj, jlong offset, TRAPS) {
@@ -856,8 +873,8 @@ void DsoHeap::begin_access_range(JavaThread* current, Handle obj, jlong from, jl
   }
   uint32_t first, last;
   blocks_of_range(e, obj(), from, to, &first, &last);
-  if (!write && first == last) {
-    fetch_ahead(current, e, first, CHECK);
+  if (first == last) {
+    fetch_ahead(current, e, first, write, CHECK);
   }
   for (uint32_t k = first; k <= last; k++) {
     djava_sos_chunk* block = block_chunk(current, e, k, THREAD);

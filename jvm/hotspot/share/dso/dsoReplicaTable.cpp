@@ -71,6 +71,7 @@ DsoBlocks* DsoBlocks::create(uint64_t base_id, oop array, int elems_shift) {
   b->_elems_shift = elems_shift;
   b->_base = arrayOopDesc::base_offset_in_bytes(Klass::layout_helper_element_type(lh));
   b->_byte_shift = elems_shift + Klass::layout_helper_log2_element_size(lh);
+  b->_modified_hint = 0;
   b->_chunks = NEW_C_HEAP_ARRAY(djava_sos_chunk* volatile, b->_count, mtInternal);
   b->_words = NEW_C_HEAP_ARRAY(volatile uint64_t* volatile, b->_count, mtInternal);
   for (uint32_t k = 0; k < b->_count; k++) {
@@ -104,9 +105,9 @@ int DsoBlocks::elems_shift_for(oop array) {
   if (shift < 1) {
     return 0;
   }
-  // Four blocks or more: a smaller array moves whole in one round trip
-  // for about what a block costs (docs/HEAP.md).
-  return ((uint64_t)arrayOop(array)->length() >> shift) >= 4 ? shift : 0;
+  // Two blocks or more: a smaller array moves whole in one round trip for
+  // what a block costs (docs/HEAP.md).
+  return ((uint64_t)arrayOop(array)->length() >> shift) >= 2 ? shift : 0;
 }
 
 void DsoReplicaTable::set_chunk(DsoReplica* e, djava_sos_chunk* chunk) {
@@ -373,10 +374,14 @@ bool DsoReplicaTable::holds_modified(DsoReplica* e, djava_sos_chunk* except) {
   if (e->_chunk != except && e->_chunk != NULL && is_modified(e->_chunk)) {
     return true;
   }
+  // Under _pin_lock: the hint is this search's alone.
   DsoBlocks* b = e->_blocks;
-  for (uint32_t k = 0; k < b->_count; k++) {
+  for (uint32_t i = 0; i < b->_count; i++) {
+    uint32_t k = b->_modified_hint + i < b->_count ? b->_modified_hint + i
+                                                   : b->_modified_hint + i - b->_count;
     djava_sos_chunk* c = Atomic::load_acquire(&b->_chunks[k]);
     if (c != NULL && c != except && is_modified(c)) {
+      b->_modified_hint = k;
       return true;
     }
   }

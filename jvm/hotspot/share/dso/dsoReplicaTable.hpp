@@ -46,6 +46,10 @@ struct DsoBlocks {
   volatile uint64_t* volatile* _words;
   int      _base;
   int      _byte_shift;
+  // Where the last search for a block in M found one (holds_modified):
+  // flushes mostly come in the order the blocks were written, so the next
+  // search starting there is short.
+  uint32_t _modified_hint;
 
   static DsoBlocks* create(uint64_t base_id, oop array, int elems_shift);
   static void destroy(DsoBlocks* b);
