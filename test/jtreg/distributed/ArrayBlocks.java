@@ -5,12 +5,17 @@
  *          of the same block, a reader races writers under synchronized, System.arraycopy
  *          crosses block edges (within one array, between two shared ones, and between
  *          shared and local ones), Arrays.fill/sort/equals, clone and unaligned
- *          ByteBuffer accesses that straddle two blocks, an Object[] in blocks, and a
+ *          ByteBuffer accesses that straddle two blocks, an Object[] in blocks, JNI's
+ *          region functions (file streams) and reflection on arrays in blocks, and a
  *          64 MiB long[] shared and summed by threads on both servers. Every element is
  *          what a single JVM would have.
  * @library /lib
  * @run main/othervm ArrayBlocks
  */
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.lang.reflect.Array;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -26,6 +31,7 @@ public class ArrayBlocks {
         bulkOperations();
         straddlingUnsafeAccesses();
         referencesInBlocks();
+        nativeAndReflection();
         largeArraySum();
         c.done();
     }
@@ -234,6 +240,68 @@ public class ArrayBlocks {
             }
         }
         c.equal("wrong cells", bad, 0);
+    }
+
+    // A thread server writes part of a shared byte[] to a file (JNI's
+    // GetByteArrayRegion) and reads it back into another at another offset
+    // (SetByteArrayRegion), and sets and gets elements of an int[] by
+    // reflection.
+    static void nativeAndReflection() throws Exception {
+        int n = 100_000;
+        byte[] out = new byte[n];
+        byte[] in = new byte[n];
+        int[] ints = new int[20_000];
+        for (int i = 0; i < n; i++) {
+            out[i] = (byte) (i * 13 + 1);
+        }
+        for (int i = 0; i < ints.length; i++) {
+            ints[i] = i;
+        }
+        File file = File.createTempFile("ArrayBlocks", ".bin");
+        file.deleteOnExit();
+        String path = file.getPath();
+        long[] sum = new long[1];
+        Thread t = new Thread(() -> {
+            try {
+                try (FileOutputStream os = new FileOutputStream(path)) {
+                    os.write(out, 10_000, 50_000);
+                }
+                try (FileInputStream is = new FileInputStream(path)) {
+                    for (int at = 30_000, r; at < 80_000 && (r = is.read(in, at, 80_000 - at)) > 0; ) {
+                        at += r;
+                    }
+                }
+                for (int i = 5_000; i < 15_000; i += 7) {
+                    Array.setInt(ints, i, -i);
+                }
+                long s = 0;
+                for (int i = 0; i < ints.length; i += 3) {
+                    s += Array.getInt(ints, i);
+                }
+                sum[0] = s;
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        }, "native");
+        t.start();
+        t.join();
+        int bad = 0;
+        for (int i = 0; i < n; i++) {
+            byte expect = i >= 30_000 && i < 80_000 ? out[i - 20_000] : 0;
+            if (in[i] != expect && bad++ < 5) {
+                c.fail("byte " + i + " read back: " + in[i] + ", expected " + expect);
+            }
+        }
+        c.equal("bytes read back wrong", bad, 0);
+        long expect = 0;
+        for (int i = 0; i < ints.length; i++) {
+            int v = i >= 5_000 && i < 15_000 && (i - 5_000) % 7 == 0 ? -i : i;
+            if (ints[i] != v && bad++ < 5) {
+                c.fail("ints[" + i + "] = " + ints[i] + ", expected " + v);
+            }
+            expect += i % 3 == 0 ? v : 0;
+        }
+        c.equal("sum read by reflection", sum[0], expect);
     }
 
     // 64 MiB: more than a frame may carry, so only blocks can share it.

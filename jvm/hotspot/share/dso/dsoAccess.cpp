@@ -93,8 +93,7 @@ void DsoAccessMark::end() {
 
 // ---- System.arraycopy -------------------------------------------------------------
 
-// The offset of an array's element `index` (or of its end, for length).
-static jlong element_offset(oop array, int index) {
+jlong DsoAccess::element_offset(oop array, jlong index) {
   int lh = array->klass()->layout_helper();
   return arrayOopDesc::base_offset_in_bytes(Klass::layout_helper_element_type(lh)) +
          ((jlong)index << Klass::layout_helper_log2_element_size(lh));
@@ -180,15 +179,15 @@ static void bounce_references(JavaThread* current, Handle s, int src_pos, Handle
   objArrayHandle buffer(current, tmp);
   {
     DsoAccessMark read;
-    if (!read.begin_range(current, s, element_offset(s(), src_pos),
-                          element_offset(s(), src_pos + length), false)) {
+    if (!read.begin_range(current, s, DsoAccess::element_offset(s(), src_pos),
+                          DsoAccess::element_offset(s(), src_pos + length), false)) {
       return;
     }
     k->copy_array(arrayOop(s()), src_pos, buffer(), 0, length, CHECK);
   }
   DsoAccessMark write;
-  if (write.begin_range(current, d, element_offset(d(), dst_pos),
-                        element_offset(d(), dst_pos + length), true)) {
+  if (write.begin_range(current, d, DsoAccess::element_offset(d(), dst_pos),
+                        DsoAccess::element_offset(d(), dst_pos + length), true)) {
     k->copy_array(buffer(), 0, arrayOop(d()), dst_pos, length, current);
   }
 }
@@ -223,12 +222,12 @@ void DsoAccess::arraycopy(JavaThread* current, arrayOop s, int src_pos, arrayOop
   Handle other = d_shared ? hs : hd;
   jlong from, to;
   if (s == d) {
-    from = element_offset(s, MIN2(src_pos, dst_pos));
-    to = element_offset(s, MAX2(src_pos, dst_pos) + length);
+    from = DsoAccess::element_offset(s, MIN2(src_pos, dst_pos));
+    to = DsoAccess::element_offset(s, MAX2(src_pos, dst_pos) + length);
   } else {
     int pos = d_shared ? dst_pos : src_pos;
-    from = element_offset(replica(), pos);
-    to = element_offset(replica(), pos + length);
+    from = DsoAccess::element_offset(replica(), pos);
+    to = DsoAccess::element_offset(replica(), pos + length);
   }
   DsoAccessMark access;
   if (!access.begin_range(current, replica, from, to, d_shared)) {
@@ -354,7 +353,7 @@ void DsoAccess::set_array_element(JavaThread* current, jobject array, jint index
   }
   DsoAccessMark write;
   if (DsoMark::is_shared(a->mark()) && index >= 0 && index < a->length() &&
-      !write.begin_range(current, a, element_offset(a, index), element_offset(a, index + 1), true)) {
+      !write.begin_range(current, a, DsoAccess::element_offset(a, index), DsoAccess::element_offset(a, index + 1), true)) {
     return;
   }
   if (value_type == T_OBJECT) {

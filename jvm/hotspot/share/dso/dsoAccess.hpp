@@ -141,8 +141,31 @@ class DsoAccessMark : public StackObj {
     __VA_ARGS__;                                                                \
   }
 
+// The same for the bytes [from, to) of obj only (an array in blocks: the
+// blocks holding them; DsoAccessMark::begin_range).
+#define DSO_ACCESS_RANGE(name, current, obj, from, to, write, ...)              \
+  DsoAccessMark name;                                                           \
+  if (DsoMark::is_shared((obj)->mark()) &&                                      \
+      !name.begin_range((current), (obj), (from), (to), (write))) {             \
+    __VA_ARGS__;                                                                \
+  }
+#define DSO_ACCESS_OR_NULL_RANGE(name, current, obj, from, to, write, ...)      \
+  DsoAccessMark name;                                                           \
+  if ((obj) != NULL && DsoMark::is_shared((obj)->mark()) &&                     \
+      !name.begin_range((current), (obj), (from), (to), (write))) {             \
+    __VA_ARGS__;                                                                \
+  }
+// Elements [first, first + count) of array obj (JNI's and reflection's).
+#define DSO_ACCESS_ELEMENTS(name, current, array, first, count, write, ...)     \
+  DSO_ACCESS_RANGE(name, current, array, DsoAccess::element_offset((array), (first)),   \
+                   DsoAccess::element_offset((array), (jlong)(first) + (count)), write, \
+                   __VA_ARGS__)
+
 class DsoAccess : AllStatic {
  public:
+  // The offset in array of its element `index` (of its end, for its length).
+  static jlong element_offset(oop array, jlong index);
+
   // Whether offset in obj is a field of java.lang.Class itself (obj a mirror).
   static bool is_class_own_field(oop obj, jlong offset);
 
