@@ -780,8 +780,9 @@ static const uint32_t blocks_ahead = 7;
 // must take back (for writing: a writer of the next blocks misses again).
 static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, bool write, TRAPS) {
   DsoBlocks* b = e->_blocks;
-  if (k == 0) {
-    return;
+  uint64_t own = state_of(Atomic::load_acquire(&b->_words[k]));
+  if (k == 0 || own == DJAVA_SOS_WORD_STATE_M || (!write && own == DJAVA_SOS_WORD_STATE_S)) {
+    return;  // no miss (a runtime path's access, which no inline test preceded)
   }
   uint64_t previous = state_of(Atomic::load_acquire(&b->_words[k - 1]));
   if (previous == DJAVA_SOS_WORD_STATE_I) {
@@ -793,10 +794,7 @@ static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, bool wri
   size_t n = 0;
   for (uint32_t j = k; j < b->_count && j <= k + blocks_ahead; j++) {
     uint64_t state = state_of(Atomic::load_acquire(&b->_words[j]));
-    if (state == DJAVA_SOS_WORD_STATE_M || state == enough) {
-      if (j == k) {
-        return;  // no miss: the access is here
-      }
+    if (j > k && (state == DJAVA_SOS_WORD_STATE_M || state == enough)) {
       break;  // fetched already: the scan reaches it next
     }
     block_chunk(current, e, j, CHECK);
