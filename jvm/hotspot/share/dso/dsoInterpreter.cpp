@@ -97,9 +97,7 @@ JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::access_shared_element(JavaThread* curre
                                                                arrayOopDesc* array, jint index,
                                                                jboolean is_write))
   Handle h(current, array);
-  int lh = array->klass()->layout_helper();
-  jlong offset = arrayOopDesc::base_offset_in_bytes(Klass::layout_helper_element_type(lh)) +
-                 ((jlong)index << Klass::layout_helper_log2_element_size(lh));
+  jlong offset = DsoAccess::element_offset(array, index);
   gain_access(current, h, offset, offset + 1, is_write, CHECK);
   current->set_vm_result(h());
 JRT_END
