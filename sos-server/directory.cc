@@ -1,6 +1,8 @@
 #include "directory.h"
 
+#include <algorithm>
 #include <iterator>
+#include <unordered_set>
 
 namespace djava {
 namespace sos {
@@ -78,6 +80,7 @@ std::unordered_map<ChunkId, Directory::Entry>::iterator Directory::DropWithProgr
                           std::to_string(e->program) + " ended";
   // Answers to the transaction in flight find no entry and are ignored.
   auto next = s.entries.erase(it);
+  live_--;
   for (const Request& r : waiting) {
     if (r.kind == Kind::kFree) {
       sink_->Freed(r.node, r.seq, id);
@@ -94,7 +97,9 @@ std::unordered_map<ChunkId, Directory::Entry>::iterator Directory::DropWithProgr
 
 DirectoryStats Directory::Stats() const {
   std::lock_guard<std::mutex> l(stats_mu_);
-  return stats_;
+  DirectoryStats d = stats_;
+  d.live = live_.load();
+  return d;
 }
 
 // ---- requests ---------------------------------------------------------------
@@ -173,10 +178,12 @@ Directory::Entry* Directory::FindOrCreate(Stripe& s, ChunkId id, const Request& 
     Entry& e = s.entries[id];
     e.state = State::kHome;
     e.image = std::make_unique<ChunkImage>();
+    live_++;
     std::lock_guard<std::mutex> l(stats_mu_);
     stats_.chunks++;
     return &e;
   }
+  if (FailIfCollected(id, r)) return nullptr;
   // Never seen: its only copy is at its creator, if the creator exists.
   const NodeId creator = CreatorOf(id);
   bool exists, alive = false, left_cleanly = false;
@@ -214,6 +221,10 @@ Directory::Entry* Directory::FindOrCreate(Stripe& s, ChunkId id, const Request& 
   Entry& e = s.entries[id];
   e.state = State::kModified;
   e.owner = creator;
+  live_++;
+  // Its creator holds it from its making (the client counts that as one
+  // shipment), as the directory learns only now.
+  holds_.Ship(creator, id);
   std::lock_guard<std::mutex> l(stats_mu_);
   stats_.chunks++;
   return &e;
@@ -352,6 +363,9 @@ void Directory::Complete(ChunkId id, Entry* e) {
 
 void Directory::GrantShared(ChunkId id, Entry* e, const Request& r) {
   e->sharers.insert(r.node);
+  // Counted before the grant leaves: the node holds what it can learn of.
+  holds_.Ship(r.node, id);
+  if (e->image != nullptr) holds_.Ship(r.node, e->image->refs.data(), e->image->refs.size());
   sink_->Grant(r.node, r.seq, sospb::SHARED, id, e->version, e->image.get());
   std::lock_guard<std::mutex> l(stats_mu_);
   stats_.grants++;
@@ -365,6 +379,9 @@ void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r) {
   e->state = State::kModified;
   e->owner = r.node;
   e->sharers.clear();
+  holds_.Ship(r.node, id);
+  if (!copy_current && e->image != nullptr)
+    holds_.Ship(r.node, e->image->refs.data(), e->image->refs.size());
   sink_->Grant(r.node, r.seq, sospb::EXCLUSIVE, id, e->version,
                copy_current ? nullptr : e->image.get());
   std::lock_guard<std::mutex> l(stats_mu_);
@@ -435,6 +452,9 @@ void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
       std::list<Request> waiting = std::move(e->queue);
       waiting.push_front(e->current);
       s.entries.erase(it);
+      live_--;
+      bool excess;
+      holds_.Release(node, id, 1, &excess);  // the creator's, from FindOrCreate
       for (const Request& r : waiting) {
         if (r.kind == Kind::kFree) {
           sink_->Freed(r.node, r.seq, id);
@@ -457,9 +477,11 @@ void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
     DropWithProgram(s, it);
     return;
   }
+  LearnRuns(*image);
   e->image = std::move(image);
   e->state = State::kHome;
   e->owner = 0;
+  NoteGarbageMayExist();  // the home bytes may name other chunks than before
   e->sharers.clear();
   if (e->current.kind == Kind::kRead && Alive(node)) e->sharers.insert(node);
   Complete(id, e);
@@ -472,6 +494,10 @@ void Directory::RemoveNode(NodeId node, const std::string& why) {
     nodes_[node].alive = false;
     nodes_[node].why_gone = why;
   }
+  // What it held goes with it (its modified chunks are lost below, and
+  // stay reachable as such only if something else names them).
+  holds_.DropNode(node);
+  NoteGarbageMayExist();
   for (Stripe& s : stripes_) {
     std::lock_guard<std::mutex> l(s.mu);
     for (auto& [id, entry] : s.entries) {
@@ -492,6 +518,165 @@ void Directory::RemoveNode(NodeId node, const std::string& why) {
       if (done) Complete(id, e);
     }
   }
+}
+
+// ---- the distributed garbage collector ------------------------------------------------
+
+void Directory::Release(NodeId node, const std::vector<ChunkId>& ids,
+                        const std::vector<uint64_t>& shipments) {
+  uint64_t released = 0, excess_releases = 0;
+  for (size_t i = 0; i < ids.size() && i < shipments.size(); i++) {
+    const ChunkId id = ids[i];
+    if (IsNamed(id)) continue;  // statics are held by their program, not by nodes
+    Stripe& s = StripeOf(id);
+    std::lock_guard<std::mutex> l(s.mu);
+    bool excess;
+    if (!holds_.Release(node, id, shipments[i], &excess)) continue;  // a shipment is on its way
+    released++;
+    if (excess) excess_releases++;
+    auto it = s.entries.find(id);
+    if (it != s.entries.end() && it->second.txn == 0 && it->second.owner != node) {
+      // Every copy it had went with its hold: the next writer need not
+      // invalidate it.
+      it->second.sharers.erase(node);
+    }
+  }
+  if (released == 0) return;
+  events_.fetch_add(released, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.releases += released;
+  stats_.excess_releases += excess_releases;
+}
+
+void Directory::LearnRuns(const ChunkImage& image) {
+  if (image.runs.empty()) return;
+  std::lock_guard<std::mutex> l(runs_mu_);
+  for (const auto& [head, blocks] : image.runs) runs_[head] = blocks;
+}
+
+bool Directory::FailIfCollected(ChunkId id, const Request& r) {
+  uint32_t class_index;
+  {
+    std::lock_guard<std::mutex> l(collected_mu_);
+    auto it = collected_class_.find(id);
+    if (it == collected_class_.end()) return false;
+    class_index = it->second;
+  }
+  std::string what = "chunk " + ChunkName(id);
+  if (class_index != 0 && class_namer_) what += " (" + class_namer_(class_index) + ")";
+  if (r.kind == Kind::kFree) {
+    sink_->Freed(r.node, r.seq, id);
+  } else {
+    Fail(id, r, sospb::FREED,
+         what + " was freed by the distributed garbage collector: no node held it and no "
+                "reachable object named it, yet " + Describe(r.node) + " asked for it");
+  }
+  return true;
+}
+
+bool Directory::WantsCollection() const {
+  const uint64_t events = events_.load(std::memory_order_relaxed);
+  if (events == 0) return false;
+  const uint64_t live = live_.load(std::memory_order_relaxed);
+  // Each collection costs time proportional to the live entries; waiting
+  // for changes in proportion to them keeps the cost per change constant.
+  if (events >= std::max<uint64_t>(1024, live / 4)) return true;
+  // A quiet program's garbage goes too, within a second or so.
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  return now - last_collection_ns_.load(std::memory_order_relaxed) >= 1000000000 &&
+         events >= live / 64;
+}
+
+CollectionResult Directory::Collect() {
+  const auto start = std::chrono::steady_clock::now();
+  CollectionResult result;
+  // Nothing changes while the collector marks and sweeps: every stripe,
+  // then the listing (the order every other path takes them in).
+  for (Stripe& s : stripes_) s.mu.lock();
+  holds_.LockAll();
+  events_.store(0, std::memory_order_relaxed);
+
+  std::vector<ChunkId> work;
+  holds_.AppendHeldLocked(&work);
+  const size_t holds = work.size();
+  for (Stripe& s : stripes_) {
+    for (const auto& [id, e] : s.entries) {
+      const bool named = IsNamed(id) && !ProgramEnded(e.program);
+      if (named || e.txn != 0 || !e.queue.empty() || e.state == State::kModified)
+        work.push_back(id);
+    }
+  }
+  // An entry is marked in place; an id without one (a chunk still at its
+  // creator, held by a node that was shipped its id) matters only as the
+  // head of a run of blocks.
+  const uint32_t epoch = ++collection_ == 0 ? ++collection_ : collection_;
+  std::unordered_set<ChunkId> marked_heads;
+  {
+    std::lock_guard<std::mutex> l(runs_mu_);
+    while (!work.empty()) {
+      const ChunkId id = work.back();
+      work.pop_back();
+      Stripe& s = StripeOf(id);
+      auto it = s.entries.find(id);
+      if (it != s.entries.end()) {
+        Entry& e = it->second;
+        if (e.marked == epoch) continue;
+        e.marked = epoch;
+        result.marked++;
+        if (e.image != nullptr) work.insert(work.end(), e.image->refs.begin(), e.image->refs.end());
+      }
+      if (runs_.empty()) continue;
+      auto run = runs_.find(id);
+      if (run != runs_.end() && marked_heads.insert(id).second) {
+        for (uint32_t k = 1; k <= run->second; k++) work.push_back(id + k);
+      }
+    }
+    for (auto it = runs_.begin(); it != runs_.end();)
+      it = marked_heads.count(it->first) == 0 ? runs_.erase(it) : std::next(it);
+  }
+
+  std::vector<std::pair<ChunkId, uint32_t>> freed;
+  for (Stripe& s : stripes_) {
+    for (auto it = s.entries.begin(); it != s.entries.end();) {
+      if (it->second.marked == epoch) {
+        ++it;
+        continue;
+      }
+      // Unreachable entries are idle (a request under way is a root).
+      const uint32_t class_index = it->second.image != nullptr ? it->second.image->class_index : 0;
+      freed.emplace_back(it->first, class_index);
+      it = s.entries.erase(it);
+    }
+  }
+  live_ -= freed.size();
+  result.collected = freed.size();
+
+  holds_.UnlockAll();
+  for (size_t i = kStripes; i-- > 0;) stripes_[i].mu.unlock();
+
+  if (!freed.empty()) {
+    std::lock_guard<std::mutex> l(collected_mu_);
+    for (const auto& [id, class_index] : freed) {
+      if (collected_class_.emplace(id, class_index).second) collected_order_.push_back(id);
+    }
+    while (collected_order_.size() > kCollectedRemembered) {
+      collected_class_.erase(collected_order_.front());
+      collected_order_.pop_front();
+    }
+  }
+  const auto end = std::chrono::steady_clock::now();
+  last_collection_ns_ =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(end.time_since_epoch()).count();
+  result.pause = std::chrono::duration_cast<std::chrono::microseconds>(end - start);
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.collections++;
+  stats_.collected += freed.size();
+  stats_.holds = holds;
+  stats_.last_pause_us = static_cast<uint64_t>(result.pause.count());
+  stats_.max_pause_us = std::max(stats_.max_pause_us, stats_.last_pause_us);
+  return result;
 }
 
 }  // namespace sos

@@ -11,7 +11,11 @@
 #ifndef DJAVA_SOS_DIRECTORY_H_
 #define DJAVA_SOS_DIRECTORY_H_
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -20,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reference_listing.h"
 #include "sos.pb.h"
 #include "sos/ids.h"
 
@@ -34,6 +39,11 @@ struct ChunkImage {
   uint32_t array_length = 0;
   uint32_t identity_hash = 0;
   std::string data;
+  // The chunk ids the bytes name, each once (the collector's edges, and
+  // what a grant of these bytes ships).
+  std::vector<ChunkId> refs;
+  // Arrays kept in blocks among refs or this chunk: head id, block count.
+  std::vector<std::pair<ChunkId, uint32_t>> runs;
 };
 
 class NodeSink {
@@ -60,6 +70,22 @@ struct DirectoryStats {
   uint64_t errors = 0;
   uint64_t programs_ended = 0;
   uint64_t dropped_with_program = 0;  // chunks dropped because their program ended
+  // The distributed garbage collector (Collect).
+  uint64_t live = 0;                 // entries now in the directory
+  uint64_t holds = 0;                // (node, chunk) holds at the last collection
+  uint64_t releases = 0;             // chunks nodes released
+  uint64_t excess_releases = 0;      // releases of more shipments than were sent
+  uint64_t collections = 0;
+  uint64_t collected = 0;            // chunks freed because nothing could reach them
+  uint64_t last_pause_us = 0;        // the last collection's hold on the directory
+  uint64_t max_pause_us = 0;
+};
+
+// What one collection did.
+struct CollectionResult {
+  size_t marked = 0;     // ids found reachable
+  size_t collected = 0;  // entries freed
+  std::chrono::microseconds pause{0};
 };
 
 class Directory {
@@ -84,6 +110,11 @@ class Directory {
   // Answers from a node's bypass connection. A reply to a transaction that
   // is no longer current (e.g. the chunk was meanwhile lost) is ignored.
   void InvalidateAck(NodeId node, ChunkId id, uint64_t txn);
+  // The node released these chunks: shipments[i] of ids[i] (Release in
+  // proto/sos.proto). Releases travel on the bypass, after the flush
+  // replies that named the chunks, so the directory sees those first.
+  void Release(NodeId node, const std::vector<ChunkId>& ids,
+               const std::vector<uint64_t>& shipments);
   // image null: the node says it has no modified copy.
   void FlushReply(NodeId node, ChunkId id, uint64_t txn, std::unique_ptr<ChunkImage> image);
 
@@ -95,6 +126,22 @@ class Directory {
   size_t FreeProgram(uint64_t program);
 
   DirectoryStats Stats() const;
+
+  // The distributed garbage collector (docs/SOS.md, "Freeing chunks while
+  // a program runs"). A chunk is reachable when a node holds it (the
+  // reference listing), it is named (a program's statics), a request is
+  // under way on it, it is modified at a node, or a reachable chunk's home
+  // bytes name it (or it is a block of a reachable array). Collect marks
+  // from those roots with the directory held, and frees every other entry:
+  // a later request for one fails FREED naming its class. Runs on the
+  // caller's thread; WantsCollection says when enough changed since the
+  // last one to be worth its pause (proportional to the live entries).
+  CollectionResult Collect();
+  bool WantsCollection() const;
+  // The class name of a descriptor number, for errors about freed chunks.
+  void SetClassNamer(std::function<std::string(uint32_t)> namer) { class_namer_ = std::move(namer); }
+  // For tests: whether node holds id.
+  bool Holds(NodeId node, ChunkId id) { return holds_.Holds(node, id); }
 
  private:
   enum class State { kHome, kModified, kLost, kFreed };
@@ -124,6 +171,7 @@ class Directory {
     // already holds a 512-byte block.
     std::list<Request> queue;
     uint64_t program = 0;  // from the first image with a class; 0: not known
+    uint32_t marked = 0;   // the last collection that found it reachable
   };
 
   struct Node {
@@ -162,6 +210,14 @@ class Directory {
   std::unordered_map<ChunkId, Entry>::iterator DropWithProgram(Stripe& s,
       std::unordered_map<ChunkId, Entry>::iterator it);
   bool ProgramEnded(uint64_t program) const;
+  // Something that can make chunks unreachable happened (a release, new
+  // home bytes, a node gone).
+  void NoteGarbageMayExist() { events_.fetch_add(1, std::memory_order_relaxed); }
+  // Learns the block runs an image names. With the chunk's stripe locked.
+  void LearnRuns(const ChunkImage& image);
+  // A request for a chunk the collector freed, if id is one of the last it
+  // freed: answered FREED naming its class. With the chunk's stripe locked.
+  bool FailIfCollected(ChunkId id, const Request& r);
   void MakeLost(Entry* e, NodeId node, const std::string& why);
   bool Alive(NodeId node) const;
   std::string Describe(NodeId node) const;
@@ -183,6 +239,23 @@ class Directory {
 
   mutable std::mutex stats_mu_;
   DirectoryStats stats_;
+
+  // The distributed garbage collector's state. Lock order: a stripe, then
+  // the listing's lists, runs_mu_, collected_mu_.
+  ReferenceListing holds_;
+  std::mutex runs_mu_;
+  std::unordered_map<ChunkId, uint32_t> runs_;  // array head -> blocks after it
+  std::atomic<uint64_t> events_{0};             // since the last collection
+  std::atomic<uint64_t> live_{0};               // entries
+  std::atomic<int64_t> last_collection_ns_{0};  // steady clock
+  uint32_t collection_ = 0;                     // numbers collections (Entry::marked)
+  // The ids the collector freed last (bounded), with their class, so that
+  // a request for one (a bug somewhere) is told plainly what happened.
+  static constexpr size_t kCollectedRemembered = 1 << 16;
+  std::mutex collected_mu_;
+  std::unordered_map<ChunkId, uint32_t> collected_class_;
+  std::deque<ChunkId> collected_order_;
+  std::function<std::string(uint32_t)> class_namer_;
 };
 
 }  // namespace sos

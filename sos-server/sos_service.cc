@@ -59,7 +59,13 @@ struct SosService::Session {
 
 SosService::SosService(Options options, Log log)
     : options_(options), log_(std::move(log)), directory_(this) {
+  directory_.SetClassNamer([this](uint32_t index) {
+    sospb::ClassDescriptor d;
+    classes_.Lookup(index, &d);
+    return d.name();
+  });
   watchdog_ = std::thread([this] { WatchAnswers(); });
+  if (options_.collect_check_ms > 0) collector_ = std::thread([this] { CollectGarbage(); });
 }
 
 SosService::~SosService() {
@@ -69,6 +75,23 @@ SosService::~SosService() {
   }
   watchdog_cv_.notify_all();
   watchdog_.join();
+  if (collector_.joinable()) collector_.join();
+}
+
+void SosService::CollectGarbage() {
+  const auto period = std::chrono::milliseconds(options_.collect_check_ms);
+  std::unique_lock<std::mutex> wl(watchdog_mu_);
+  while (!watchdog_cv_.wait_for(wl, period, [this] { return stopping_; })) {
+    if (!directory_.WantsCollection()) continue;
+    wl.unlock();
+    const CollectionResult r = directory_.Collect();
+    if (r.collected > 0 || r.pause > std::chrono::milliseconds(50)) {
+      Say("collected " + std::to_string(r.collected) + " unreachable chunk(s), " +
+          std::to_string(r.marked) + " reachable; the directory paused " +
+          std::to_string(r.pause.count()) + " us");
+    }
+    wl.lock();
+  }
 }
 
 void SosService::WatchAnswers() {
@@ -308,6 +331,17 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
         directory_.FlushReply(s->node, r.id(), r.txn(), std::move(image));
         break;
       }
+      case sospb::BypassMessage::kRelease: {
+        const sospb::Release& r = m.release();
+        if (r.ids_size() != r.shipments_size()) {
+          why = "a release of " + std::to_string(r.ids_size()) + " chunks with " +
+                std::to_string(r.shipments_size()) + " counts";
+          break;
+        }
+        directory_.Release(s->node, std::vector<ChunkId>(r.ids().begin(), r.ids().end()),
+                           std::vector<uint64_t>(r.shipments().begin(), r.shipments().end()));
+        break;
+      }
       default:
         why = "an unexpected message on the bypass connection";
     }
@@ -348,9 +382,23 @@ bool SosService::DecodeChunk(Session* s, const sospb::Chunk& c, ChunkImage* imag
     image->class_index = it->second.index;
     image->program = it->second.program;
   }
+  if (c.run_heads_size() != c.run_blocks_size()) {
+    *error = "a chunk with " + std::to_string(c.run_heads_size()) + " block runs and " +
+             std::to_string(c.run_blocks_size()) + " run lengths";
+    return false;
+  }
   image->array_length = c.array_length();
   image->identity_hash = c.identity_hash();
   image->data = c.data();
+  image->refs.assign(c.refs().begin(), c.refs().end());
+  // Each once, as the protocol says; a node that repeats one is not
+  // trusted to: the counts of shipments must match the node's own.
+  std::sort(image->refs.begin(), image->refs.end());
+  image->refs.erase(std::unique(image->refs.begin(), image->refs.end()), image->refs.end());
+  image->refs.erase(std::remove(image->refs.begin(), image->refs.end(), ChunkId{0}),
+                    image->refs.end());
+  for (int i = 0; i < c.run_heads_size(); i++)
+    image->runs.emplace_back(c.run_heads(i), c.run_blocks(i));
   return true;
 }
 
@@ -391,6 +439,7 @@ void SosService::Grant(NodeId node, uint64_t seq, sospb::Access access, ChunkId 
     c->set_array_length(image->array_length);
     c->set_identity_hash(image->identity_hash);
     c->set_data(image->data);
+    for (ChunkId ref : image->refs) c->add_refs(ref);
   }
   Post(node, &m, image);
 }
@@ -458,7 +507,12 @@ std::string SosService::Stats() const {
          ", lost " + std::to_string(d.lost) + ", freed " + std::to_string(d.freed) +
          ", dropped with their program " + std::to_string(d.dropped_with_program) + " (of " +
          std::to_string(d.programs_ended) + " programs ended), classes " +
-         std::to_string(classes_.size());
+         std::to_string(classes_.size()) + "; live " + std::to_string(d.live) +
+         ", released " + std::to_string(d.releases) + " (" + std::to_string(d.excess_releases) +
+         " beyond their shipments), collections " + std::to_string(d.collections) +
+         ", collected " + std::to_string(d.collected) + ", holds " + std::to_string(d.holds) +
+         ", pause last " + std::to_string(d.last_pause_us) + " us, max " +
+         std::to_string(d.max_pause_us) + " us";
 }
 
 }  // namespace sos

@@ -41,6 +41,10 @@ class SosService : public NodeSink {
     // Generous: a node answers once the one access in progress on the chunk
     // ends, but its JVM may be paused (a long GC) meanwhile.
     int answer_timeout_ms = 30000;
+    // How often the collector thread asks whether a collection is due
+    // (Directory::WantsCollection); 0: never collect (chunks then stay
+    // until their program ends).
+    int collect_check_ms = 100;
   };
 
   SosService(Options options, Log log);
@@ -55,6 +59,7 @@ class SosService : public NodeSink {
   void FreeProgram(uint64_t program);
 
   std::string Stats() const;
+  DirectoryStats DirectoryStatistics() const { return directory_.Stats(); }
 
   // NodeSink.
   void Grant(NodeId node, uint64_t seq, sospb::Access access, ChunkId id, uint64_t version,
@@ -79,6 +84,9 @@ class SosService : public NodeSink {
   // Drops every node that has left an invalidate or flush unanswered for
   // answer_timeout_ms; runs on its own thread until the service ends.
   void WatchAnswers();
+  // Runs the distributed garbage collector when the directory wants it;
+  // on its own thread until the service ends.
+  void CollectGarbage();
   // Serves a joined node's requests until its connection ends (returns "")
   // or it breaks the protocol (returns why, and the caller closes it).
   std::string RunRequests(Session* s, wire::Connection* conn);
@@ -106,6 +114,7 @@ class SosService : public NodeSink {
   std::condition_variable watchdog_cv_;
   bool stopping_ = false;
   std::thread watchdog_;
+  std::thread collector_;
 };
 
 }  // namespace sos

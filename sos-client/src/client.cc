@@ -55,7 +55,14 @@ djava_sos_status FromWire(sospb::ErrorCode code) {
 
 uint64_t Pins(uint64_t word) { return word >> kPinShift; }
 
+// Releases are batched: the retry thread waits this long after the first
+// candidate before it releases, unless many wait already.
+constexpr auto kReleaseBatchDelay = std::chrono::milliseconds(5);
+constexpr size_t kReleaseBatchNow = 1024;
+
 }  // namespace
+
+thread_local Client::Produced Client::produced_;
 
 // ---- connecting and leaving ------------------------------------------------------
 
@@ -229,21 +236,37 @@ size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, siz
     s.chunks.erase(it);
   }
   const size_t forgotten = out.size();
+  std::vector<std::pair<uint64_t, uint32_t>> releases;
   for (Forgotten& f : out) {
     // A revocation armed since the handle left the table, by a receiver
     // that found it just before (it may have been put off, for the retry
     // thread): the server waits for its answer.
     std::lock_guard<std::mutex> l(f.handle->mu);
     AnswerPendingRevokeWithNothing(f.handle.get());
+    // The server's count of this node's hold goes too (its chunk may be
+    // of another program, still running).
+    const uint32_t n = f.handle->shipments.exchange(0);
+    if (n > 0 && !IsNamed(f.handle->id)) releases.emplace_back(f.handle->id, n);
   }
-  if (!out.empty()) {
-    std::lock_guard<std::mutex> l(forgotten_mu_);
-    for (Forgotten& f : out) forgotten_.push_back(std::move(f));
-    forgotten_waiting_ = forgotten_.size();
-    forgotten_due_ns_ = std::min(forgotten_due_ns_.load(), SteadyNs(now + kForgottenGrace));
+  if (!releases.empty()) {
+    std::lock_guard<std::mutex> l(retry_mu_);
+    if (!retry_stopping_) {
+      to_release_.insert(to_release_.end(), releases.begin(), releases.end());
+      if (!retrier_.joinable()) retrier_ = std::thread([this] { RetryLoop(); });
+      retry_cv_.notify_one();
+    }
   }
+  AddForgotten(&out, now);
   FreeForgotten();
   return forgotten;
+}
+
+void Client::AddForgotten(std::vector<Forgotten>* out, std::chrono::steady_clock::time_point now) {
+  if (out->empty()) return;
+  std::lock_guard<std::mutex> l(forgotten_mu_);
+  for (Forgotten& f : *out) forgotten_.push_back(std::move(f));
+  forgotten_waiting_ = forgotten_.size();
+  forgotten_due_ns_ = std::min(forgotten_due_ns_.load(), SteadyNs(now + kForgottenGrace));
 }
 
 void Client::FreeForgotten() {
@@ -282,6 +305,9 @@ void Client::FreeForgotten() {
     releases_to_finish_.erase(
         std::remove_if(releases_to_finish_.begin(), releases_to_finish_.end(), is_gone),
         releases_to_finish_.end());
+    release_candidates_.erase(
+        std::remove_if(release_candidates_.begin(), release_candidates_.end(), is_gone),
+        release_candidates_.end());
   }
   handles_freed_ += done.size();
 }
@@ -355,8 +381,10 @@ djava_sos_chunk* Client::AllocAt(uint64_t sequence, size_t size, const djava_sos
     c->meta.class_name = info != nullptr ? info->name.c_str() : nullptr;
     c->has_meta = true;
   }
-  // The only copy, and dirty: the server learns of it when someone asks.
+  // The only copy, and dirty: the server learns of it when someone asks,
+  // and counts this node's hold on it from its making.
   c->word.store(kStateM);
+  c->shipments.store(1);
   const uint64_t id = c->id;
   return Insert(id, std::move(c));
 }
@@ -476,7 +504,7 @@ bool Client::Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_
   } else if (state != kStateS || s.version != c->version + 1) {
     // An upgrade without bytes is only valid on top of the current read copy.
     c->installing = false;
-    c->stash.reset();
+    ResetStash(c);
     SetState(c, state, c->revoke.active);
     c->cv.notify_all();
     Fail(error, DJAVA_SOS_PROTOCOL,
@@ -520,7 +548,7 @@ bool Client::Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_
   }
   c->version = s.version;
   state = s.access == sospb::EXCLUSIVE ? kStateM : kStateS;
-  c->stash.reset();
+  ResetStash(c);  // the JVM has made objects for the ids it named
   c->installing = false;
   SetState(c, state, c->revoke.active);
   c->cv.notify_all();
@@ -580,8 +608,9 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
   sospb::BypassMessage m;
   sospb::Chunk* described = nullptr;  // its class, described when sent
   uint32_t class_local = 0;
+  uint64_t flush_epoch = 0;
   if (!r.flush) {
-    if (c->stash != nullptr && c->stash->access == sospb::SHARED) c->stash.reset();
+    if (c->stash != nullptr && c->stash->access == sospb::SHARED) ResetStash(c);
     if (state == kStateS) state = kStateI;
     invalidations_++;
     c->stats.invalidations++;
@@ -593,6 +622,10 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
     fr->set_txn(r.txn);
     const bool stash_m = c->stash != nullptr && c->stash->access == sospb::EXCLUSIVE;
     if (state == kStateM || stash_m) {
+      // Before the bytes are read: a release this node decides after this
+      // point may concern an id they name, and must reach the server after
+      // them (AwaitFlushesBegunBefore).
+      flush_epoch = FlushBegins();
       sospb::Chunk* ch = fr->mutable_chunk();
       ch->set_id(c->id);
       std::string* data = ch->mutable_data();
@@ -604,13 +637,23 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
         ch->set_array_length(c->meta.array_length);
         ch->set_identity_hash(c->meta.identity_hash);
         if (have_callbacks_) {
+          produced_.chunk = nullptr;
           const size_t size = Produce(c, data);
           if (size == DJAVA_SOS_PRODUCE_LATER) {
+            FlushSent(flush_epoch);
             c->revoke = r;
             DeferRevoke(c);
             return;
           }
           c->size = size;
+          if (produced_.chunk == c) {
+            for (uint64_t ref : produced_.refs) ch->add_refs(ref);
+            for (size_t i = 0; i < produced_.run_heads.size(); i++) {
+              ch->add_run_heads(produced_.run_heads[i]);
+              ch->add_run_blocks(produced_.run_blocks[i]);
+            }
+          }
+          produced_.chunk = nullptr;
         } else {
           data->resize(c->size);
           if (c->size > 0) std::memcpy(&(*data)[0], c->bytes.get(), c->size);
@@ -621,6 +664,7 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
         ch->set_array_length(c->stash->array_length);
         ch->set_identity_hash(c->stash->identity_hash);
         *data = c->stash->data;
+        for (uint64_t ref : c->stash->refs) ch->add_refs(ref);
       }
       ch->set_version(c->version);
       fr->set_present(true);
@@ -633,7 +677,7 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
         if (r.keep_shared)
           c->stash->access = sospb::SHARED;
         else
-          c->stash.reset();
+          ResetStash(c);
       }
     }
   }
@@ -647,6 +691,7 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
     // A failed send means the server is gone; the receiver reports that.
     bypass_->Send(m);
   }
+  if (flush_epoch != 0) FlushSent(flush_epoch);
   SetState(c, state, false);
   c->cv.notify_all();
 }
@@ -710,9 +755,22 @@ void Client::OnGrant(const sospb::ServerMessage& m) {
   stash->class_local = class_local;
   stash->array_length = ch.array_length();
   stash->identity_hash = ch.identity_hash();
+  // Counted as the server counted them when it sent the grant (this thread
+  // holds handles_mu_, so none of these handles is released meanwhile).
+  stash->refs.assign(ch.refs().begin(), ch.refs().end());
+  stash->ref_handles.reserve(stash->refs.size());
+  for (uint64_t ref : stash->refs) {
+    djava_sos_chunk* r = ChunkFor(ref);
+    if (r == nullptr) continue;
+    r->shipments.fetch_add(1);
+    r->pending_refs.fetch_add(1);
+    stash->ref_handles.push_back(r);
+  }
   bytes_in_ += ch.data().size();
   std::lock_guard<std::mutex> l(c->mu);
+  c->shipments.fetch_add(1);
   c->stats.bytes_in += ch.data().size();
+  ResetStash(c);  // none is expected: the server grants a chunk once per request
   c->stash = std::move(stash);
   c->outstanding = djava_sos_chunk::Asked::kNone;
   c->answer_status = DJAVA_SOS_OK;
@@ -757,7 +815,23 @@ void Client::RetryLoop() {
   // microseconds, but may take long, and each retry blocks the chunk.
   auto delay = std::chrono::milliseconds(1);
   std::unique_lock<std::mutex> l(retry_mu_);
+  auto release_due = std::chrono::steady_clock::time_point::max();
   while (!retry_stopping_) {
+    if (!release_candidates_.empty() || !to_release_.empty()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (release_due == std::chrono::steady_clock::time_point::max())
+        release_due = now + kReleaseBatchDelay;
+      if (now >= release_due || release_candidates_.size() + to_release_.size() >= kReleaseBatchNow) {
+        l.unlock();
+        const bool done = ReleaseUnreferenced();
+        l.lock();
+        // A busy lock: try again after another batch delay.
+        release_due = done && release_candidates_.empty() && to_release_.empty()
+                          ? std::chrono::steady_clock::time_point::max()
+                          : std::chrono::steady_clock::now() + kReleaseBatchDelay;
+        continue;
+      }
+    }
     if (!releases_to_finish_.empty()) {
       // Held before the handles leave the list: a forgotten one is freed
       // only while nobody holds handles_mu_, and taken off the lists then.
@@ -780,12 +854,20 @@ void Client::RetryLoop() {
     }
     if (deferred_.empty()) {
       delay = std::chrono::milliseconds(1);
-      retry_cv_.wait(l, [this] {
-        return retry_stopping_ || !deferred_.empty() || !releases_to_finish_.empty();
-      });
+      auto wake = [this] {
+        return retry_stopping_ || !deferred_.empty() || !releases_to_finish_.empty() ||
+               release_candidates_.size() + to_release_.size() >= kReleaseBatchNow;
+      };
+      if (release_due == std::chrono::steady_clock::time_point::max()) {
+        retry_cv_.wait(l, [&] { return wake() || !release_candidates_.empty() || !to_release_.empty(); });
+      } else {
+        retry_cv_.wait_until(l, release_due, wake);
+      }
       continue;
     }
-    const bool woken = retry_cv_.wait_for(l, delay, [this] {
+    const bool woken = retry_cv_.wait_for(l, std::min<std::chrono::steady_clock::duration>(
+                                                  delay, release_due - std::chrono::steady_clock::now()),
+                                          [this] {
       return retry_stopping_ || retry_now_ || !releases_to_finish_.empty();
     });
     if (retry_stopping_) break;
@@ -883,7 +965,7 @@ void Client::OnFreed(const sospb::ServerMessage& m) {
   c->outstanding = djava_sos_chunk::Asked::kNone;
   c->answer_status = DJAVA_SOS_OK;
   c->freed = true;
-  c->stash.reset();
+  ResetStash(c);
   SetState(c, kStateI, false);
   c->generation++;
   c->cv.notify_all();
@@ -975,6 +1057,7 @@ djava_sos_status Client::Free(djava_sos_chunk* c, djava_sos_error* error) {
 void Client::Discard(djava_sos_chunk* c) {
   std::lock_guard<std::mutex> l(c->mu);
   c->freed = true;
+  c->shipments.store(0);  // its id never left: the server never counted it
   SetState(c, kStateI, false);
   c->cv.notify_all();
 }
@@ -993,6 +1076,160 @@ djava_sos_status Client::DropCopy(djava_sos_chunk* c, uintptr_t orphan_user) {
   return DJAVA_SOS_OK;
 }
 
+// ---- releasing what this node no longer holds ----------------------------------------
+
+void Client::ResetStash(djava_sos_chunk* c) {
+  if (c->stash == nullptr) return;
+  StashDone(c->stash.get());
+  c->stash.reset();
+}
+
+void Client::StashDone(djava_sos_chunk::Stash* s) {
+  std::vector<djava_sos_chunk*> now_free;
+  for (djava_sos_chunk* r : s->ref_handles) {
+    // The JVM made an object for each id the bytes named (user set), or
+    // none: then nothing here will learn of it from these bytes again.
+    if (r->pending_refs.fetch_sub(1) == 1 && r->user.load() == 0) now_free.push_back(r);
+  }
+  s->ref_handles.clear();
+  if (now_free.empty()) return;
+  std::lock_guard<std::mutex> l(retry_mu_);
+  if (retry_stopping_) return;
+  release_candidates_.insert(release_candidates_.end(), now_free.begin(), now_free.end());
+  if (!retrier_.joinable()) retrier_ = std::thread([this] { RetryLoop(); });
+  retry_cv_.notify_one();
+}
+
+void Client::Unreferenced(djava_sos_chunk* c) {
+  std::lock_guard<std::mutex> l(retry_mu_);
+  if (retry_stopping_) return;  // leaving: the server forgets the node whole
+  release_candidates_.push_back(c);
+  if (!retrier_.joinable()) retrier_ = std::thread([this] { RetryLoop(); });
+  if (release_candidates_.size() == 1 || release_candidates_.size() >= kReleaseBatchNow)
+    retry_cv_.notify_one();
+}
+
+void Client::Unretain(djava_sos_chunk* c) {
+  if (c->retained.fetch_sub(1) == 1 && c->user.load() == 0) Unreferenced(c);
+}
+
+void Client::TakeChunkStats(djava_sos_chunk* c, djava_sos_stats* stats) {
+  std::lock_guard<std::mutex> l(c->mu);
+  *stats = c->stats;
+  c->stats = djava_sos_stats{};
+}
+
+void Client::ProducedRefs(djava_sos_chunk* c, const uint64_t* ids, size_t n,
+                          const uint64_t* run_heads, const uint32_t* run_blocks, size_t n_runs) {
+  produced_.chunk = c;
+  produced_.refs.assign(ids, ids + n);
+  produced_.run_heads.assign(run_heads, run_heads + n_runs);
+  produced_.run_blocks.assign(run_blocks, run_blocks + n_runs);
+}
+
+bool Client::Releasable(const djava_sos_chunk* c) const {
+  return Idle(c) && c->stash == nullptr && c->pending_refs.load() == 0 &&
+         (c->word.load() & kStateMask) != kStateM;
+}
+
+bool Client::ReleaseUnreferenced() {
+  std::vector<std::pair<uint64_t, uint32_t>> releases;
+  bool done = true;
+  {
+    // Exclusive: no thread of this node is between looking a handle up and
+    // naming it from an object (the JVM holds handles_mu_ shared meanwhile,
+    // djava_sos_hold_handles), so a handle whose user value is 0 now stays
+    // unnamed. Never waits: a holder may wait for this thread.
+    std::unique_lock<std::shared_mutex> sole(handles_mu_, std::try_to_lock);
+    if (!sole.owns_lock()) return false;
+    std::vector<djava_sos_chunk*> candidates, later;
+    {
+      std::lock_guard<std::mutex> l(retry_mu_);
+      candidates.swap(release_candidates_);
+      releases.swap(to_release_);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    std::vector<Forgotten> out;
+    const auto now = std::chrono::steady_clock::now();
+    for (djava_sos_chunk* c : candidates) {
+      // The mutex may be held by a flush whose produce waits for a
+      // safepoint, which may wait for a thread waiting for handles_mu_.
+      std::unique_lock<std::mutex> cl(c->mu, std::try_to_lock);
+      if (!cl.owns_lock()) {
+        later.push_back(c);
+        continue;
+      }
+      // Named again (the JVM made an object for it since), retained, or
+      // still to be installed into an object: its own release comes later.
+      // A copy modified here with no object is the JVM's to explain.
+      if (IsNamed(c->id) || c->user.load() != 0 || c->pending_refs.load() != 0 ||
+          c->retained.load() != 0 || (c->word.load() & kStateMask) == kStateM)
+        continue;
+      if (!Releasable(c)) {
+        later.push_back(c);  // a revocation or request under way ends soon
+        continue;
+      }
+      Shard& s = shards_[HomeShard(c->id, kShards)];
+      std::lock_guard<std::mutex> sl(s.mu);
+      auto it = s.chunks.find(c->id);
+      if (it == s.chunks.end() || it->second.get() != c) continue;  // forgotten already
+      const uint32_t n = c->shipments.exchange(0);
+      if (n > 0) releases.emplace_back(c->id, n);
+      // Its read copy goes with it; an access through a stale pointer fails
+      // loudly instead of reading what nobody keeps coherent any more.
+      c->freed = true;
+      SetState(c, kStateI, false);
+      c->bytes.reset();
+      out.push_back(Forgotten{std::move(it->second), now});
+      s.chunks.erase(it);
+    }
+    if (!later.empty()) {
+      done = false;
+      std::lock_guard<std::mutex> l(retry_mu_);
+      release_candidates_.insert(release_candidates_.end(), later.begin(), later.end());
+    }
+    AddForgotten(&out, now);
+  }
+  FreeForgotten();
+  if (releases.empty() || broken_) return done;
+  // After every flush whose bytes were read before these were let go.
+  AwaitFlushesBegunBefore();
+  sospb::BypassMessage m;
+  sospb::Release* r = m.mutable_release();
+  for (const auto& [id, n] : releases) {
+    r->add_ids(id);
+    r->add_shipments(n);
+  }
+  {
+    std::lock_guard<std::mutex> l(bypass_send_mu_);
+    bypass_->Send(m);
+  }
+  released_ += releases.size();
+  release_messages_++;
+  return done;
+}
+
+uint64_t Client::FlushBegins() {
+  std::lock_guard<std::mutex> l(flush_epoch_mu_);
+  flushes_in_epoch_[flush_epoch_ & 1]++;
+  return flush_epoch_;
+}
+
+void Client::FlushSent(uint64_t epoch) {
+  std::lock_guard<std::mutex> l(flush_epoch_mu_);
+  if (--flushes_in_epoch_[epoch & 1] == 0) flush_epoch_cv_.notify_all();
+}
+
+void Client::AwaitFlushesBegunBefore() {
+  // Flushes that begin from here on count in the other parity; those that
+  // began before drain. Only the retry thread waits, one epoch at a time,
+  // so the other parity is empty when it flips.
+  std::unique_lock<std::mutex> l(flush_epoch_mu_);
+  const uint64_t old = flush_epoch_++;
+  flush_epoch_cv_.wait(l, [&] { return flushes_in_epoch_[old & 1] == 0 || broken_; });
+}
+
 void Client::GetStats(djava_sos_stats* stats) const {
   stats->misses = misses_;
   stats->upgrades = upgrades_;
@@ -1003,6 +1240,8 @@ void Client::GetStats(djava_sos_stats* stats) const {
   stats->deferred_flushes = deferred_revokes_;
   stats->releases_handed_off = releases_handed_off_;
   stats->handles_freed = handles_freed_;
+  stats->chunks_released = released_;
+  stats->release_messages = release_messages_;
 }
 
 }  // namespace sos

@@ -61,6 +61,18 @@ struct djava_sos_chunk {
   bool has_meta = false;
   djava_sos_stats stats{};        // this chunk's share of the client's counters
 
+  // For the distributed garbage collector (docs/SOS.md). How many times the
+  // server shipped this id here (grants of it, or it among a granted
+  // chunk's refs; its making, for a chunk made here) since this node last
+  // released it; and how many stashed grants name it and are not installed
+  // yet (the JVM learns of the id when one is). Atomic: the receiver counts
+  // a ref without the ref's mutex.
+  std::atomic<uint32_t> shipments{0};
+  std::atomic<uint32_t> pending_refs{0};
+  // The JVM keeps a pointer to the handle without an object naming it (its
+  // statistics of a collected replica): not released until it lets go.
+  std::atomic<uint32_t> retained{0};
+
   // A grant the receiver stashed for installation.
   struct Stash {
     djava::sospb::Access access = djava::sospb::ACCESS_UNSPECIFIED;
@@ -70,6 +82,11 @@ struct djava_sos_chunk {
     uint32_t class_local = 0;
     uint32_t array_length = 0;
     uint32_t identity_hash = 0;
+    // The handles of the ids the bytes name, each counted in its
+    // pending_refs until the stash is installed or dropped (StashDone); and
+    // the ids, for a flush that sends these bytes back.
+    std::vector<djava_sos_chunk*> ref_handles;
+    std::vector<uint64_t> refs;
   };
   std::unique_ptr<Stash> stash;
   bool installing = false;
@@ -122,6 +139,15 @@ class Client {
   djava_sos_status Free(djava_sos_chunk* c, djava_sos_error* error);
   void Discard(djava_sos_chunk* c);
   djava_sos_status DropCopy(djava_sos_chunk* c, uintptr_t orphan_user);
+  // The JVM has no object for the chunk any more (djava_sos_unreferenced):
+  // once nothing else here holds it, the retry thread releases it.
+  void Unreferenced(djava_sos_chunk* c);
+  void Unretain(djava_sos_chunk* c);
+  void TakeChunkStats(djava_sos_chunk* c, djava_sos_stats* stats);
+  // The bytes about to be produced name these ids (the produce callback
+  // says so, djava_sos_produced_refs); runs as in sospb::Chunk.
+  void ProducedRefs(djava_sos_chunk* c, const uint64_t* ids, size_t n, const uint64_t* run_heads,
+                    const uint32_t* run_blocks, size_t n_runs);
   // What put flushes off may be over: the retry thread tries them now.
   void RetryDeferredNow();
   // The JVM let go of a program's objects (the program ended on this node):
@@ -155,6 +181,22 @@ class Client {
   void AnswerPendingRevokeWithNothing(djava_sos_chunk* c);
   void OnError(const sospb::ServerMessage& m);
   void OnFreed(const sospb::ServerMessage& m);
+  // A stash is installed or dropped: the ids it named are no longer
+  // pending on it. With c->mu held.
+  void StashDone(djava_sos_chunk::Stash* s);
+  void ResetStash(djava_sos_chunk* c);
+  // Releases the candidates nothing here holds any more, and sends what
+  // waits to be released; on the retry thread. False when it must try
+  // again later (a lock was busy).
+  bool ReleaseUnreferenced();
+  // Whether this node may let go of the chunk: nothing here uses or will
+  // learn of it. With c->mu held.
+  bool Releasable(const djava_sos_chunk* c) const;
+  // A flush's bytes are being produced and sent: a release decided after
+  // it began is sent after it (FlushBegins/FlushSent, AwaitFlushesBefore).
+  uint64_t FlushBegins();
+  void FlushSent(uint64_t epoch);
+  void AwaitFlushesBegunBefore();
   void Disconnected(const std::string& why);
 
   // With c->mu held.
@@ -201,6 +243,23 @@ class Client {
   std::vector<djava_sos_chunk*> deferred_;
   // Releases whose chunk another thread held (SlowRelease), to finish.
   std::vector<djava_sos_chunk*> releases_to_finish_;
+  // Chunks the JVM let go of, to release once nothing here holds them
+  // (Unreferenced), and releases decided and not yet sent. Under retry_mu_.
+  std::vector<djava_sos_chunk*> release_candidates_;
+  std::vector<std::pair<uint64_t, uint32_t>> to_release_;
+  // Flushes under way per epoch parity (FlushBegins).
+  std::mutex flush_epoch_mu_;
+  std::condition_variable flush_epoch_cv_;
+  uint64_t flush_epoch_ = 1;  // 0 means "no flush" to PerformRevoke
+  uint64_t flushes_in_epoch_[2] = {0, 0};
+  // Refs the produce callback reported for the flush under way on this
+  // thread's chunk (ProducedRefs, read by PerformRevoke).
+  struct Produced {
+    const djava_sos_chunk* chunk = nullptr;
+    std::vector<uint64_t> refs, run_heads;
+    std::vector<uint32_t> run_blocks;
+  };
+  static thread_local Produced produced_;
   bool retry_stopping_ = false;
   bool retry_now_ = false;  // RetryDeferredNow: skip the back-off once
   std::thread retrier_;
@@ -228,6 +287,8 @@ class Client {
     std::unique_ptr<djava_sos_chunk> handle;
     std::chrono::steady_clock::time_point when;
   };
+  // Out of the table at `now`: freed after the grace (FreeForgotten).
+  void AddForgotten(std::vector<Forgotten>* out, std::chrono::steady_clock::time_point now);
   std::mutex forgotten_mu_;
   std::vector<Forgotten> forgotten_;
   std::atomic<size_t> forgotten_waiting_{0};
@@ -247,6 +308,7 @@ class Client {
   std::atomic<uint64_t> deferred_revokes_{0};
   std::atomic<uint64_t> releases_handed_off_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
+  std::atomic<uint64_t> released_{0}, release_messages_{0};
 };
 
 }  // namespace sos

@@ -184,6 +184,21 @@ djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk, uintptr_t orphan_us
   return chunk->client->DropCopy(chunk, orphan_user);
 }
 
+void djava_sos_unreferenced(djava_sos_chunk* chunk) { chunk->client->Unreferenced(chunk); }
+
+void djava_sos_retain(djava_sos_chunk* chunk) { chunk->retained.fetch_add(1); }
+
+void djava_sos_unretain(djava_sos_chunk* chunk) { chunk->client->Unretain(chunk); }
+
+void djava_sos_take_chunk_stats(djava_sos_chunk* chunk, djava_sos_stats* stats) {
+  chunk->client->TakeChunkStats(chunk, stats);
+}
+
+void djava_sos_produced_refs(djava_sos_chunk* chunk, const uint64_t* ids, size_t n,
+                             const uint64_t* run_heads, const uint32_t* run_blocks, size_t n_runs) {
+  chunk->client->ProducedRefs(chunk, ids, n, run_heads, run_blocks, n_runs);
+}
+
 size_t djava_sos_forget_program(djava_sos_client* client, uint64_t program,
                                 djava_sos_chunk* const* kept, size_t n_kept,
                                 djava_sos_chunk* const* released, size_t n_released) {

@@ -226,6 +226,34 @@ void djava_sos_discard(djava_sos_chunk* chunk);
  * puts them into the object the JVM has then). Never waits. */
 djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk, uintptr_t orphan_user);
 
+/* The distributed garbage collector (docs/SOS.md, "Freeing chunks while a
+ * program runs"). The server counts the chunks it ships this node (a
+ * grant, and the ids among a granted chunk's refs), and frees a chunk once
+ * no node holds it and no reachable chunk's bytes name it.
+ *
+ * The JVM has no object for the chunk any more (GC collected its replica;
+ * its user value is 0 now): once nothing here holds it either (no access,
+ * request or revocation under way, no grant naming it waits to be
+ * installed), the client releases it — one message for many — and forgets
+ * the handle, as djava_sos_forget_program does. A handle whose user value
+ * is set again before that stays. To look an id up and name its handle
+ * from an object, a JVM holds the handles (djava_sos_hold_handles) from
+ * djava_sos_chunk_for until it has set the user value, so that the client
+ * never lets go of a handle in between. Never waits. */
+void djava_sos_unreferenced(djava_sos_chunk* chunk);
+/* The JVM keeps a pointer to a handle no object names (the statistics of a
+ * collected replica): the client does not release it until as many
+ * unretains, the last of which makes it a candidate as
+ * djava_sos_unreferenced does. Never wait. */
+void djava_sos_retain(djava_sos_chunk* chunk);
+void djava_sos_unretain(djava_sos_chunk* chunk);
+/* Called by the produce callback, before it returns the bytes of a flush:
+ * the chunk ids they name, each once (the server's edges between chunks),
+ * and of those, or of this chunk, the arrays kept in blocks: run_blocks[i]
+ * chunks with the ids after run_heads[i] are its blocks. Copied. */
+void djava_sos_produced_refs(djava_sos_chunk* chunk, const uint64_t* ids, size_t n,
+                             const uint64_t* run_heads, const uint32_t* run_blocks, size_t n_runs);
+
 /* The JVM let go of every object of a program (the program ended on this
  * node): the client forgets its handles of that program's chunks (a
  * chunk's program is its class descriptor's) and those in `released` (the
@@ -239,9 +267,11 @@ djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk, uintptr_t orphan_us
 size_t djava_sos_forget_program(djava_sos_client* client, uint64_t program,
                                 djava_sos_chunk* const* kept, size_t n_kept,
                                 djava_sos_chunk* const* released, size_t n_released);
-/* Between hold and unhold no forgotten handle is freed: for a JVM that
- * reads handles it listed before they may have been forgotten (its
- * statistics). Not nested; may wait a moment for a free in progress. */
+/* Between hold and unhold no forgotten handle is freed and no handle is
+ * released: for a JVM that reads handles it listed before they may have
+ * been forgotten (its statistics), or that looks a handle up to name it
+ * (djava_sos_unreferenced). May be nested; may wait a moment for a free
+ * or a release in progress, which never waits for a holder. */
 void djava_sos_hold_handles(djava_sos_client* client);
 void djava_sos_unhold_handles(djava_sos_client* client);
 /* How many handles the client has (forgotten ones not counted). */
@@ -267,10 +297,16 @@ typedef struct {
                                  * client's retry thread (client-wide only) */
   uint64_t handles_freed;      /* forgotten handles whose memory went
                                 * (client-wide only) */
+  uint64_t chunks_released;    /* chunks this node said it no longer holds
+                                * (client-wide only) */
+  uint64_t release_messages;   /* the messages that said so */
 } djava_sos_stats;
 void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats);
 /* One chunk's share of those counters (a JVM's statistics per class). */
 void djava_sos_chunk_stats(djava_sos_chunk* chunk, djava_sos_stats* stats);
+/* The same, and the chunk's share starts again from zero (the JVM folds a
+ * collected replica's share into its class's). */
+void djava_sos_take_chunk_stats(djava_sos_chunk* chunk, djava_sos_stats* stats);
 
 #ifdef __cplusplus
 }

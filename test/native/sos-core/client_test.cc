@@ -992,6 +992,100 @@ TEST(SosClient, ConcurrentIncrementsAreCoherent) {
   djava_sos_abandon(checker);
 }
 
+// A JVM side for the collector's test: objects' bytes, and the ids each
+// object's bytes name, which produce reports.
+struct RefsJvm {
+  std::map<uint64_t, std::string> objects;
+  std::map<uint64_t, std::vector<uint64_t>> refs;
+  std::mutex mu;
+};
+
+djava_sos_callbacks RefsCallbacks(RefsJvm* jvm) {
+  djava_sos_callbacks cb{};
+  cb.context = jvm;
+  cb.install = [](void* ctx, djava_sos_chunk*, uint64_t id, const djava_sos_meta*,
+                  const void* bytes, size_t size, char*, size_t) -> int {
+    auto* j = static_cast<RefsJvm*>(ctx);
+    std::lock_guard<std::mutex> l(j->mu);
+    j->objects[id].assign(static_cast<const char*>(bytes), size);
+    return 0;
+  };
+  cb.produce = [](void* ctx, djava_sos_chunk* chunk, uint64_t id, void* buffer,
+                  size_t capacity) -> size_t {
+    auto* j = static_cast<RefsJvm*>(ctx);
+    std::lock_guard<std::mutex> l(j->mu);
+    const std::string& object = j->objects[id];
+    if (object.size() > capacity) return object.size();
+    std::memcpy(buffer, object.data(), object.size());
+    const std::vector<uint64_t>& refs = j->refs[id];
+    djava_sos_produced_refs(chunk, refs.data(), refs.size(), nullptr, nullptr, 0);
+    return object.size();
+  };
+  return cb;
+}
+
+// Waits (bounded) until the server has collected `n` chunks in all.
+bool CollectedAtLeast(Server& server, uint64_t n) {
+  for (int i = 0; i < 400; i++) {
+    if (server.service().DirectoryStatistics().collected >= n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST(SosClient, ChunksNoNodeHoldsAreFreedAndReadsOfThemFailNamingTheCollector) {
+  Server server;
+  RefsJvm jvm_a, jvm_b, jvm_c;
+  djava_sos_callbacks cba = RefsCallbacks(&jvm_a), cbb = RefsCallbacks(&jvm_b),
+                      cbc = RefsCallbacks(&jvm_c);
+  djava_sos_client* a = server.Connect("a", &cba);
+  djava_sos_client* b = server.Connect("b", &cbb);
+  djava_sos_client* c = server.Connect("c", &cbc);
+  djava_sos_meta meta = Meta("Node");
+  djava_sos_chunk* x = djava_sos_alloc(a, 4, &meta, nullptr);
+  djava_sos_chunk* y = djava_sos_alloc(a, 4, &meta, nullptr);
+  const uint64_t xid = djava_sos_id(x), yid = djava_sos_id(y);
+  jvm_a.objects[xid] = "xxxx";
+  jvm_a.objects[yid] = "yyyy";
+  jvm_a.refs[xid] = {yid};  // x names y
+  djava_sos_error e{};
+  // b reads x: the grant ships y's id to b too.
+  djava_sos_chunk* bx = djava_sos_chunk_for(b, xid);
+  ASSERT_EQ(djava_sos_load(bx, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(bx);
+  // c reads y and lets go of it; so does its creator.
+  djava_sos_chunk* cy = djava_sos_chunk_for(c, yid);
+  ASSERT_EQ(djava_sos_load(cy, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(cy);
+  djava_sos_unreferenced(cy);
+  djava_sos_unreferenced(y);
+  djava_sos_unreferenced(x);
+  // b still holds x (and through it, y): nothing is collected.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(server.service().DirectoryStatistics().collected, 0u);
+  djava_sos_stats stats{};
+  djava_sos_get_stats(c, &stats);
+  EXPECT_EQ(stats.chunks_released, 1u);
+  EXPECT_EQ(djava_sos_handle_count(c), 0u) << "c forgot the handle it released";
+  djava_sos_chunk* cy2 = djava_sos_chunk_for(c, yid);
+  ASSERT_EQ(djava_sos_load(cy2, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(cy2);
+  djava_sos_unreferenced(cy2);
+  // b lets go of x, and of y, which it never had an object for.
+  djava_sos_unreferenced(bx);
+  djava_sos_chunk* by = djava_sos_chunk_for(b, yid);
+  djava_sos_unreferenced(by);
+  ASSERT_TRUE(CollectedAtLeast(server, 2)) << server.service().Stats();
+  djava_sos_chunk* cy3 = djava_sos_chunk_for(c, yid);
+  EXPECT_EQ(djava_sos_load(cy3, &e), DJAVA_SOS_FREED);
+  EXPECT_NE(std::string(e.message).find("distributed garbage collector"), std::string::npos)
+      << e.message;
+  EXPECT_NE(std::string(e.message).find("Node"), std::string::npos) << e.message;
+  djava_sos_abandon(c);
+  djava_sos_abandon(b);
+  djava_sos_abandon(a);
+}
+
 }  // namespace
 }  // namespace sos
 }  // namespace djava

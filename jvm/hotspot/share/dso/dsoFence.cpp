@@ -35,13 +35,6 @@ static char last_in_critical[64] = "";
 
 namespace {
 
-// A VM-internal daemon, like the monitor deflation thread: no program's.
-class DsoFenceThread : public JavaThread {
- public:
-  explicit DsoFenceThread(ThreadFunction entry) : JavaThread(entry) {}
-  bool is_hidden_from_external_view() const { return true; }
-};
-
 // Each thread passes it between bytecodes or outside Java and VM code;
 // one inside a JNI critical region may still write a local array it holds.
 class FenceClosure : public HandshakeClosure {
@@ -152,15 +145,6 @@ void DsoFence::thread_entry(JavaThread* self, JavaThread* THREAD) {
 }
 
 void DsoFence::start(JavaThread* current) {
-  JavaThread* THREAD = current;  // for the exception macros
   _monitor = new Monitor(Mutex::leaf, "DsoFence_lock", true, Mutex::_safepoint_check_never);
-  HandleMark hm(current);
-  Handle name = java_lang_String::create_from_str("djava fence", CHECK);
-  Handle group(current, Universe::system_thread_group());
-  Handle thread_oop = JavaCalls::construct_new_instance(vmClasses::Thread_klass(),
-                                                        vmSymbols::threadgroup_string_void_signature(),
-                                                        group, name, CHECK);
-  DsoFenceThread* thread = new DsoFenceThread(&thread_entry);
-  JavaThread::vm_exit_on_osthread_failure(thread);
-  JavaThread::start_internal_daemon(current, thread, thread_oop, NearMaxPriority);
+  DsoNode::start_daemon(current, "djava fence", &thread_entry);
 }

@@ -618,13 +618,13 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
     THROW_MSG_NULL(vmSymbols::java_lang_InternalError(),
                    err_msg("djava: shared object " UINT64_FORMAT_X " has no valid identity hash", id));
   }
+  Handle kept(current, fresh);
+  // Until the entry names the handle: the cache lets go of unnamed ones.
+  DsoHandlesHeld held(current);
   djava_sos_chunk* chunk = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
   djava_sos_status dropped;
-  {
-    Handle kept(current, fresh);
-    index = drop_orphan_copy(current, chunk, id, &dropped);
-    fresh = kept();
-  }
+  index = drop_orphan_copy(current, chunk, id, &dropped);
+  fresh = kept();
   if (index != 0) {
     return DsoReplicaTable::replica(index);  // another thread made one meanwhile
   }
@@ -651,6 +651,8 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
 
 
 oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
+  // Until the install names the handle from a replica's entry.
+  DsoHandlesHeld held(current);
   djava_sos_chunk* chunk = NULL;
   for (int attempt = 0; attempt < attach_attempts; attempt++) {
     uint index = DsoReplicaTable::index_of(id);
@@ -720,6 +722,7 @@ static djava_sos_chunk* block_chunk(JavaThread* current, DsoReplica* e, uint32_t
     return c;
   }
   uint64_t id = b->_base_id + 1 + k;
+  DsoHandlesHeld held(current);  // until the block names the entry
   c = DsoNode::lib().djava_sos_chunk_for(DsoNode::sos(), id);
   for (int attempt = 0; ; attempt++) {
     uintptr_t owner = DsoNode::lib().djava_sos_user(c);
@@ -1129,17 +1132,21 @@ static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint
   }
   oop blocker = NULL;
   size_t size;
+  DsoMarshal::Refs refs;
   if (e->_blocks == NULL) {
-    size = DsoMarshal::encode(replica, (u1*)buffer, capacity, program, &blocker);
+    size = DsoMarshal::encode(replica, (u1*)buffer, capacity, program, &blocker, &refs);
   } else if (id == e->_global_id) {
     size = DsoMarshal::encode_blocks_header(e->_blocks->_elems_shift, e->_blocks->_count,
                                             (u1*)buffer, capacity);
+    // Its blocks are reachable with it.
+    refs.run_heads.append(id);
+    refs.run_blocks.append(e->_blocks->_count);
   } else {
     int from, to;
     e->_blocks->elements_of((uint32_t)(id - e->_global_id - 1), arrayOop(replica)->length(),
                             &from, &to);
     size = DsoMarshal::encode_elements(replica, from, to, (u1*)buffer, capacity, program,
-                                       &blocker);
+                                       &blocker, &refs);
   }
   if (size == DsoMarshal::not_now) {
     flush_put_off(current, e, id, replica, blocker);
@@ -1148,6 +1155,14 @@ static size_t encode_for_flush(JavaThread* current, djava_sos_chunk* chunk, uint
   e->_flush_deferred_ns = 0;
   e->_flush_warned_ns = 0;
   if (size <= capacity) {
+    // The server's edges from this chunk to those its bytes name.
+    bool runs = refs.run_heads.length() > 0;
+    DsoNode::lib().djava_sos_produced_refs(chunk,
+                                           refs.ids.length() > 0 ? refs.ids.adr_at(0) : NULL,
+                                           (size_t)refs.ids.length(),
+                                           runs ? refs.run_heads.adr_at(0) : NULL,
+                                           runs ? refs.run_blocks.adr_at(0) : NULL,
+                                           (size_t)refs.run_heads.length());
     // The bytes are on their way to the server: what references the
     // replica here is what keeps it (an array in blocks: once none is
     // modified here).

@@ -177,6 +177,24 @@ RefEntry entry_for(oop v, BlobWriter* blob, uint64_t program, oop* unpublishable
   return e;
 }
 
+// What entries name, into refs (DsoMarshal::Refs).
+void note_refs(const GrowableArray<RefEntry>& entries, DsoMarshal::Refs* refs) {
+  if (refs == NULL) {
+    return;
+  }
+  for (int i = 0; i < entries.length(); i++) {
+    const RefEntry& e = entries.at(i);
+    if (kind_of(e) != DsoMarshal::ref_shared) {
+      continue;
+    }
+    refs->ids.append(e.a);
+    if (e.reserved != 0) {
+      refs->run_heads.append(e.a);
+      refs->run_blocks.append(DsoBlocks::count_for((int)e.length, (int)e.reserved));
+    }
+  }
+}
+
 struct Hole {
   int offset;
   int size;
@@ -395,7 +413,7 @@ int DsoMarshal::blocks_header_shift(const void* bytes, size_t size) {
 }
 
 size_t DsoMarshal::encode_elements(oop array, int from, int to, u1* buffer, size_t capacity,
-                                   uint64_t program, oop* unpublishable) {
+                                   uint64_t program, oop* unpublishable, Refs* refs) {
   *unpublishable = NULL;
   Klass* k = array->klass();
   if (k->is_typeArray_klass()) {
@@ -428,6 +446,7 @@ size_t DsoMarshal::encode_elements(oop array, int from, int to, u1* buffer, size
     out += ref_entry_size;
   }
   blob.write(out);
+  note_refs(entries, refs);
   return size;
 }
 
@@ -463,12 +482,12 @@ void DsoMarshal::decode_elements(JavaThread* current, uint64_t program, Handle a
 }
 
 size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program,
-                          oop* unpublishable) {
+                          oop* unpublishable, Refs* refs) {
   *unpublishable = NULL;
   Klass* k = obj->klass();
   if (k->is_array_klass()) {
     return encode_elements(obj, 0, ((arrayOop)obj)->length(), buffer, capacity, program,
-                           unpublishable);
+                           unpublishable, refs);
   }
   ResourceMark rm;
   BlobWriter blob;
@@ -568,6 +587,7 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
     out += ref_entry_size;
   }
   blob.write(out);
+  note_refs(entries, refs);
   return size;
 }
 

@@ -56,6 +56,7 @@
 #include "runtime/handles.hpp"
 #include "utilities/exceptions.hpp"
 #include "utilities/globalDefinitions.hpp"
+#include "utilities/growableArray.hpp"
 
 class JavaThread;
 
@@ -73,8 +74,18 @@ class DsoMarshal : AllStatic {
   // one cannot be shared now (a thread holds it locked), writes nothing,
   // sets *unpublishable to it and returns not_now.
   static const size_t not_now = SIZE_MAX;
+  // The shared objects an encoding names, for the distributed garbage
+  // collector's edges (djava_sos_produced_refs): their ids, and of those
+  // the arrays kept in blocks with their block counts.
+  struct Refs {
+    GrowableArrayCHeap<uint64_t, mtInternal> ids;
+    GrowableArrayCHeap<uint64_t, mtInternal> run_heads;
+    GrowableArrayCHeap<uint32_t, mtInternal> run_blocks;
+    void clear() { ids.clear(); run_heads.clear(); run_blocks.clear(); }
+  };
+  // refs, if not NULL, gets what a complete encoding names.
   static size_t encode(oop obj, u1* buffer, size_t capacity, uint64_t program,
-                       oop* unpublishable);
+                       oop* unpublishable, Refs* refs = NULL);
 
   // Puts bytes into the replica. Resolves referenced classes in program's
   // class loader (may load them) and makes empty replicas of referenced
@@ -91,7 +102,7 @@ class DsoMarshal : AllStatic {
   // (a block of an array kept in blocks).
   static size_t fixed_size_of_elements(oop array, int from, int to);
   static size_t encode_elements(oop array, int from, int to, u1* buffer, size_t capacity,
-                                uint64_t program, oop* unpublishable);
+                                uint64_t program, oop* unpublishable, Refs* refs = NULL);
   static void decode_elements(JavaThread* current, uint64_t program, Handle array, int from,
                               int to, const u1* bytes, size_t size, TRAPS);
 

@@ -10,6 +10,7 @@
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoProcessors.hpp"
+#include "dso/dsoReclaim.hpp"
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoStatistics.hpp"
@@ -17,6 +18,7 @@
 #include "classfile/javaClasses.inline.hpp"
 #include "classfile/symbolTable.hpp"
 #include "classfile/systemDictionary.hpp"
+#include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/javaCalls.hpp"
@@ -221,6 +223,7 @@ void DsoNode::join(JavaThread* current) {
   }
   DsoThreads::initialize();
   DsoFence::start(current);
+  DsoReclaim::start(current);
   name_heap_exhaustion(current);
   if (!is_thread_server()) {
     start_launcher(current);
@@ -337,4 +340,33 @@ void DsoNode::leave(JavaThread* current) {
   // the manager has been told already (program end) or learns from the
   // closed connection (a thread server).
   log_info(dso)("left the cluster at %s", DjavaCluster);
+}
+
+DsoHandlesHeld::DsoHandlesHeld(JavaThread* current) {
+  ThreadToNativeFromVM in_native(current);  // may wait a moment for a free or release in progress
+  DsoNode::lib().djava_sos_hold_handles(DsoNode::sos());
+}
+
+namespace {
+
+class DsoDaemonThread : public JavaThread {
+ public:
+  explicit DsoDaemonThread(ThreadFunction entry) : JavaThread(entry) {}
+  bool is_hidden_from_external_view() const { return true; }
+};
+
+}  // namespace
+
+void DsoNode::start_daemon(JavaThread* current, const char* name,
+                           void (*entry)(JavaThread*, JavaThread*)) {
+  JavaThread* THREAD = current;  // for the exception macros
+  HandleMark hm(current);
+  Handle name_string = java_lang_String::create_from_str(name, CHECK);
+  Handle group(current, Universe::system_thread_group());
+  Handle thread_oop = JavaCalls::construct_new_instance(vmClasses::Thread_klass(),
+                                                        vmSymbols::threadgroup_string_void_signature(),
+                                                        group, name_string, CHECK);
+  DsoDaemonThread* thread = new DsoDaemonThread(entry);
+  JavaThread::vm_exit_on_osthread_failure(thread);
+  JavaThread::start_internal_daemon(current, thread, thread_oop, NearMaxPriority);
 }

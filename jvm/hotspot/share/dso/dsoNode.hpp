@@ -10,6 +10,7 @@
 #define SHARE_DSO_DSONODE_HPP
 
 #include "memory/allStatic.hpp"
+#include "memory/allocation.hpp"
 #include "utilities/globalDefinitions.hpp"
 
 #include "dso/abi/monitor_client.h"
@@ -66,6 +67,11 @@ class JavaThread;
   X(djava_sos_retry_deferred)                                                 \
   X(djava_sos_drop_copy)                                                      \
   X(djava_sos_forget_program)                                                 \
+  X(djava_sos_unreferenced)                                                   \
+  X(djava_sos_retain)                                                         \
+  X(djava_sos_unretain)                                                       \
+  X(djava_sos_take_chunk_stats)                                               \
+  X(djava_sos_produced_refs)                                                  \
   X(djava_sos_hold_handles)                                                   \
   X(djava_sos_unhold_handles)                                                 \
   X(djava_sos_handle_count)                                                   \
@@ -95,7 +101,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 14;
+  static const uint32_t abi_version = 15;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what
@@ -105,6 +111,11 @@ class DsoNode : AllStatic {
   // reported ended, modified shared objects are written back, connections
   // close. Safe to call when never joined.
   static void leave(JavaThread* current);
+
+  // Starts a VM-internal daemon of the node (hidden, like the monitor
+  // deflation thread: no program's), running entry.
+  static void start_daemon(JavaThread* current, const char* name,
+                           void (*entry)(JavaThread*, JavaThread*));
 
   static bool is_member() { return _tm != NULL; }
   // The VM is exiting: the node has left or is leaving the cluster.
@@ -151,6 +162,16 @@ class DsoNode : AllStatic {
   static uint32_t _node_number;
   static char _node_name[300];
   static volatile bool _leaving;
+};
+
+// Keeps the cache from letting go of handles while held: from looking a
+// handle up until an entry names it (the cache releases only handles no
+// entry names, djava_sos_unreferenced), or while a snapshot reads handles
+// another program's end may forget (DsoStatistics). May be nested.
+class DsoHandlesHeld : public StackObj {
+ public:
+  explicit DsoHandlesHeld(JavaThread* current);
+  ~DsoHandlesHeld() { DsoNode::lib().djava_sos_unhold_handles(DsoNode::sos()); }  // never waits
 };
 
 #endif // SHARE_DSO_DSONODE_HPP

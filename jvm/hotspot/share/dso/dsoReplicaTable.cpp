@@ -423,16 +423,20 @@ uint DsoReplicaTable::index_of(uint64_t global_id) {
 void DsoReplicaTable::forget(uint index) {
   assert_lock_strong(_lock);
   DsoReplica* e = &_entries[index];
+  // A late install or flush of the chunk must not find a freed (or
+  // reused) index; the next replica of the id sets its own. Unnamed, the
+  // cache may release the chunk once nothing else holds it (the server
+  // frees it once no node does): never waits.
   if (e->_chunk != NULL) {
-    // A late install or flush of the chunk must not find a freed (or
-    // reused) index; the next replica of the id sets its own.
     DsoNode::lib().djava_sos_set_user(e->_chunk, 0);
+    DsoNode::lib().djava_sos_unreferenced(e->_chunk);
   }
   if (e->_blocks != NULL) {
     for (uint32_t k = 0; k < e->_blocks->_count; k++) {
       djava_sos_chunk* c = e->_blocks->_chunks[k];
       if (c != NULL) {
         DsoNode::lib().djava_sos_set_user(c, 0);
+        DsoNode::lib().djava_sos_unreferenced(c);
       }
     }
   }

@@ -186,6 +186,8 @@ class DsoReplicaTable : AllStatic {
 
   // Frees the entries whose replicas GC collected; returns how many.
   static size_t reclaim_dead();
+  // GC reported collected replicas whose entries are not reclaimed yet.
+  static bool has_dead() { return _has_dead; }
 
   static size_t live_count() { return _live; }
 

@@ -64,6 +64,31 @@ struct RetiredShare {
 
 GrowableArrayCHeap<RetiredShare, mtInternal>* retired = NULL;
 
+// What the retired parts of a class came to once settled (settle()).
+struct SettledRow {
+  Symbol* class_name;  // counted
+  uint64_t program;
+  bool block;
+  uint64_t objects;
+  uint64_t published;
+  uint64_t lock_enters;
+  uint64_t lock_wait_ns;
+  djava_sos_stats cache;
+};
+
+// Under the replica table's lock.
+GrowableArrayCHeap<SettledRow, mtInternal>* settled = NULL;
+
+void add_cache(djava_sos_stats* to, const djava_sos_stats& c) {
+  to->misses += c.misses;
+  to->upgrades += c.upgrades;
+  to->invalidations += c.invalidations;
+  to->flushes += c.flushes;
+  to->bytes_in += c.bytes_in;
+  to->bytes_out += c.bytes_out;
+  to->deferred_flushes += c.deferred_flushes;
+}
+
 unsigned chunk_hash(djava_sos_chunk* const& c) {
   return (unsigned)((uintptr_t)c >> 4);
 }
@@ -196,28 +221,24 @@ void DsoStatistics::thread_started(uint64_t program) {
   threads_started_lock()->unlock();
 }
 
-// Keeps the cache from freeing the handles a snapshot lists while it reads
-// their counters: another program may end meanwhile, and the cache then
-// forgets that program's handles (DsoHeap::drop_program).
-class HandlesHeld : public StackObj {
- public:
-  explicit HandlesHeld(JavaThread* current) {
-    ThreadToNativeFromVM in_native(current);  // may wait for a free in progress
-    DsoNode::lib().djava_sos_hold_handles(DsoNode::sos());
-  }
-  ~HandlesHeld() { DsoNode::lib().djava_sos_unhold_handles(DsoNode::sos()); }  // never waits
-};
-
 void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t program,
                           const char* title) {
+  settle(current);
   ResourceMark rm(current);
-  HandlesHeld held(current);
+  // The snapshot lists handles another program's end may forget meanwhile.
+  DsoHandlesHeld held(current);
   GrowableArray<EntryShare> shares;
+  GrowableArray<SettledRow> settled_rows;
   {
     MutexLocker ml(DsoReplicaTable::_lock, Mutex::_no_safepoint_check_flag);
     NoSafepointVerifier nsv;
     if (Atomic::load(&DsoReplicaTable::_has_dead)) {
       DsoReplicaTable::reclaim_dead_locked();  // their parts are retired
+    }
+    for (int i = 0; settled != NULL && i < settled->length(); i++) {
+      if (program == 0 || settled->at(i).program == program) {
+        settled_rows.append(settled->at(i));
+      }
     }
     for (uint index = 1; index < DsoReplicaTable::_high_water; index++) {
       DsoReplica* e = &DsoReplicaTable::_entries[index];
@@ -272,6 +293,28 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
   GrowableArray<ClassRow> rows;
   ClassRow total = {};
   uint64_t collected = 0;
+  for (int i = 0; i < settled_rows.length(); i++) {
+    const SettledRow& s = settled_rows.at(i);
+    const char* name = label_of_name(s.class_name);
+    int* at = index.get(name);
+    if (at == NULL) {
+      ClassRow fresh = {};
+      fresh.name = name;
+      rows.append(fresh);
+      index.put(name, rows.length() - 1);
+      at = index.get(name);
+    }
+    collected += s.block ? 0 : s.objects;
+    ClassRow* rows_of[] = { rows.adr_at(*at), &total };
+    for (ClassRow* r : rows_of) {
+      r->objects += s.block ? 0 : s.objects;
+      r->blocks += s.block ? s.objects : 0;
+      r->published += s.published;
+      r->lock_enters += s.lock_enters;
+      r->lock_wait_ns += s.lock_wait_ns;
+      add_cache(&r->cache, s.cache);
+    }
+  }
   for (int i = 0; i < shares.length(); i++) {
     const EntryShare& s = shares.at(i);
     if (s.chunk == NULL) {
@@ -299,13 +342,7 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
       r->published += s.published ? 1 : 0;
       r->lock_enters += s.lock_enters;
       r->lock_wait_ns += s.lock_wait_ns;
-      r->cache.misses += c.misses;
-      r->cache.upgrades += c.upgrades;
-      r->cache.invalidations += c.invalidations;
-      r->cache.flushes += c.flushes;
-      r->cache.bytes_in += c.bytes_in;
-      r->cache.bytes_out += c.bytes_out;
-      r->cache.deferred_flushes += c.deferred_flushes;
+      add_cache(&r->cache, c);
     }
   }
   rows.sort(by_traffic);
@@ -378,15 +415,88 @@ void DsoStatistics::retire(const DsoReplica* e) {
   if (retired == NULL) {
     retired = new GrowableArrayCHeap<RetiredShare, mtInternal>(64);
   }
+  // The cache keeps each chunk until settle() has read its counters.
   e->_class_name->increment_refcount();
+  DsoNode::lib().djava_sos_retain(e->_chunk);
   retired->append(RetiredShare{e->_class_name, e->_chunk, e->_program, e->_published_here,
                                e->_lock_enters, e->_lock_wait_ns, false});
   for (uint32_t k = 0; e->_blocks != NULL && k < e->_blocks->_count; k++) {
     djava_sos_chunk* c = e->_blocks->_chunks[k];
     if (c != NULL) {
       e->_class_name->increment_refcount();
+      DsoNode::lib().djava_sos_retain(c);
       retired->append(RetiredShare{e->_class_name, c, e->_program, false, 0, 0, true});
     }
+  }
+}
+
+bool DsoStatistics::has_retired() {
+  return retired != NULL && retired->length() > 0;  // racy: a hint for the reclaim thread
+}
+
+void DsoStatistics::settle(JavaThread* current) {
+  GrowableArrayCHeap<RetiredShare, mtInternal> taken;
+  {
+    MutexLocker ml(DsoReplicaTable::_lock, Mutex::_no_safepoint_check_flag);
+    if (Atomic::load(&DsoReplicaTable::_has_dead)) {
+      DsoReplicaTable::reclaim_dead_locked();
+    }
+    for (int i = 0; retired != NULL && i < retired->length(); i++) {
+      taken.append(retired->at(i));
+    }
+    if (retired != NULL) {
+      retired->clear();
+    }
+  }
+  if (taken.is_empty()) {
+    return;
+  }
+  // Retained, the chunks stay in the cache; held, no program's end frees
+  // them meanwhile (it forgets handles whatever they retain).
+  DsoHandlesHeld held(current);
+  GrowableArrayCHeap<djava_sos_stats, mtInternal> counters(taken.length());
+  {
+    // A chunk's mutex may be held by a flush waiting for a safepoint.
+    ThreadToNativeFromVM in_native(current);
+    for (int i = 0; i < taken.length(); i++) {
+      djava_sos_stats c;
+      DsoNode::lib().djava_sos_take_chunk_stats(taken.at(i).chunk, &c);
+      counters.append(c);
+    }
+  }
+  {
+    MutexLocker ml(DsoReplicaTable::_lock, Mutex::_no_safepoint_check_flag);
+    if (settled == NULL) {
+      settled = new GrowableArrayCHeap<SettledRow, mtInternal>(16);
+    }
+    for (int i = 0; i < taken.length(); i++) {
+      const RetiredShare& r = taken.at(i);
+      SettledRow* row = NULL;
+      for (int j = 0; j < settled->length() && row == NULL; j++) {
+        SettledRow* s = settled->adr_at(j);
+        if (s->class_name == r.class_name && s->program == r.program && s->block == r.block) {
+          row = s;
+        }
+      }
+      if (row == NULL) {
+        SettledRow fresh = {};
+        fresh.class_name = r.class_name;
+        fresh.program = r.program;
+        fresh.block = r.block;
+        settled->append(fresh);
+        row = settled->adr_at(settled->length() - 1);
+      } else {
+        r.class_name->decrement_refcount();  // the row holds one
+      }
+      row->objects++;
+      row->published += r.published ? 1 : 0;
+      row->lock_enters += r.lock_enters;
+      row->lock_wait_ns += r.lock_wait_ns;
+      add_cache(&row->cache, counters.at(i));
+    }
+  }
+  for (int i = 0; i < taken.length(); i++) {
+    DsoNode::lib().djava_sos_unretain(taken.at(i).chunk);  // never waits
   }
 }
 
@@ -413,6 +523,14 @@ void DsoStatistics::forget_program(uint64_t program,
       released->append(retired->at(i).chunk);
       retired->at(i).class_name->decrement_refcount();
       retired->delete_at(i);  // moves the last one here
+    } else {
+      i++;
+    }
+  }
+  for (int i = 0; settled != NULL && i < settled->length();) {
+    if (settled->at(i).program == program) {
+      settled->at(i).class_name->decrement_refcount();
+      settled->delete_at(i);
     } else {
       i++;
     }

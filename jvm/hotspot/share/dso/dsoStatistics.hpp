@@ -10,7 +10,10 @@
  * (djava_sos_chunk_stats); the monitor counters live in the replica table's
  * entries; nothing is hashed on an access path. A replica GC collected
  * (dsoReplicaTable.hpp) still counts: its entry's part is kept when the
- * entry is reclaimed, and its chunk's counters stay in the cache.
+ * entry is reclaimed, and settled soon after into its class's totals (its
+ * chunk's counters taken from the cache), so that the cache may release
+ * the chunk (docs/SOS.md, "Freeing chunks while a program runs"). An object
+ * collected here and met again counts once for each replica it had.
  */
 
 #ifndef SHARE_DSO_DSOSTATISTICS_HPP
@@ -32,10 +35,17 @@ class DsoStatistics : AllStatic {
   static void print(JavaThread* current, outputStream* st, uint64_t program, const char* title);
 
   // Keeps the part of an entry whose replica GC collected, before the entry
-  // is freed. Under the replica table's lock.
+  // is freed; its chunks are retained in the cache until settled. Under the
+  // replica table's lock.
   static void retire(const DsoReplica* e);
-  // The program ended here: its retired parts go, their chunks appended to
-  // released (the cache may forget them). Under the table's lock.
+  // Reclaims the entries of collected replicas and folds the retired parts
+  // into their classes' totals, letting the cache release their chunks.
+  // In VM state; may safepoint.
+  static void settle(JavaThread* current);
+  static bool has_retired();
+  // The program ended here: its retired parts and totals go, the retired
+  // parts' chunks appended to released (the cache may forget them). Under
+  // the table's lock.
   static void forget_program(uint64_t program,
                              GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* released);
   // A thread of program started on this node (a thread server runs it, or
