@@ -13,6 +13,8 @@ SOS_STRESS_SEED=<n> to replay a run."""
 import json
 import os
 import random
+import re
+import signal
 import subprocess
 import time
 
@@ -126,11 +128,15 @@ def test_stress_chunks_written_home_by_a_leaving_creator(sos_server, probe, proc
 
 
 @pytest.mark.parametrize("where", BYTES)
-def test_stress_chunks_dirty_at_a_live_creator(sos_server, probe, procs, secret_file, stress_binary,
+def test_stress_chunks_dirty_at_a_live_creator(sos_server_with, probe, procs, secret_file, stress_binary,
                                                where):
     """The chunks never left their creator: the stress processes' first
     accesses must flush them from it, and the creator, still alive, must
-    find everybody's increments when it reads them back."""
+    find everybody's increments when it reads them back. The final reader
+    learns the ids from this test, after every node that held them left:
+    only a server that keeps chunks until their program ends serves them
+    then (with collection they are freed: see the next test)."""
+    sos_server = sos_server_with("--no-collection")
     seed = base_seed()
     creator = probe(sos_server, "creator")
     ids = [creator.alloc(size) for size in SIZES]
@@ -150,6 +156,33 @@ def test_stress_chunks_dirty_at_a_live_creator(sos_server, probe, procs, secret_
     assert creator.ok("close") == ""
     reader = probe(sos_server, "final-reader")
     check_final(reader, ids, SIZES, start, reports, seed)
+
+
+def test_chunks_every_holder_let_go_of_are_freed_and_said_so(sos_server, probe):
+    """A node that leaves holds nothing: once its chunks are home and no
+    node holds them, the collector frees them, and a node that asks for
+    one by an id it learned elsewhere is told so, never given zeroes."""
+    creator = probe(sos_server, "creator")
+    ids = [creator.alloc(size) for size in SIZES]
+    for cid in ids:
+        creator.write(cid, 0, 42)
+    other = probe(sos_server, "other")
+    assert other.read(ids[0], 0) == 42  # home now, held by both
+    assert creator.ok("close") == ""
+    assert other.ok("close") == ""
+    # Asked before the collector ran, the reader would hold the chunk itself.
+    deadline = time.monotonic() + 10
+    collected = 0
+    while collected < len(ids) and time.monotonic() < deadline:
+        sos_server.proc.send_signal(signal.SIGUSR1)
+        time.sleep(0.2)
+        counts = re.findall(r"collected (\d+), holds", sos_server.log())
+        collected = int(counts[-1]) if counts else 0
+    assert collected >= len(ids), sos_server.log()[-2000:]
+    reader = probe(sos_server, "late-reader")
+    answer = reader.cmd(f"read {ids[0]:#x} 0")
+    assert answer.startswith("error FREED"), answer
+    assert "distributed garbage collector" in answer, answer
 
 
 def test_stress_one_hot_chunk_many_threads(sos_server, probe, procs, secret_file, stress_binary):
