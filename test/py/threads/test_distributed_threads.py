@@ -542,3 +542,34 @@ def test_a_thread_dump_while_main_waits_for_a_lock_held_on_another_node(cluster,
     out, _ = p.communicate(timeout=60)
     assert p.returncode == 0, out + procs.stderr_of(p)
     assert "main has the lock" in out and "holder ended" in out, out
+
+
+def test_a_collection_while_a_shipped_thread_is_fetched_loses_no_thread(procs, thread_manager,
+                                                                        secret_file, tmp_path):
+    # jtreg's ProxyObjects once failed under -Xmn2m with "thread 2 recorded
+    # nothing": the thread server fetched the thread's Thread object by id,
+    # and a GC as the fetch returned took the replica it had just made (only
+    # a weak handle named it), so the start failed, the launcher settled the
+    # thread as never run and its join returned. The thread servers here run
+    # a full GC right after every such fetch (-XX:+DjavaStressAttachGC):
+    # without the replica held until the fetch has a handle, every thread
+    # "never ran".
+    servers = [procs.start([JAVA, *node_options(thread_manager, secret_file),
+                            "-XX:+UnlockDiagnosticVMOptions", "-XX:+DjavaStressAttachGC",
+                            "-Xlog:gc:stderr", "-XX:DjavaThreadServer=2",
+                            "djava.runtime.ThreadServer"])
+               for _ in range(2)]
+    wait_for(procs, procs.thread_manager, r"(server '\S+' \(id \d+, capacity 2\) registered[\s\S]*){2}")
+    jtreg = os.path.join(ROOT, "test", "jtreg")
+    subprocess.run([JAVAC, "-d", str(tmp_path), os.path.join(jtreg, "distributed", "ProxyObjects.java"),
+                    os.path.join(jtreg, "lib", "Checks.java"), os.path.join(jtreg, "lib", "Threads.java")],
+                   check=True)
+    p = subprocess.run([JAVA, *node_options(thread_manager, secret_file), "-cp", str(tmp_path),
+                        "ProxyObjects"], capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "never ran" not in p.stderr, p.stderr
+    assert "ProxyObjects: all checks passed" in p.stdout, p.stdout
+    # The collections happened where the threads were fetched: one for
+    # each of ProxyObjects' 4 threads at least.
+    collections = sum(procs.stderr_of(s).count("Pause Full (System.gc())") for s in servers)
+    assert collections >= 4, [procs.stderr_of(s) for s in servers]

@@ -66,6 +66,11 @@
           "shared meanwhile (dsoFence.hpp)")                                  \
           range(0, 10000)                                                     \
                                                                               \
+  product(bool, DjavaStressAttachGC, false, DIAGNOSTIC,                      \
+          "A full GC right after each fetch of an object by id alone (a "     \
+          "shipped thread's Thread object), as one could happen there: for "  \
+          "tests that the object made survives it")                          \
+                                                                              \
   product(uint, DjavaArrayBlockBytes, 8192,                                   \
           "An array this node makes shared is kept coherent in blocks of "    \
           "this many bytes of elements, each block its own chunk, when it "   \

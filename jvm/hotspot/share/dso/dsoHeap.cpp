@@ -27,6 +27,9 @@
 #include "jni.h"
 #include "logging/log.hpp"
 #include "memory/resourceArea.hpp"
+#include "dso/dsoGlobals.hpp"
+#include "gc/shared/collectedHeap.hpp"
+#include "gc/shared/gcCause.hpp"
 #include "memory/universe.hpp"
 #include "oops/instanceKlass.hpp"
 #include "oops/objArrayKlass.hpp"
@@ -650,6 +653,13 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
 }
 
 
+// The replica an install makes for attach on this thread, held strongly
+// until attach has a handle to it: only the table's weak handle names it
+// otherwise, and a GC as the load comes back from native state took it
+// (a shipped thread then failed to start: "no shared object X: OK").
+static THREAD_LOCAL uint64_t attaching_id = 0;
+static THREAD_LOCAL jobject attached = NULL;
+
 oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
   // Until the install names the handle from a replica's entry.
   DsoHandlesHeld held(current);
@@ -670,14 +680,14 @@ oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
     // its replica; a thread's Thread object once its starter let go of it)
     // and would make the load below succeed without making a replica, as
     // replica_of says. The load then fetches, and its install makes one,
-    // which only the table's weak handle holds until this returns it: a GC
-    // as the load comes back from native state may take it again.
+    // held for this thread (attached) until it has a handle.
     djava_sos_error error;
     djava_sos_status status;
     index = drop_orphan_copy(current, chunk, id, &status);
     if (index != 0) {
       return DsoReplicaTable::replica(index);
     }
+    attaching_id = id;
     {
       ThreadToNativeFromVM in_native(current);
       if (status == DJAVA_SOS_OK) {
@@ -690,8 +700,21 @@ oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
                      "it is modified on this node but has no replica here");
       }
     }
+    attaching_id = 0;
+    Handle made;
+    if (attached != NULL) {
+      made = Handle(current, JNIHandles::resolve(attached));
+      JNIHandles::destroy_global(attached);
+      attached = NULL;
+    }
+    if (DjavaStressAttachGC) {
+      Universe::heap()->collect(GCCause::_java_lang_system_gc);
+    }
     if (HAS_PENDING_EXCEPTION) {
       return NULL;
+    }
+    if (made.not_null() && status == DJAVA_SOS_OK) {
+      return made();
     }
     if (status != DJAVA_SOS_OK) {
       index = DsoReplicaTable::index_of(id);  // another thread made one meanwhile
@@ -956,6 +979,9 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
   if (replica.is_null()) {
     jio_snprintf(error, error_capacity, "chunk " UINT64_FORMAT_X " has no replica on this node", id);
     return 1;
+  }
+  if (attaching_id == id && attached == NULL) {
+    attached = JNIHandles::make_global(replica);  // for attach, which lets go
   }
   // A class's static fields (a mirror) are a named chunk: no class in meta.
   if (!java_lang_Class::is_instance(replica())) {
