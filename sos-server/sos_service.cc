@@ -338,6 +338,7 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
                 std::to_string(r.shipments_size()) + " counts";
           break;
         }
+        release_messages_++;
         directory_.Release(s->node, std::vector<ChunkId>(r.ids().begin(), r.ids().end()),
                            std::vector<uint64_t>(r.shipments().begin(), r.shipments().end()));
         break;
@@ -508,8 +509,9 @@ std::string SosService::Stats() const {
          ", dropped with their program " + std::to_string(d.dropped_with_program) + " (of " +
          std::to_string(d.programs_ended) + " programs ended), classes " +
          std::to_string(classes_.size()) + "; live " + std::to_string(d.live) +
-         ", released " + std::to_string(d.releases) + " (" + std::to_string(d.excess_releases) +
-         " beyond their shipments), collections " + std::to_string(d.collections) +
+ ", released " + std::to_string(d.releases) + " in " +
+         std::to_string(release_messages_.load()) + " messages (" +
+         std::to_string(d.excess_releases) + " beyond their shipments), collections " + std::to_string(d.collections) +
          ", collected " + std::to_string(d.collected) + ", holds " + std::to_string(d.holds) +
          ", pause last " + std::to_string(d.last_pause_us) + " us, max " +
          std::to_string(d.max_pause_us) + " us";

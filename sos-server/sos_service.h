@@ -106,6 +106,7 @@ class SosService : public NodeSink {
   std::atomic<uint64_t> connections_{0};
   std::atomic<uint64_t> refused_{0};
   std::atomic<uint64_t> requests_{0};
+  std::atomic<uint64_t> release_messages_{0};
   std::atomic<uint64_t> nodes_left_{0};
   std::atomic<uint64_t> nodes_died_{0};
   std::atomic<uint64_t> nodes_silent_{0};

@@ -59,6 +59,9 @@ uint64_t Pins(uint64_t word) { return word >> kPinShift; }
 // candidate before it releases, unless many wait already.
 constexpr auto kReleaseBatchDelay = std::chrono::milliseconds(5);
 constexpr size_t kReleaseBatchNow = 1024;
+// A release message names at most this many chunks (~0.8 MB), well within
+// the frame limit.
+constexpr size_t kReleasesPerMessage = 65536;
 
 }  // namespace
 
@@ -1195,18 +1198,18 @@ bool Client::ReleaseUnreferenced() {
   if (releases.empty() || broken_) return done;
   // After every flush whose bytes were read before these were let go.
   AwaitFlushesBegunBefore();
-  sospb::BypassMessage m;
-  sospb::Release* r = m.mutable_release();
-  for (const auto& [id, n] : releases) {
-    r->add_ids(id);
-    r->add_shipments(n);
-  }
-  {
+  for (size_t from = 0; from < releases.size(); from += kReleasesPerMessage) {
+    sospb::BypassMessage m;
+    sospb::Release* r = m.mutable_release();
+    for (size_t i = from; i < releases.size() && i < from + kReleasesPerMessage; i++) {
+      r->add_ids(releases[i].first);
+      r->add_shipments(releases[i].second);
+    }
     std::lock_guard<std::mutex> l(bypass_send_mu_);
     bypass_->Send(m);
+    release_messages_++;
   }
   released_ += releases.size();
-  release_messages_++;
   return done;
 }
 

@@ -77,6 +77,7 @@ class JavaThread;
   X(djava_sos_handle_count)                                                   \
   X(djava_sos_size)                                                           \
   X(djava_sos_chunk_stats)                                                    \
+  X(djava_sos_get_stats)                                                      \
   X(djava_sos_word)                                                           \
   X(djava_sos_release_last)                                                   \
   X(djava_monitor_connect)                                                    \

@@ -7,6 +7,10 @@
 #include "dso/dsoReclaim.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoStatistics.hpp"
+#include "gc/shared/collectedHeap.hpp"
+#include "gc/shared/gcCause.hpp"
+#include "logging/log.hpp"
+#include "memory/universe.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/os.hpp"
 #include "runtime/thread.inline.hpp"
@@ -17,9 +21,51 @@ namespace {
 // releases them in step with its GCs; rarely enough to cost nothing idle.
 const int period_ms = 100;
 
+// A replica costs this node and the cluster far more outside the Java heap
+// than in it (its entry, the cache's handle, the server's directory entry:
+// about a kilobyte), and a program that streams small objects through the
+// cluster fills no heap: its GCs, which alone let the cluster free them,
+// never come. So as DirectByteBuffer's allocations do for its native
+// memory, replicas ask for a collection themselves: a young one once this
+// many entries were made since the last (not counting what GC left), a
+// full one when young ones leave most of them (promoted garbage).
+const size_t entries_per_collection = 16384;
+
+size_t live_after_last = 0;
+unsigned collections_seen = 0;
+int young_without_progress = 0;
+
+void collect_for_replicas(JavaThread* self) {
+  CollectedHeap* heap = Universe::heap();
+  unsigned seen = heap->total_collections();
+  if (seen != collections_seen) {
+    // The program's own GCs: what they left is the new base.
+    DsoStatistics::settle(self);
+    collections_seen = heap->total_collections();
+    live_after_last = DsoReplicaTable::live_count();
+    return;
+  }
+  size_t live = DsoReplicaTable::live_count();
+  if (live < live_after_last + entries_per_collection) {
+    return;
+  }
+  // A young collection, through the cause the WhiteBox API uses for one:
+  // every collector takes it as "young only".
+  bool full = young_without_progress >= 2;
+  heap->collect(full ? GCCause::_java_lang_system_gc : GCCause::_wb_young_gc);
+  DsoStatistics::settle(self);
+  size_t left = DsoReplicaTable::live_count();
+  young_without_progress = full ? 0 : (left > live - entries_per_collection / 2 ? young_without_progress + 1 : 0);
+  log_debug(dso)("%s collection for replicas: %zu entries before, %zu after",
+                 full ? "a full" : "a young", live, left);
+  collections_seen = heap->total_collections();
+  live_after_last = left;
+}
+
 }  // namespace
 
 void DsoReclaim::thread_entry(JavaThread* self, JavaThread* THREAD) {
+  collections_seen = Universe::heap()->total_collections();
   for (;;) {
     {
       ThreadBlockInVM blocked(self);
@@ -31,6 +77,7 @@ void DsoReclaim::thread_entry(JavaThread* self, JavaThread* THREAD) {
     if (DsoReplicaTable::has_dead() || DsoStatistics::has_retired()) {
       DsoStatistics::settle(self);
     }
+    collect_for_replicas(self);
   }
 }
 

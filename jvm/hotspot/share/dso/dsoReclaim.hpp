@@ -10,6 +10,9 @@
  * reachable chunk names it (docs/SOS.md, "Freeing chunks while a program
  * runs"). Without it, entries were reclaimed only when the node next
  * published or materialized an object, and their chunks never released.
+ * It also asks for a collection when the replicas made since the last one
+ * reach a bound: a program streaming small objects through the cluster
+ * would otherwise fill no heap, and never let the cluster free them.
  */
 
 #ifndef SHARE_DSO_DSORECLAIM_HPP

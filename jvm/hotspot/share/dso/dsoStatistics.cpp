@@ -375,6 +375,13 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
                  ", received " UINT64_FORMAT, DsoThreads::unparks_sent_count(),
                  DsoThreads::unparks_received_count());
   }
+  djava_sos_stats node_wide;
+  DsoNode::lib().djava_sos_get_stats(DsoNode::sos(), &node_wide);
+  if (node_wide.chunks_released > 0) {
+    st->print_cr("  shared objects this node let go of, for the cluster to free (every program): "
+                 UINT64_FORMAT " in " UINT64_FORMAT " messages", node_wide.chunks_released,
+                 node_wide.release_messages);
+  }
   if (DsoFence::flushes_waited() > 0) {
     st->print_cr("  of this node's flushes, " UINT64_FORMAT " waited for a fence with every "
                  "thread (a newly shared object's first; fences run: " UINT64_FORMAT ")",
