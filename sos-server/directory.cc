@@ -442,6 +442,66 @@ void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
   if (it == s.entries.end()) return;
   Entry* e = &it->second;
   if (e->txn != txn || e->awaiting_flush != node) return;
+  FlushReplyLocked(s, it, node, std::move(image));
+}
+
+void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image) {
+  Stripe& s = StripeOf(id);
+  std::lock_guard<std::mutex> l(s.mu);
+  auto it = s.entries.find(id);
+  if (it == s.entries.end() && CreatorOf(id) == node && !IsNamed(id) && Alive(node)) {
+    // Never asked for: its creator holds it, from its making.
+    Entry& e = s.entries[id];
+    e.state = State::kModified;
+    e.owner = node;
+    live_++;
+    holds_.Ship(node, id);
+    {
+      std::lock_guard<std::mutex> sl(stats_mu_);
+      stats_.chunks++;
+    }
+    it = s.entries.find(id);
+  }
+  if (it == s.entries.end() || it->second.state != State::kModified || it->second.owner != node ||
+      image == nullptr) {
+    // A transaction took the chunk first; the node answered its flush.
+    sink_->WrittenBack(node, id, false);
+    return;
+  }
+  Entry* e = &it->second;
+  if (e->txn != 0) {
+    if (e->awaiting_flush == node) {
+      // Crossed a flush asked of the node: the same bytes, which the node
+      // sends again in its reply (ignored then: the transaction is done).
+      sink_->WrittenBack(node, id, false);
+      FlushReplyLocked(s, it, node, std::move(image));
+    } else {
+      sink_->WrittenBack(node, id, false);
+    }
+    return;
+  }
+  if (image->program != 0) e->program = image->program;
+  if (ProgramEnded(e->program)) {
+    sink_->WrittenBack(node, id, false);
+    DropWithProgram(s, it);
+    return;
+  }
+  LearnRuns(*image);
+  e->image = std::move(image);
+  e->state = State::kHome;
+  e->owner = 0;
+  e->sharers.clear();
+  e->sharers.insert(node);
+  NoteGarbageMayExist();
+  sink_->WrittenBack(node, id, true);
+  std::lock_guard<std::mutex> sl(stats_mu_);
+  stats_.written_back++;
+}
+
+void Directory::FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::iterator it,
+                                 NodeId node, std::unique_ptr<ChunkImage> image) {
+  const ChunkId id = it->first;
+  Entry* e = &it->second;
   e->awaiting_flush = 0;
   if (image == nullptr) {
     if (e->image == nullptr && e->version == 0) {

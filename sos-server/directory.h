@@ -58,6 +58,7 @@ class NodeSink {
                      const std::string& message) = 0;
   virtual void Freed(NodeId node, uint64_t seq, ChunkId id) = 0;
   virtual void OkToDie(NodeId node, uint64_t seq) = 0;
+  virtual void WrittenBack(NodeId node, ChunkId id, bool accepted) = 0;
 };
 
 struct DirectoryStats {
@@ -77,6 +78,7 @@ struct DirectoryStats {
   uint64_t excess_releases = 0;      // releases of more shipments than were sent
   uint64_t collections = 0;
   uint64_t collected = 0;            // chunks freed because nothing could reach them
+  uint64_t written_back = 0;         // modified copies nodes wrote home unasked
   uint64_t last_pause_us = 0;        // the last collection's hold on the directory
   uint64_t max_pause_us = 0;
 };
@@ -117,6 +119,10 @@ class Directory {
                const std::vector<uint64_t>& shipments);
   // image null: the node says it has no modified copy.
   void FlushReply(NodeId node, ChunkId id, uint64_t txn, std::unique_ptr<ChunkImage> image);
+  // The node wrote its modified copy home unasked and keeps a read copy
+  // (WriteBack in proto/sos.proto). Accepted when the node still owns the
+  // chunk; crossing a flush asked of it, it is that flush's reply.
+  void WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image);
 
   // The program ended (the thread manager says so once its launcher has
   // ended it): every chunk of it goes, whatever its state, and so does any
@@ -205,6 +211,9 @@ class Directory {
   void GrantShared(ChunkId id, Entry* e, const Request& r);
   void GrantExclusive(ChunkId id, Entry* e, const Request& r);
   void FinishReclaim(NodeId node);
+  // FlushReply with the chunk's stripe locked; it: the chunk's entry.
+  void FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::iterator it, NodeId node,
+                        std::unique_ptr<ChunkImage> image);
   // Erases the entry at it, answering its current and queued requests as a
   // chunk of an ended program. Returns the iterator after it.
   std::unordered_map<ChunkId, Entry>::iterator DropWithProgram(Stripe& s,

@@ -331,6 +331,17 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
         directory_.FlushReply(s->node, r.id(), r.txn(), std::move(image));
         break;
       }
+      case sospb::BypassMessage::kWriteBack: {
+        const sospb::Chunk& c = m.write_back().chunk();
+        auto image = std::make_unique<ChunkImage>();
+        std::string error;
+        if (!DecodeChunk(s.get(), c, image.get(), &error)) {
+          why = error;
+          break;
+        }
+        directory_.WriteBack(s->node, c.id(), std::move(image));
+        break;
+      }
       case sospb::BypassMessage::kRelease: {
         const sospb::Release& r = m.release();
         if (r.ids_size() != r.shipments_size()) {
@@ -484,6 +495,13 @@ void SosService::OkToDie(NodeId node, uint64_t seq) {
   Post(node, &m, nullptr);
 }
 
+void SosService::WrittenBack(NodeId node, ChunkId id, bool accepted) {
+  sospb::ServerMessage m;
+  m.mutable_written_back()->set_id(id);
+  m.mutable_written_back()->set_accepted(accepted);
+  Post(node, &m, nullptr);
+}
+
 void SosService::FreeProgram(uint64_t program) {
   const size_t dropped = directory_.FreeProgram(program);
   Say("program " + std::to_string(program) + " ended: dropped its " + std::to_string(dropped) +
@@ -513,6 +531,7 @@ std::string SosService::Stats() const {
          std::to_string(release_messages_.load()) + " messages (" +
          std::to_string(d.excess_releases) + " beyond their shipments), collections " + std::to_string(d.collections) +
          ", collected " + std::to_string(d.collected) + ", holds " + std::to_string(d.holds) +
+         ", written back " + std::to_string(d.written_back) +
          ", pause last " + std::to_string(d.last_pause_us) + " us, max " +
          std::to_string(d.max_pause_us) + " us";
 }

@@ -70,6 +70,7 @@ class SosService : public NodeSink {
              const std::string& message) override;
   void Freed(NodeId node, uint64_t seq, ChunkId id) override;
   void OkToDie(NodeId node, uint64_t seq) override;
+  void WrittenBack(NodeId node, ChunkId id, bool accepted) override;
 
  private:
   struct Session;

@@ -84,8 +84,10 @@ def server_stats(cluster_dir, pid):
     return stats
 
 
-def run(classes, workload, amount, no_collection):
-    """Samples over one run: [{t, progress, rss: {name: kB}, stats}]."""
+def run(classes, workload, amount, no_collection, partial=None):
+    """Samples over one run: [{t, progress, rss: {name: kB}, stats}]. With
+    partial, the samples so far are written there every 30 s (a long run
+    stopped early still says how far it got)."""
     with tempfile.TemporaryDirectory() as cluster_dir:
         start = [CLUSTER, "start", "--dir", cluster_dir, "--workdir", cluster_dir,
                  "--thread-servers", "2"]
@@ -115,6 +117,9 @@ def run(classes, workload, amount, no_collection):
                                 "stats": server_stats(cluster_dir, pids["sos-server"])})
                 if done:
                     break
+                if partial and len(samples) % 30 == 0:
+                    with open(partial, "w") as f:
+                        json.dump({"workload": workload, "samples": samples}, f)
                 time.sleep(1.0)
             if proc.returncode != 0 or "done" not in out:
                 logs = ""
@@ -189,11 +194,13 @@ def main():
         common.compile_java(classes, "../gc/Stream")
         text, data = "", {}
         if args.messages > 0:
-            samples = run(classes, "messages", args.messages, args.no_collection)
+            samples = run(classes, "messages", args.messages, args.no_collection,
+                          args.json + ".partial" if args.json else None)
             data["messages"] = summarize(samples, 10_000)
             text += table(f"Producer/consumer, {args.messages:,} messages", data["messages"]) + "\n"
         if args.pool_seconds > 0:
-            samples = run(classes, "pool", args.pool_seconds, args.no_collection)
+            samples = run(classes, "pool", args.pool_seconds, args.no_collection,
+                          args.json + ".partial" if args.json else None)
             data["pool"] = summarize(samples, 2_000)
             text += table(f"Work queue, {args.pool_seconds} s", data["pool"])
     common.emit(text, args.out, args.json, data)

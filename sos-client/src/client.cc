@@ -447,6 +447,12 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
         continue;
       }
     }
+    if (write && c->write_back_pending) {
+      // The server still has this node as the owner until the write-back
+      // arrives: an upgrade sent now could overtake it.
+      c->cv.wait(l);
+      continue;
+    }
     if (c->revoke.active || c->installing) {
       MaybeRevoke(c);
       // A deferred revocation leaves the chunk usable meanwhile: the thread
@@ -624,7 +630,12 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
     fr->set_id(c->id);
     fr->set_txn(r.txn);
     const bool stash_m = c->stash != nullptr && c->stash->access == sospb::EXCLUSIVE;
-    if (state == kStateM || stash_m) {
+    if (c->write_back_pending && state == kStateS) {
+      // A flush asked before the server saw this node's write-back, which
+      // is ahead of this reply on the bypass and serves as the flush's
+      // reply: the server ignores this one. The copy goes as the flush says.
+      if (!r.keep_shared) state = kStateI;
+    } else if (state == kStateM || stash_m) {
       // Before the bytes are read: a release this node decides after this
       // point may concern an id they name, and must reach the server after
       // them (AwaitFlushesBegunBefore).
@@ -637,29 +648,11 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
         // read copy it upgrades).
         described = ch;
         class_local = c->class_local;
-        ch->set_array_length(c->meta.array_length);
-        ch->set_identity_hash(c->meta.identity_hash);
-        if (have_callbacks_) {
-          produced_.chunk = nullptr;
-          const size_t size = Produce(c, data);
-          if (size == DJAVA_SOS_PRODUCE_LATER) {
-            FlushSent(flush_epoch);
-            c->revoke = r;
-            DeferRevoke(c);
-            return;
-          }
-          c->size = size;
-          if (produced_.chunk == c) {
-            for (uint64_t ref : produced_.refs) ch->add_refs(ref);
-            for (size_t i = 0; i < produced_.run_heads.size(); i++) {
-              ch->add_run_heads(produced_.run_heads[i]);
-              ch->add_run_blocks(produced_.run_blocks[i]);
-            }
-          }
-          produced_.chunk = nullptr;
-        } else {
-          data->resize(c->size);
-          if (c->size > 0) std::memcpy(&(*data)[0], c->bytes.get(), c->size);
+        if (!CopyOut(c, ch)) {
+          FlushSent(flush_epoch);
+          c->revoke = r;
+          DeferRevoke(c);
+          return;
         }
       } else {
         described = ch;
@@ -724,6 +717,9 @@ void Client::ReceiverLoop() {
         break;
       case sospb::ServerMessage::kFreed:
         OnFreed(m);
+        break;
+      case sospb::ServerMessage::kWrittenBack:
+        OnWrittenBack(m);
         break;
       case sospb::ServerMessage::kOkToDie: {
         std::lock_guard<std::mutex> l(mu_);
@@ -1112,6 +1108,80 @@ void Client::Unreferenced(djava_sos_chunk* c) {
     retry_cv_.notify_one();
 }
 
+djava_sos_status Client::WriteBack(djava_sos_chunk* c) {
+  std::lock_guard<std::mutex> l(c->mu);
+  if (broken_) return DJAVA_SOS_DISCONNECTED;
+  if ((c->word.load() & kStateMask) != kStateM || !Idle(c) || c->stash != nullptr ||
+      c->write_back_pending)
+    return DJAVA_SOS_IN_USE;
+  // As a flush does: no access may start, and writers that announce
+  // themselves instead of pinning finish, before the bytes are read.
+  c->word.fetch_or(kBlocked);
+  if (have_callbacks_ && callbacks_.quiesce_writers != nullptr)
+    callbacks_.quiesce_writers(callbacks_.context, djava_sos_word(c));
+  if (Pins(c->word.load()) != 0) {
+    SetState(c, kStateM, false);  // an access began meanwhile
+    return DJAVA_SOS_IN_USE;
+  }
+  const uint64_t epoch = FlushBegins();
+  sospb::BypassMessage m;
+  sospb::Chunk* ch = m.mutable_write_back()->mutable_chunk();
+  if (!CopyOut(c, ch)) {
+    FlushSent(epoch);
+    SetState(c, kStateM, false);
+    return DJAVA_SOS_IN_USE;
+  }
+  c->write_back_pending = true;
+  SetState(c, kStateS, false);
+  c->cv.notify_all();
+  bytes_out_ += ch->data().size();
+  c->stats.bytes_out += ch->data().size();
+  {
+    std::lock_guard<std::mutex> bl(bypass_send_mu_);
+    classes_.Describe(c->class_local, ch);
+    bypass_->Send(m);
+  }
+  FlushSent(epoch);
+  written_back_++;
+  return DJAVA_SOS_OK;
+}
+
+bool Client::CopyOut(djava_sos_chunk* c, sospb::Chunk* ch) {
+  ch->set_id(c->id);
+  ch->set_array_length(c->meta.array_length);
+  ch->set_identity_hash(c->meta.identity_hash);
+  ch->set_version(c->version);
+  std::string* data = ch->mutable_data();
+  if (!have_callbacks_) {
+    data->resize(c->size);
+    if (c->size > 0) std::memcpy(&(*data)[0], c->bytes.get(), c->size);
+    return true;
+  }
+  produced_.chunk = nullptr;
+  const size_t size = Produce(c, data);
+  if (size == DJAVA_SOS_PRODUCE_LATER) return false;
+  c->size = size;
+  if (produced_.chunk == c) {
+    for (uint64_t ref : produced_.refs) ch->add_refs(ref);
+    for (size_t i = 0; i < produced_.run_heads.size(); i++) {
+      ch->add_run_heads(produced_.run_heads[i]);
+      ch->add_run_blocks(produced_.run_blocks[i]);
+    }
+  }
+  produced_.chunk = nullptr;
+  return true;
+}
+
+void Client::OnWrittenBack(const sospb::ServerMessage& m) {
+  djava_sos_chunk* c = Find(m.written_back().id());
+  if (c == nullptr) return;
+  std::lock_guard<std::mutex> l(c->mu);
+  // Accepted: the read copy here is current at home. Superseded: a flush
+  // crossing it was answered with the same bytes and set the state.
+  c->write_back_pending = false;
+  c->cv.notify_all();
+}
+
 void Client::Unretain(djava_sos_chunk* c) {
   if (c->retained.fetch_sub(1) == 1 && c->user.load() == 0) Unreferenced(c);
 }
@@ -1245,6 +1315,7 @@ void Client::GetStats(djava_sos_stats* stats) const {
   stats->handles_freed = handles_freed_;
   stats->chunks_released = released_;
   stats->release_messages = release_messages_;
+  stats->written_back = written_back_;
 }
 
 }  // namespace sos

@@ -108,6 +108,10 @@ struct djava_sos_chunk {
     bool deferred = false;
   } revoke;
   bool freed = false;
+  // A write-back (Client::WriteBack) is on its way: the copy here is a
+  // read copy the server has not confirmed yet; a write waits for the
+  // answer, and a flush crossing it is answered with these bytes.
+  bool write_back_pending = false;
 };
 
 namespace djava {
@@ -143,6 +147,9 @@ class Client {
   // once nothing else here holds it, the retry thread releases it.
   void Unreferenced(djava_sos_chunk* c);
   void Unretain(djava_sos_chunk* c);
+  // Writes a chunk modified here home unasked and keeps a read copy
+  // (djava_sos_write_back). IN_USE when it is not idle in M here.
+  djava_sos_status WriteBack(djava_sos_chunk* c);
   void TakeChunkStats(djava_sos_chunk* c, djava_sos_stats* stats);
   // The bytes about to be produced name these ids (the produce callback
   // says so, djava_sos_produced_refs); runs as in sospb::Chunk.
@@ -181,6 +188,11 @@ class Client {
   void AnswerPendingRevokeWithNothing(djava_sos_chunk* c);
   void OnError(const sospb::ServerMessage& m);
   void OnFreed(const sospb::ServerMessage& m);
+  void OnWrittenBack(const sospb::ServerMessage& m);
+  // The copy for a chunk message: its current bytes and what they name,
+  // from the JVM (produce) or the client. False: produce said LATER. With
+  // c->mu held.
+  bool CopyOut(djava_sos_chunk* c, sospb::Chunk* ch);
   // A stash is installed or dropped: the ids it named are no longer
   // pending on it. With c->mu held.
   void StashDone(djava_sos_chunk::Stash* s);
@@ -308,7 +320,7 @@ class Client {
   std::atomic<uint64_t> deferred_revokes_{0};
   std::atomic<uint64_t> releases_handed_off_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
-  std::atomic<uint64_t> released_{0}, release_messages_{0};
+  std::atomic<uint64_t> released_{0}, release_messages_{0}, written_back_{0};
 };
 
 }  // namespace sos

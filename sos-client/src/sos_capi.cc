@@ -188,6 +188,10 @@ void djava_sos_unreferenced(djava_sos_chunk* chunk) { chunk->client->Unreference
 
 void djava_sos_retain(djava_sos_chunk* chunk) { chunk->retained.fetch_add(1); }
 
+djava_sos_status djava_sos_write_back(djava_sos_chunk* chunk) {
+  return chunk->client->WriteBack(chunk);
+}
+
 void djava_sos_unretain(djava_sos_chunk* chunk) { chunk->client->Unretain(chunk); }
 
 void djava_sos_take_chunk_stats(djava_sos_chunk* chunk, djava_sos_stats* stats) {

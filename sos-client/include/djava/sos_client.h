@@ -246,6 +246,13 @@ void djava_sos_unreferenced(djava_sos_chunk* chunk);
  * unretains, the last of which makes it a candidate as
  * djava_sos_unreferenced does. Never wait. */
 void djava_sos_retain(djava_sos_chunk* chunk);
+/* Writes a chunk this node holds modified home, unasked, and keeps a read
+ * copy: the JVM need no longer hold its object for its bytes (its produce
+ * callback lets go, as for a flush). The next write here upgrades (a round
+ * trip without bytes). DJAVA_SOS_IN_USE, with nothing done, unless the
+ * chunk is in M here with nothing under way. Takes the chunk's mutex; the
+ * JVM calls it in native state. */
+djava_sos_status djava_sos_write_back(djava_sos_chunk* chunk);
 void djava_sos_unretain(djava_sos_chunk* chunk);
 /* Called by the produce callback, before it returns the bytes of a flush:
  * the chunk ids they name, each once (the server's edges between chunks),
@@ -300,6 +307,8 @@ typedef struct {
   uint64_t chunks_released;    /* chunks this node said it no longer holds
                                 * (client-wide only) */
   uint64_t release_messages;   /* the messages that said so */
+  uint64_t written_back;       /* modified copies written home unasked
+                                * (client-wide only) */
 } djava_sos_stats;
 void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats);
 /* One chunk's share of those counters (a JVM's statistics per class). */

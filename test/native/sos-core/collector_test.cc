@@ -45,6 +45,9 @@ class Sink : public NodeSink {
   }
   void Freed(NodeId node, uint64_t, ChunkId id) override { sent.push_back(Sent{"freed", node, id}); }
   void OkToDie(NodeId node, uint64_t) override { sent.push_back(Sent{"oktodie", node, 0}); }
+  void WrittenBack(NodeId node, ChunkId id, bool accepted) override {
+    sent.push_back(Sent{accepted ? "writtenback" : "superseded", node, id});
+  }
 
   std::vector<Sent> Take() {
     std::vector<Sent> out;
@@ -277,6 +280,67 @@ TEST_F(CollectorTest, CollectionIsWantedInProportionToWhatChanged) {
   Release(b, x, 1);
   // One release among one live entry: due once a second has passed.
   EXPECT_FALSE(dir.WantsCollection());
+}
+
+TEST_F(CollectorTest, AWrittenBackChunkIsHomeAndFreedOnceItsCreatorLetsGo) {
+  // Never asked for, so the directory learns of it from the write-back.
+  const ChunkId x = MakeChunkId(a, 1);
+  dir.WriteBack(a, x, Image());
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "writtenback");
+  EXPECT_TRUE(dir.Holds(a, x));
+  EXPECT_EQ(dir.Stats().written_back, 1u);
+  dir.Read(b, 2, x);  // at home: no flush asked of a
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  Release(a, x, 1);
+  Release(b, x, 1);
+  EXPECT_EQ(dir.Collect().collected, 1u);
+}
+
+TEST_F(CollectorTest, AWriteBackCrossingAFlushIsThatFlushsReply) {
+  const ChunkId y = MakeChunkId(a, 2);
+  const ChunkId x = Fetched(a, 1, b);
+  dir.Write(a, 2, x, 0);  // a modifies x again (b's copy invalidated)
+  auto out = sink.Take();
+  ASSERT_EQ(out[0].kind, "invalidate");
+  dir.InvalidateAck(b, x, out[0].txn);
+  sink.Take();
+  dir.Read(b, 3, x);  // asks a to flush
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "flush");
+  const uint64_t txn = out[0].txn;
+  // a's write-back, sent before the flush reached it, arrives first.
+  dir.WriteBack(a, x, Image({y}));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].kind, "superseded");
+  EXPECT_EQ(out[1].kind, "grant");
+  EXPECT_EQ(out[1].node, b);
+  EXPECT_EQ(out[1].refs, std::vector<ChunkId>{y});
+  dir.FlushReply(a, x, txn, Image({y}));  // a's reply to the flush: nothing more
+  EXPECT_TRUE(sink.Take().empty());
+}
+
+TEST_F(CollectorTest, AWriteBackAfterAnotherNodeTookTheChunkChangesNothing) {
+  const ChunkId x = Fetched(a, 1, b);
+  dir.Write(b, 2, x, 0);
+  auto out = sink.Take();
+  ASSERT_EQ(out[0].kind, "invalidate");
+  dir.InvalidateAck(a, x, out[0].txn);
+  sink.Take();
+  dir.WriteBack(a, x, Image());  // stale: b owns x
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "superseded");
+  dir.Read(c, 3, x);  // still b's to flush
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].node, b);
 }
 
 }  // namespace

@@ -61,6 +61,11 @@ class RecordingSink : public NodeSink {
   void OkToDie(NodeId node, uint64_t seq) override {
     sent.push_back(Sent{"oktodie", node, seq, 0});
   }
+  void WrittenBack(NodeId node, ChunkId id, bool accepted) override {
+    Sent s{"writtenback", node, 0, id};
+    s.has_data = accepted;
+    sent.push_back(s);
+  }
 
   // Everything sent since the last Take.
   std::vector<Sent> Take() {

@@ -69,6 +69,7 @@ class JavaThread;
   X(djava_sos_forget_program)                                                 \
   X(djava_sos_unreferenced)                                                   \
   X(djava_sos_retain)                                                         \
+  X(djava_sos_write_back)                                                     \
   X(djava_sos_unretain)                                                       \
   X(djava_sos_take_chunk_stats)                                               \
   X(djava_sos_produced_refs)                                                  \

@@ -26,9 +26,11 @@ const int period_ms = 100;
 // about a kilobyte), and a program that streams small objects through the
 // cluster fills no heap: its GCs, which alone let the cluster free them,
 // never come. So as DirectByteBuffer's allocations do for its native
-// memory, replicas ask for a collection themselves: a young one once this
-// many entries were made since the last (not counting what GC left), a
-// full one when young ones leave most of them (promoted garbage).
+// memory, replicas ask for a collection themselves: a young one once as
+// many entries were made since the last as it left, and at least this
+// many (so a program that keeps many replicas live pays a collection per
+// doubling, not per batch), a full one when two young ones in a row leave
+// most of them (promoted garbage).
 const size_t entries_per_collection = 16384;
 
 size_t live_after_last = 0;
@@ -46,8 +48,21 @@ void collect_for_replicas(JavaThread* self) {
     return;
   }
   size_t live = DsoReplicaTable::live_count();
-  if (live < live_after_last + entries_per_collection) {
+  size_t made = live > live_after_last ? live - live_after_last : 0;
+  if (made < MAX2(entries_per_collection, live_after_last)) {
     return;
+  }
+  // What was modified here since before the last collection goes home
+  // first: a published object nothing here references any more, and no
+  // other node asked for, is otherwise held for its bytes for good.
+  GrowableArrayCHeap<djava_sos_chunk*, mtInternal> modified;
+  DsoReplicaTable::write_back_candidates(&modified);
+  if (!modified.is_empty()) {
+    DsoHandlesHeld held(self);
+    ThreadToNativeFromVM in_native(self);
+    for (int i = 0; i < modified.length(); i++) {
+      DsoNode::lib().djava_sos_write_back(modified.at(i));  // IN_USE: skipped, until next time
+    }
   }
   // A young collection, through the cause the WhiteBox API uses for one:
   // every collector takes it as "young only".
@@ -55,7 +70,8 @@ void collect_for_replicas(JavaThread* self) {
   heap->collect(full ? GCCause::_java_lang_system_gc : GCCause::_wb_young_gc);
   DsoStatistics::settle(self);
   size_t left = DsoReplicaTable::live_count();
-  young_without_progress = full ? 0 : (left > live - entries_per_collection / 2 ? young_without_progress + 1 : 0);
+  // Most of what was made since the last collection is still here.
+  young_without_progress = full ? 0 : (left > live - made / 2 ? young_without_progress + 1 : 0);
   log_debug(dso)("%s collection for replicas: %zu entries before, %zu after",
                  full ? "a full" : "a young", live, left);
   collections_seen = heap->total_collections();

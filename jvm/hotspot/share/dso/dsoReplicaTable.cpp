@@ -41,6 +41,7 @@ uint          DsoReplicaTable::_free_head = 0;
 uint64_t      DsoReplicaTable::_made = 0;
 size_t        DsoReplicaTable::_live = 0;
 volatile bool DsoReplicaTable::_has_dead = false;
+volatile uint DsoReplicaTable::_pin_epoch = 0;
 OopStorage*   DsoReplicaTable::_storage = NULL;
 Mutex*        DsoReplicaTable::_lock = NULL;
 Mutex*        DsoReplicaTable::_pin_lock = NULL;
@@ -351,10 +352,26 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
   return index;
 }
 
+static bool is_modified(djava_sos_chunk* c);
+
 void DsoReplicaTable::pin(DsoReplica* e, oop obj) {
   if (Atomic::load(&e->_pinned) == 0 && Atomic::cmpxchg(&e->_pinned, 0, 1) == 0) {
+    e->_pinned_epoch = Atomic::load(&_pin_epoch);
     e->_pin = OopHandle(Universe::vm_global(), obj);
   }
+}
+
+void DsoReplicaTable::write_back_candidates(GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out) {
+  MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
+  uint epoch = Atomic::load(&_pin_epoch);
+  for (uint index = 1; index < _high_water; index++) {
+    DsoReplica* e = &_entries[index];
+    if (!e->_replica.is_empty() && Atomic::load(&e->_pinned) != 0 && e->_blocks == NULL &&
+        e->_chunk != NULL && e->_pinned_epoch != epoch && is_modified(e->_chunk)) {
+      out->append(e->_chunk);
+    }
+  }
+  Atomic::store(&_pin_epoch, epoch + 1);
 }
 
 void DsoReplicaTable::unpin(DsoReplica* e) {

@@ -72,6 +72,7 @@ struct DsoReplica {
   WeakHandle       _replica;    // empty when the entry is free
   OopHandle        _pin;        // holds the replica strongly while set (pin())
   volatile int     _pinned;     // _pin is set, or being set
+  volatile uint    _pinned_epoch; // the pin epoch it was pinned in (write_back_candidates)
   uint64_t         _global_id;
   uint64_t         _program;    // the program the object belongs to (0: none)
   Symbol*          _class_name; // its class's (counted), for statistics after GC took it
@@ -164,6 +165,12 @@ class DsoReplicaTable : AllStatic {
   // either sees that block in M or unpins before the writer pins again.
   static void unpin_after_flush(DsoReplica* e, djava_sos_chunk* flushed);
   static void pin_blocked(DsoReplica* e, oop obj);
+  // The chunks of whole objects modified here (pinned) since before the
+  // current pin epoch, which this ends: the reclaim thread writes them home
+  // (djava_sos_write_back), so that their objects are held only by what
+  // references them. A published object nothing here references any more,
+  // and no other node asked for, stayed pinned for good otherwise.
+  static void write_back_candidates(GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out);
 
   // The table, for generated code that finds an entry by the mark's index
   // (cpu/x86/dso); _entries is reserved once and never moves.
@@ -236,6 +243,7 @@ class DsoReplicaTable : AllStatic {
   static OopStorage*  _storage;
   static Mutex*       _lock;
   static Mutex*       _pin_lock;     // pins of arrays in blocks
+  static volatile uint _pin_epoch;
 
   friend class DsoStatistics;  // reads every entry under _lock
 };
