@@ -50,8 +50,13 @@ def start_sos_server(procs, secret_file, *options):
 
 @pytest.fixture
 def sos_server(procs, secret_file):
-    """A sos-server on a free loopback port."""
-    return start_sos_server(procs, secret_file)
+    """A sos-server on a free loopback port that keeps every chunk until
+    its program ends (--no-collection). These tests hand chunk ids to their
+    probes and stress processes themselves, often after every node that
+    held a chunk left; the distributed collector frees such a chunk (no
+    node holds it), so its own tests ask for a collecting server
+    (sos_server_with())."""
+    return start_sos_server(procs, secret_file, "--no-collection")
 
 
 @pytest.fixture

@@ -128,7 +128,7 @@ def test_stress_chunks_written_home_by_a_leaving_creator(sos_server, probe, proc
 
 
 @pytest.mark.parametrize("where", BYTES)
-def test_stress_chunks_dirty_at_a_live_creator(sos_server_with, probe, procs, secret_file, stress_binary,
+def test_stress_chunks_dirty_at_a_live_creator(sos_server, probe, procs, secret_file, stress_binary,
                                                where):
     """The chunks never left their creator: the stress processes' first
     accesses must flush them from it, and the creator, still alive, must
@@ -136,7 +136,6 @@ def test_stress_chunks_dirty_at_a_live_creator(sos_server_with, probe, procs, se
     learns the ids from this test, after every node that held them left:
     only a server that keeps chunks until their program ends serves them
     then (with collection they are freed: see the next test)."""
-    sos_server = sos_server_with("--no-collection")
     seed = base_seed()
     creator = probe(sos_server, "creator")
     ids = [creator.alloc(size) for size in SIZES]
@@ -158,10 +157,11 @@ def test_stress_chunks_dirty_at_a_live_creator(sos_server_with, probe, procs, se
     check_final(reader, ids, SIZES, start, reports, seed)
 
 
-def test_chunks_every_holder_let_go_of_are_freed_and_said_so(sos_server, probe):
+def test_chunks_every_holder_let_go_of_are_freed_and_said_so(sos_server_with, probe):
     """A node that leaves holds nothing: once its chunks are home and no
     node holds them, the collector frees them, and a node that asks for
     one by an id it learned elsewhere is told so, never given zeroes."""
+    sos_server = sos_server_with()
     creator = probe(sos_server, "creator")
     ids = [creator.alloc(size) for size in SIZES]
     for cid in ids:
