@@ -217,6 +217,7 @@ bench: all deps-bench
 	$(PYTHON) bench/apps/run.py --vm server --servers 1,2 --out bench/results/apps-server.md \
 	    --json bench/results/apps-server.json
 	$(PYTHON) bench/now/run.py --out bench/results/now.md --json bench/results/now.json
+	$(PYTHON) bench/gc/stream.py --out bench/results/gc-stream.md --json bench/results/gc-stream.json
 	$(BUILD)/bin/sos-bench --iterations 5000 | tee bench/results/sos.md
 	bench/monitor/run-bench | tee bench/results/monitor.md
 	$(PYTHON) bench/report.py --results bench/results
