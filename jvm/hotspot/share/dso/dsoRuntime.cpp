@@ -98,6 +98,11 @@ NODE_ENTRY(jobject, Node_nextEvent(JNIEnv* env, jclass, jlong timeout_ms))
     DsoThreads::note_live_non_daemon(ev->program, ev->live_non_daemon);
   }
   HandleMark hm(thread);
+  // The event loop of a node calls this for every event as long as the
+  // node runs (an unpark from another node is one): the call's arguments
+  // (JavaCallArguments of this size live in the resource area) and the
+  // strings' conversions must not pile up in its thread's area.
+  ResourceMark rm(thread);
   Handle data;
   if (ev->data.data != NULL) {
     typeArrayOop bytes = oopFactory::new_byteArray((int)ev->data.len, THREAD);
