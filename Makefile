@@ -7,7 +7,9 @@ PYTHON := /usr/bin/python3
 
 APT_NATIVE := build-essential cmake ninja-build pkgconf protobuf-compiler libprotobuf-dev \
               libssl-dev libasio-dev libgtest-dev googletest clang libclang-rt-14-dev
-APT_TEST := python3-pytest jtreg7 junit4
+# maven: the djava JDK home's test runs a Maven project's JUnit 5 tests
+# (plugins and JUnit from Maven Central, cached in ~/.cache/djava/m2).
+APT_TEST := python3-pytest jtreg7 junit4 maven
 # bench/now (its smoke test is in make test): namespaces, links and their delay.
 APT_BENCH_NOW := iproute2
 # bench/report.py's plots; test/py/bench runs the report on fixtures, so the

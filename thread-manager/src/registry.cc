@@ -386,9 +386,9 @@ std::string ThreadRegistry::Console(ProgramId program, uint64_t thread, uint32_t
   if (p == programs_.end())
     return "console output for unknown or ended program " + std::to_string(program) +
            " dropped";
-  if (stream != 1 && stream != 2)
+  if (stream < 1 || stream > 4)
     return "console output with stream " + std::to_string(stream) +
-           " (1 = out, 2 = err) dropped";
+           " (1 = out, 2 = err, 3 = stdout, 4 = stderr) dropped";
   Action a{Action::kConsole};
   a.conn = p->second.launcher;
   a.thread = ThreadKey{program, thread};

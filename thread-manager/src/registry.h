@@ -92,7 +92,7 @@ struct Action {
   uint64_t request = 0;   // kResourceRequest / kResourceData
   bool found = false;     // kResourceData
   std::string bytes;      // kResourceData, kConsole
-  uint32_t stream = 0;    // kConsole: 1 = out, 2 = err
+  uint32_t stream = 0;    // kConsole: 1 = out, 2 = err, 3 = stdout, 4 = stderr
   int32_t status = 0;     // kExit
   std::vector<ServerStatistics> statistics;  // kStatisticsData
   uint64_t inherited_locals = 0;  // kAssign: SubmitThread.inherited_locals

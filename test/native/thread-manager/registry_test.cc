@@ -466,7 +466,10 @@ TEST_F(RegistryTest, ConsoleGoesToLauncherUnknownProgramDropped) {
   EXPECT_EQ(2u, a.stream);
   EXPECT_EQ("oops\n", a.bytes);
   EXPECT_NE("", reg_.Console(555, 1, 1, "lost", &out_));
-  EXPECT_NE("", reg_.Console(100, 1, 3, "bad stream", &out_));
+  EXPECT_NE("", reg_.Console(100, 1, 5, "bad stream", &out_));
+  EXPECT_NE("", reg_.Console(100, 1, 0, "bad stream", &out_));
+  ASSERT_EQ("", reg_.Console(100, 42, 3, "raw\n", &out_));
+  EXPECT_EQ(3u, Only(Take(), Action::kConsole).stream);
   EXPECT_TRUE(Take().empty());
 }
 

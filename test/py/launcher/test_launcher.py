@@ -89,3 +89,21 @@ def test_signal_ends_vm_like_java(sig, status, classes, tmp_path):
         results.append((p.returncode, out, err))
     assert results[1] == results[0]
     assert results[1][0] == status and results[1][1] == "hook ran\n"
+
+
+def test_stdout_kept_before_set_out_stays_stdout_in_order(classes, tmp_path):
+    """A harness keeps stdout in a buffered stream, replaces System.out, and
+    a thread of its own (on a thread server under djava) flushes the stream
+    while main writes to it: stdout gets every record once, in order, as on
+    java; a thread's System.out.println after setOut is captured. Maven
+    Surefire's fork lost its goodbye this way (its event channel's flusher
+    printed into the capture, and out of order with main)."""
+    records = 2000
+    expected = "".join(f"record {i}\n" for i in range(records))
+    status, out, err = run(DJAVA, ["-cp", classes, "KeptStdout", str(records)], tmp_path)
+    assert status == 0, err
+    assert out == expected, (len(out), out[:200], err[-2000:])
+    assert err.splitlines() == ["captured: a worker's line",
+                                "flusher in another process: true"], err[-2000:]
+    java = run(STOCK_JAVA, ["-cp", classes, "KeptStdout", str(records)], tmp_path)
+    assert java == (0, expected, "captured: a worker's line\nflusher in another process: false\n")

@@ -39,7 +39,7 @@ enum djava_tm_event_kind {
    * truncated) of `program`. Answer with djava_tm_answer_resource(request_id). */
   DJAVA_TM_EV_RESOURCE_REQUEST = 7,
   /* To the launcher: `data` was written by `thread` of `program` on `stream`
-   * (DJAVA_TM_STREAM_OUT / _ERR); in order per sending node. */
+   * (a djava_tm_stream); in order per sending node. */
   DJAVA_TM_EV_CONSOLE = 8,
   /* To the launcher: System.exit(`status`) was called somewhere in `program`
    * (detail: where). The first one only. The launcher ends the program. */
@@ -57,7 +57,17 @@ enum djava_tm_event_kind {
   DJAVA_TM_EV_STATE_QUERY = 12
 };
 
-enum djava_tm_stream { DJAVA_TM_STREAM_OUT = 1, DJAVA_TM_STREAM_ERR = 2 };
+/* OUT and ERR: the program's System.out and System.err, whatever the
+ * launcher's System.out and err are now (a program may have replaced them);
+ * STDOUT and STDERR: the launcher's own standard output and error, the
+ * streams its System.out and err were when it started (a program kept one
+ * before replacing System.out). */
+enum djava_tm_stream {
+  DJAVA_TM_STREAM_OUT = 1,
+  DJAVA_TM_STREAM_ERR = 2,
+  DJAVA_TM_STREAM_STDOUT = 3,
+  DJAVA_TM_STREAM_STDERR = 4
+};
 
 /* Results of djava_tm_fetch_resource. */
 enum djava_tm_fetch_result {
@@ -179,7 +189,7 @@ int djava_tm_fetch_resource(djava_tm_client* c, uint64_t program, const char* na
  * error naming it, and the call returns -1 saying so. */
 int djava_tm_answer_resource(djava_tm_client* c, uint64_t request_id, int found,
                              const void* bytes, size_t len, const char* error);
-/* Sends console output (stream DJAVA_TM_STREAM_OUT or _ERR) of `thread` to
+/* Sends console output (a djava_tm_stream) of `thread` to
  * the launcher of `program`. Does not wait for any answer (it blocks only
  * while the connection's send buffer is full); the launcher gets the bytes
  * of one client in the order sent, large writes split in pieces. Output

@@ -251,8 +251,9 @@ std::string TmClient::AnswerResource(uint64_t request, bool found, const void* d
 
 std::string TmClient::Console(uint64_t program, uint64_t thread, int stream, const void* data,
                               size_t len) {
-  if (stream != DJAVA_TM_STREAM_OUT && stream != DJAVA_TM_STREAM_ERR)
-    return "console stream must be 1 (out) or 2 (err), not " + std::to_string(stream);
+  if (stream < DJAVA_TM_STREAM_OUT || stream > DJAVA_TM_STREAM_STDERR)
+    return "console stream must be 1 (out), 2 (err), 3 (stdout) or 4 (stderr), not " +
+           std::to_string(stream);
   if (len == 0) return "";
   if (data == nullptr) return "null console bytes";
   {

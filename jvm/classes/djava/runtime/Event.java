@@ -24,6 +24,9 @@ final class Event {
 
     static final int STREAM_OUT = 1;
     static final int STREAM_ERR = 2;
+    /** The launcher's own standard output and error (StandardStreams), whatever System.out is now. */
+    static final int STREAM_STDOUT = 3;
+    static final int STREAM_STDERR = 4;
 
     final int kind;
     final long program;

@@ -21,11 +21,18 @@ import java.util.concurrent.LinkedBlockingQueue;
 public final class Launcher {
     private Launcher() {}
 
+    /**
+     * Writes to this JVM's own stdout and stderr from other nodes, and their requests to hear
+     * when those are written, in arrival order (ConsoleRouter).
+     */
+    private static final LinkedBlockingQueue<Event> standardOutput = new LinkedBlockingQueue<>();
+
     /** Reads of standard input from other nodes, in arrival order: {request id, bytes wanted}. */
     private static final LinkedBlockingQueue<long[]> inputReads = new LinkedBlockingQueue<>();
 
     /** Called by the VM once it joined the cluster as a program's launcher. */
     static void start() {
+        StandardStreams.fix();
         ThreadGroup root = Thread.currentThread().getThreadGroup();
         while (root.getParent() != null) {
             root = root.getParent();
@@ -37,6 +44,9 @@ public final class Launcher {
         Thread input = new Thread(root, Launcher::serveInput, "djava standard input", 0, false);
         input.setDaemon(true);
         input.start();
+        Thread output = new Thread(root, Launcher::serveOutput, "djava standard output", 0, false);
+        output.setDaemon(true);
+        output.start();
     }
 
     private static void pump() {
@@ -47,6 +57,13 @@ public final class Launcher {
             }
             switch (e.kind) {
                 case Event.CONSOLE:
+                    if (e.stream == Event.STREAM_STDOUT || e.stream == Event.STREAM_STDERR) {
+                        standardOutput.add(e);
+                        break;
+                    }
+                    // System.out may be the program's own stream now, whose locks a thread
+                    // elsewhere may hold: written here, not by the thread that answers the
+                    // writes to the launcher's own streams, which must never wait for one.
                     PrintStream out = e.stream == Event.STREAM_ERR ? System.err : System.out;
                     out.write(e.data, 0, e.data.length);
                     out.flush();
@@ -89,6 +106,10 @@ public final class Launcher {
 
     private static void answer(Event e) {
         String name = new String(e.data, StandardCharsets.UTF_8);
+        if (name.equals(ConsoleRouter.WRITTEN)) {
+            standardOutput.add(e);  // answered once what came before it is written
+            return;
+        }
         if (name.startsWith(InputRouter.RESOURCE_PREFIX)) {
             int wanted;
             try {
@@ -167,6 +188,29 @@ public final class Launcher {
                 Node.answerResource(read[0], n < 0 ? null : Arrays.copyOf(buffer, n), null);
             } catch (Throwable t) {
                 Node.answerResource(read[0], null, "reading standard input: " + t);
+            }
+        }
+    }
+
+    /**
+     * Writes what other nodes' threads write to this JVM's own stdout and stderr, in order, and
+     * answers each request after the writes that came before it. Nothing here waits for the
+     * program: those streams are this JVM's file descriptors.
+     */
+    private static void serveOutput() {
+        while (true) {
+            Event e;
+            try {
+                e = standardOutput.take();
+            } catch (InterruptedException stop) {
+                continue;  // only a shutdown interrupts this thread; the VM is ending
+            }
+            if (e.kind == Event.CONSOLE) {
+                PrintStream out = e.stream == Event.STREAM_STDERR ? StandardStreams.ERR : StandardStreams.OUT;
+                out.write(e.data, 0, e.data.length);
+                out.flush();
+            } else {
+                Node.answerResource(e.requestId, new byte[0], null);
             }
         }
     }

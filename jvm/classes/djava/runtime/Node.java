@@ -68,7 +68,10 @@ public final class Node {
     static native byte[] fetchResource(long program, String name, int timeoutMs)
             throws java.io.IOException;
 
-    /** Sends console output of a remote thread to its program's launcher. */
+    /**
+     * Sends console output of a remote thread to its program's launcher. b must be this node's
+     * own array: its bytes are read as they are here.
+     */
     static native void console(long program, long thread, int stream, byte[] b, int off, int len);
 
     /**

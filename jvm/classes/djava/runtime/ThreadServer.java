@@ -42,6 +42,7 @@ public final class ThreadServer {
         }
         ConsoleRouter.install();
         InputRouter.install();
+        StandardStreams.fix();
         startCommonPoolWithoutWorkers();
         ProgramProperties.install();
         ThreadGroup parent = Thread.currentThread().getThreadGroup();

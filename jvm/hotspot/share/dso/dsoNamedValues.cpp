@@ -41,6 +41,9 @@ const BoxCache box_caches[] = {
   { T_CHAR,  "java/lang/Character", "java/lang/Character$CharacterCache",    0, "(C)Ljava/lang/Character;" },
 };
 
+// djava.runtime's class holding each node's own standard streams.
+const char* const STANDARD_STREAMS = "djava/runtime/StandardStreams";
+
 bool is_jdk_class(Klass* k) {
   oop loader = k->class_loader();
   return loader == NULL || SystemDictionary::is_platform_class_loader(loader);
@@ -179,13 +182,17 @@ const char* DsoNamedValues::name_of(oop v) {
     }
   }
   InstanceKlass* ik = InstanceKlass::cast(k);
-  // System.in, out and err: each node's own, which on a thread server are
+  // The standard streams: each node's own, which on a thread server are
   // the launcher's console and input (djava.runtime's ConsoleRouter and
   // InputRouter), so a stream a program keeps in a field prints there too.
+  // Named by the streams the node started with (StandardStreams), not by
+  // what System.out holds now: a program that kept the launcher's stdout
+  // and then called System.setOut must still print to stdout through it.
   if (is_subclass_named(ik, "java/io/PrintStream") || is_subclass_named(ik, "java/io/InputStream")) {
-    Symbol* standard = static_final_holding(vmClasses::System_klass(), v);
+    InstanceKlass* streams = loaded_jdk_class(STANDARD_STREAMS, strlen(STANDARD_STREAMS));
+    Symbol* standard = static_final_holding(streams, v);
     if (standard != NULL) {
-      return static_name(vmClasses::System_klass(), standard);
+      return static_name(streams, standard);
     }
   }
   if (!DsoNode::is_thread_server() && is_subclass_named(ik, "java/util/concurrent/ForkJoinPool")) {
