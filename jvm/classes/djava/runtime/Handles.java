@@ -1,5 +1,5 @@
 /*
- * djava: the Java half of java.lang.invoke values travelling by name
+ * djava: the Java half of java.lang.invoke and java.lang.reflect values travelling by name
  * (HotSpot's dso/dsoHandles.hpp names them when they leave a node and asks
  * this class for this node's handle when one arrives).
  */
@@ -10,7 +10,10 @@ import java.lang.invoke.MethodHandleInfo;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
+import java.lang.reflect.AccessibleObject;
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -69,6 +72,28 @@ final class Handles {
             }
             return exact ? vh.withInvokeExactBehavior() : vh;
         }
+        if (part.length == 5 && part[1].equals("F")) {
+            return accessible(load(part[3], loader).getDeclaredField(part[4]), part[2]);
+        }
+        if (part.length == 6 && part[1].equals("R")) {
+            Class<?> c = load(part[3], loader);
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.getName().equals(part[4])
+                        && descriptor(m.getParameterTypes(), m.getReturnType()).equals(part[5])) {
+                    return accessible(m, part[2]);
+                }
+            }
+            throw new NoSuchMethodException(c.getName() + "." + part[4] + part[5]);
+        }
+        if (part.length == 5 && part[1].equals("N")) {
+            Class<?> c = load(part[3], loader);
+            for (Constructor<?> k : c.getDeclaredConstructors()) {
+                if (descriptor(k.getParameterTypes(), void.class).equals(part[4])) {
+                    return accessible(k, part[2]);
+                }
+            }
+            throw new NoSuchMethodException(c.getName() + ".<init>" + part[4]);
+        }
         if (part.length == 6 && part[1].equals("M")) {
             int kind = Integer.parseInt(part[2]);
             Class<?> c = load(part[3], loader);
@@ -98,6 +123,21 @@ final class Handles {
             }
         }
         throw malformed(name);
+    }
+
+    /**
+     * The member, made accessible if the original was: the node that made the original passed
+     * the access check, and the program's module options hold here too.
+     */
+    private static AccessibleObject accessible(AccessibleObject member, String flag) {
+        if (flag.equals("1")) {
+            member.setAccessible(true);
+        }
+        return member;
+    }
+
+    private static String descriptor(Class<?>[] parameters, Class<?> result) {
+        return MethodType.methodType(result, parameters).toMethodDescriptorString();
     }
 
     private static MethodHandles.Lookup lookupIn(Class<?> c) throws IllegalAccessException {

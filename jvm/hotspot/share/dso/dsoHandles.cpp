@@ -14,6 +14,7 @@
 #include "memory/resourceArea.hpp"
 #include "oops/fieldStreams.inline.hpp"
 #include "oops/instanceKlass.hpp"
+#include "oops/method.hpp"
 #include "oops/oop.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/javaCalls.hpp"
@@ -162,6 +163,44 @@ const char* method_handle_name(oop mh) {
   return st.as_string();
 }
 
+// A Field, Method or Constructor: its member by name, and whether it was made
+// accessible (AccessibleObject.setAccessible), which the copies keep.
+const char* reflection_name(oop v) {
+  Klass* k = v->klass();
+  int accessible = java_lang_reflect_AccessibleObject::override(v) ? 1 : 0;
+  stringStream st;
+  if (k == vmClasses::reflect_Field_klass()) {
+    const char* holder = class_name(java_lang_reflect_Field::clazz(v));
+    oop name = java_lang_reflect_Field::name(v);
+    if (holder == NULL || name == NULL || !java_lang_String::is_instance(name)) {
+      return NULL;
+    }
+    st.print("H:F:%d:%s:%s", accessible, holder, java_lang_String::as_utf8_string(name));
+    return st.as_string();
+  }
+  bool is_method = k == vmClasses::reflect_Method_klass();
+  oop mirror = is_method ? java_lang_reflect_Method::clazz(v)
+                         : java_lang_reflect_Constructor::clazz(v);
+  int slot = is_method ? java_lang_reflect_Method::slot(v)
+                       : java_lang_reflect_Constructor::slot(v);
+  Klass* holder = mirror != NULL ? java_lang_Class::as_Klass(mirror) : NULL;
+  if (holder == NULL || !holder->is_instance_klass()) {
+    return NULL;
+  }
+  Method* m = InstanceKlass::cast(holder)->method_with_idnum(slot);
+  if (m == NULL) {
+    return NULL;
+  }
+  if (is_method) {
+    st.print("H:R:%d:%s:%s:%s", accessible, holder->name()->as_C_string(), m->name()->as_C_string(),
+             m->signature()->as_C_string());
+  } else {
+    st.print("H:N:%d:%s:%s", accessible, holder->name()->as_C_string(),
+             m->signature()->as_C_string());
+  }
+  return st.as_string();
+}
+
 }  // namespace
 
 const char* DsoHandles::name_of(oop v) {
@@ -177,6 +216,10 @@ const char* DsoHandles::name_of(oop v) {
   }
   if (k->is_subclass_of(vmClasses::MethodHandle_klass())) {
     return method_handle_name(v);
+  }
+  if (k == vmClasses::reflect_Field_klass() || k == vmClasses::reflect_Method_klass() ||
+      k == vmClasses::reflect_Constructor_klass()) {
+    return reflection_name(v);
   }
   return NULL;
 }

@@ -1,5 +1,5 @@
 /*
- * djava: java.lang.invoke values travel by name.
+ * djava: java.lang.invoke and java.lang.reflect values travel by name.
  *
  * A VarHandle, a direct MethodHandle and a MethodType are values defined by
  * names: a field or an array type, a method (kind, class, name, type), a
@@ -17,6 +17,12 @@
  *                                    EXACT 1 for withInvokeExactBehavior
  *   "H:M:KIND:CLASS:NAME:DESC"       a direct MethodHandle of reference kind
  *                                    KIND (JVMS 5.4.3.5) to a member of CLASS
+ * So do the reflection objects (Field, Method, Constructor: their accessors
+ * are classes generated on one node), ACC 1 when setAccessible(true) made
+ * the original accessible, which its copies are then too:
+ *   "H:F:ACC:CLASS:NAME"             a Field CLASS declares
+ *   "H:R:ACC:CLASS:NAME:DESC"        a Method CLASS declares
+ *   "H:N:ACC:CLASS:DESC"             a Constructor of CLASS
  * Class names are internal (java/lang/String, [J). Other handles (bound,
  * adapted, of byte-array views) have no name and stay unshareable, with
  * the reason in the error.
