@@ -52,7 +52,7 @@ cores; what grows with the delay is the protocol's (its round trips on the
 program's critical path). The output says which is which.
 
 usage: bench/now/run.py [--delays 0,50us,250us,1ms] [--servers 1,2,4]
-                        [--rounds R] [--small] [--link auto|netem|tap]
+                        [--rounds R] [--small] [--apps A,B] [--link auto|netem|tap]
                         [--out FILE.md] [--json FILE] [--keep-logs]
        bench/now/run.py --rtt-only [--delays ...]
        bench/now/run.py --cleanup
@@ -689,6 +689,8 @@ def main():
     ap.add_argument("--servers", type=parse_list(server_count), default=[1, 2, 4],
                     help="thread-server counts (default 1,2,4); speedups are over the first")
     ap.add_argument("--rounds", type=int, default=3, help="runs of each program (median)")
+    ap.add_argument("--apps", type=lambda s: s.split(","),
+                    help="only these of bench/apps' programs (comma-separated)")
     ap.add_argument("--small", action="store_true", help="the applications' smoke sizes")
     ap.add_argument("--link", choices=("auto", "netem", "tap"), default="auto",
                     help="netem: veth + bridge + tc netem; tap: the user-space delay switch; "
@@ -750,6 +752,11 @@ def bench(args):
 
     # bench/apps owns the applications, their sizes and how a run is timed.
     apps = load_module("djnow_bench_apps", os.path.join(TOP, "bench", "apps", "run.py"))
+    unknown = [a for a in args.apps or () if a not in apps.APPS]
+    if unknown:
+        raise SystemExit(f"no such application: {', '.join(unknown)} (bench/apps has "
+                         f"{', '.join(apps.APPS)})")
+    programs = {a: apps.APPS[a] for a in (args.apps or apps.APPS)}
     # djava's own cluster code knows the daemons' logs (addresses, registrations).
     djava = load_module("djnow_djava", os.path.join(BIN, "djava"))
     cores = len(os.sched_getaffinity(0))
@@ -764,7 +771,7 @@ def bench(args):
             djava.write_secret(secret)
             classes = os.path.join(workdir, "classes")
             sh(JAVAC, "-d", classes,
-               *[os.path.join(TOP, "bench", "apps", f"{a}.java") for a in apps.APPS],
+               *[os.path.join(TOP, "bench", "apps", f"{a}.java") for a in programs],
                timeout=300)
         say(f"network: namespaces {NS_PREFIX}{run_id}-*, {link} links, "
             f"{len(net.nodes)} nodes; logs in {workdir}")
@@ -788,7 +795,7 @@ def bench(args):
                if k not in ("DJAVA_CLUSTER", "DJAVA_SECRET_FILE")}
         rtts = {}
         times = {app: {d: {n: [] for n in args.servers} for d in args.delays}
-                 for app in apps.APPS}
+                 for app in programs}
         for d in args.delays:
             net.set_delay(d)
             rtts[d] = net.measure_rtt()
@@ -804,7 +811,7 @@ def bench(args):
                     f"cluster {cluster.address}")
                 run_env = dict(env, DJAVA_CLUSTER=cluster.address, DJAVA_SECRET_FILE=secret)
                 for r in range(args.rounds):
-                    for app, sizes in apps.APPS.items():
+                    for app, sizes in programs.items():
                         app_args = [x.format(t=apps.THREADS)
                                     for x in sizes[1 if args.small else 0]]
                         ms = apps.timed_run(launcher, run_env, classes, app, app_args)
