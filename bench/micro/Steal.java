@@ -42,8 +42,9 @@ public class Steal {
 
     /**
      * Forks a probe and waits, without helping, until some other worker started it; after
-     * 5 s it gives up and joins it (then runs it itself): a lost wake-up, which java never
-     * shows with idle workers, is counted, not waited for.
+     * 5 s it gives up and joins it (then runs it itself). The pool does not promise that
+     * another worker takes a forked task (a worker going idle while the fork reads the pool's
+     * control word is not signalled, and does not look again), so this is counted, not waited for.
      */
     static final class Parent extends RecursiveAction {
         long forkToStart;
