@@ -55,19 +55,23 @@ size_t Directory::FreeProgram(uint64_t program) {
     std::lock_guard<std::mutex> l(stats_mu_);
     stats_.programs_ended++;
   }
-  size_t dropped = 0;
+  std::vector<ChunkId> dropped;
   for (Stripe& s : stripes_) {
     std::lock_guard<std::mutex> l(s.mu);
     for (auto it = s.entries.begin(); it != s.entries.end();) {
       if (it->second.program == program) {
+        dropped.push_back(it->first);
         it = DropWithProgram(s, it);
-        dropped++;
       } else {
         ++it;
       }
     }
   }
-  return dropped;
+  // Nodes let go of an ended program's chunks without a release (they
+  // forget its handles), so its holds go here, or every program that ends
+  // would leave its rows in the listing for good.
+  holds_.Forget(dropped);
+  return dropped.size();
 }
 
 std::unordered_map<ChunkId, Directory::Entry>::iterator Directory::DropWithProgram(

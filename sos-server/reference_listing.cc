@@ -24,7 +24,7 @@ bool ReferenceListing::Release(NodeId node, ChunkId id, uint64_t shipments, bool
   auto it = list->shipments.find(id);
   if (it == list->shipments.end()) {
     // Nothing counted: a chunk the node made that never left it, or one
-    // whose program ended (its holds went with it). Not an error.
+    // whose program ended (Forget took its holds). Not an error.
     return true;
   }
   if (shipments >= it->second) {
@@ -43,6 +43,15 @@ void ReferenceListing::DropNode(NodeId node) {
   // Emptied, not erased: a thread may have looked the list up just now.
   std::lock_guard<std::mutex> ll(it->second->mu);
   it->second->shipments = {};
+}
+
+void ReferenceListing::Forget(const std::vector<ChunkId>& ids) {
+  if (ids.empty()) return;
+  std::lock_guard<std::mutex> l(lists_mu_);
+  for (auto& [node, list] : lists_) {
+    std::lock_guard<std::mutex> ll(list->mu);
+    for (ChunkId id : ids) list->shipments.erase(id);
+  }
 }
 
 bool ReferenceListing::Holds(NodeId node, ChunkId id) { return Shipments(node, id) != 0; }

@@ -41,6 +41,8 @@ class ReferenceListing {
   bool Release(NodeId node, ChunkId id, uint64_t shipments, bool* excess);
   // The node is gone: it holds nothing.
   void DropNode(NodeId node);
+  // The chunks are gone (their program ended): no node holds them.
+  void Forget(const std::vector<ChunkId>& ids);
   // Whether node holds id (for tests and assertions).
   bool Holds(NodeId node, ChunkId id);
   uint64_t Shipments(NodeId node, ChunkId id);

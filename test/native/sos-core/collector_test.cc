@@ -251,6 +251,29 @@ TEST_F(CollectorTest, ANodeThatGoesAwayHoldsNothing) {
   EXPECT_EQ(dir.Collect().collected, 1u);
 }
 
+TEST_F(CollectorTest, AnEndedProgramsChunksLeaveTheListing) {
+  // Nodes forget an ended program's handles without releasing them.
+  const ChunkId x = MakeChunkId(a, 1);
+  const ChunkId other = MakeChunkId(a, 2);
+  for (auto [id, program] : {std::pair<ChunkId, uint64_t>{x, 5}, {other, 6}}) {
+    dir.Read(b, 1, id);
+    auto out = sink.Take();
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].kind, "flush");
+    auto image = Image();
+    image->program = program;
+    dir.FlushReply(a, id, out[0].txn, std::move(image));
+    sink.Take();
+  }
+  EXPECT_TRUE(dir.Holds(a, x));
+  EXPECT_TRUE(dir.Holds(b, x));
+  EXPECT_EQ(dir.FreeProgram(5), 1u);
+  EXPECT_FALSE(dir.Holds(a, x));
+  EXPECT_FALSE(dir.Holds(b, x));
+  EXPECT_TRUE(dir.Holds(a, other)) << "another program's holds stay";
+  EXPECT_TRUE(dir.Holds(b, other));
+}
+
 TEST_F(CollectorTest, AChunkModifiedAtANodeIsNeverCollected) {
   const ChunkId x = Fetched(a, 1, b);
   dir.Write(b, 2, x, 0);
