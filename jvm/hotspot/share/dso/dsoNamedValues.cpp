@@ -185,14 +185,21 @@ const char* DsoNamedValues::name_of(oop v) {
   // The standard streams: each node's own, which on a thread server are
   // the launcher's console and input (djava.runtime's ConsoleRouter and
   // InputRouter), so a stream a program keeps in a field prints there too.
-  // Named by the streams the node started with (StandardStreams), not by
+  // First by the streams the node started with (StandardStreams), not by
   // what System.out holds now: a program that kept the launcher's stdout
   // and then called System.setOut must still print to stdout through it.
+  // Then System.in, out and err as they are now (a thread server's routers,
+  // or what a program set): each node's own System.out, which on a server
+  // prints to whatever the launcher's is.
   if (is_subclass_named(ik, "java/io/PrintStream") || is_subclass_named(ik, "java/io/InputStream")) {
     InstanceKlass* streams = loaded_jdk_class(STANDARD_STREAMS, strlen(STANDARD_STREAMS));
     Symbol* standard = static_final_holding(streams, v);
     if (standard != NULL) {
       return static_name(streams, standard);
+    }
+    standard = static_final_holding(vmClasses::System_klass(), v);
+    if (standard != NULL) {
+      return static_name(vmClasses::System_klass(), standard);
     }
   }
   if (!DsoNode::is_thread_server() && is_subclass_named(ik, "java/util/concurrent/ForkJoinPool")) {
