@@ -63,9 +63,12 @@ final class ConsoleRouter extends OutputStream {
             }
             return;
         }
-        if (isLaunchersOwn()) {
-            // Written as it comes, in the order of the stream's writers. Copied first: b may
-            // be a shared array (a BufferedOutputStream's), which only Java code reads coherently.
+        if (Event.isLaunchersOwn(stream)) {
+            // Written as it comes, in the order of the stream's writers, and returns once the
+            // launcher wrote it: the manager relays one node's console output and requests in
+            // the order sent, and the launcher writes the output before it answers what came
+            // after. Copied first: b may be a shared array (a BufferedOutputStream's), which
+            // only Java code reads coherently.
             byte[] bytes = Arrays.copyOfRange(b, off, off + len);
             Node.console(program, Thread.currentThread().getId(), stream, bytes, 0, len);
             Node.fetchResource(program, WRITTEN, -1);
@@ -95,15 +98,6 @@ final class ConsoleRouter extends OutputStream {
         if (line.size() > 0) {
             send(program, line);
         }
-    }
-
-    /**
-     * Whether this stands for the launcher's own stdout or stderr, whose writes return once the
-     * launcher wrote them: the manager relays one node's console output and requests in the
-     * order sent, and the launcher writes console output before it answers what came after.
-     */
-    private boolean isLaunchersOwn() {
-        return stream == Event.STREAM_STDOUT || stream == Event.STREAM_STDERR;
     }
 
     private void send(long program, ByteArrayOutputStream line) {

@@ -28,6 +28,11 @@ final class Event {
     static final int STREAM_STDOUT = 3;
     static final int STREAM_STDERR = 4;
 
+    /** Whether stream is the launcher's own stdout or stderr, not the program's System.out or err. */
+    static boolean isLaunchersOwn(int stream) {
+        return stream == STREAM_STDOUT || stream == STREAM_STDERR;
+    }
+
     final int kind;
     final long program;
     final long thread;

@@ -57,7 +57,7 @@ public final class Launcher {
             }
             switch (e.kind) {
                 case Event.CONSOLE:
-                    if (e.stream == Event.STREAM_STDOUT || e.stream == Event.STREAM_STDERR) {
+                    if (Event.isLaunchersOwn(e.stream)) {
                         standardOutput.add(e);
                         break;
                     }
