@@ -3,9 +3,9 @@
  * @summary Threads as Thread and ThreadGroup see them, wherever they run (issue 25): a thread
  *          whose task reaches a file descriptor of its starter's node runs on that node and
  *          reads the file; a thread that keeps System.out in a field runs elsewhere and prints
- *          to the program's console; a thread on a thread server is in its own thread group
- *          there (enumerate finds it); a shipped thread leaves its starter's group when it ends
- *          (activeCount comes back); an untimed wait on a shared object's monitor and an
+ *          to the program's console; a program's thread group lists and counts its threads
+ *          wherever they run (a thread started by a shipped thread included), and a thread
+ *          leaves it before join() returns; an untimed wait on a shared object's monitor and an
  *          untimed park read WAITING, not TIMED_WAITING (djava bounds both internally).
  * @library /lib
  * @run main/othervm ThreadPlacementAndGroups
@@ -16,12 +16,15 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 
 public class ThreadPlacementAndGroups {
     static volatile long pid;
     static volatile String read;
     static volatile boolean inOwnGroup;
+    static final Thread[] grandchildren = new Thread[3];
+    static volatile Thread grandchildRef;
     static final Object lock = new Object();
     static volatile boolean release;
     static volatile boolean unparked;
@@ -73,25 +76,52 @@ public class ThreadPlacementAndGroups {
             c.check(pid != mainPid, "the printer ran on another node");
         }
 
-        // A thread on a server is a member of its group there.
+        // A program's thread group lists its threads wherever they run: a thread shipped from
+        // main finds itself in main's group, and main's group counts the threads that thread
+        // started, on whichever nodes they run (as ThreadPoolExecutor's own tests count a
+        // pool's workers). Three of them, so that one runs on a node main does not.
         ThreadGroup group = Thread.currentThread().getThreadGroup();
+        CountDownLatch grandchildrenStarted = new CountDownLatch(grandchildren.length);
+        CountDownLatch finish = new CountDownLatch(1);
         Thread member = new Thread(() -> {
             Thread me = Thread.currentThread();
-            Thread[] all = new Thread[me.getThreadGroup().activeCount() + 8];
-            int n = me.getThreadGroup().enumerate(all);
-            for (int i = 0; i < n; i++) {
-                inOwnGroup |= all[i] == me;
+            inOwnGroup = lists(me.getThreadGroup(), me);
+            for (int i = 0; i < grandchildren.length; i++) {
+                grandchildren[i] = new Thread(() -> {
+                    grandchildrenStarted.countDown();
+                    try {
+                        finish.await();
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                }, "grandchild " + i);
+                grandchildren[i].start();
+            }
+            try {
+                for (Thread t : grandchildren) {
+                    t.join();
+                }
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
             }
         }, "member");
         member.start();
+        grandchildrenStarted.await();
+        c.check(lists(group, member), "main's group lists the thread it started");
+        for (Thread t : grandchildren) {
+            c.check(lists(group, t), "main's group lists " + t.getName() + ", which its thread started");
+            c.check(t.getThreadGroup() == group, t.getName() + "'s group is main's: " + t.getThreadGroup());
+        }
+        c.check(group.activeCount() >= 2 + grandchildren.length,
+                "main's group counts main, its thread and the grandchildren: " + group.activeCount());
+        finish.countDown();
         member.join();
         c.check(inOwnGroup, "the thread is in its own thread group where it runs");
-        // ... and leaves its starter's group when it ends (the news may take a moment).
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (lists(group, member) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        // Thread.exit, wherever a thread ran, took it out before join returned.
         c.check(!lists(group, member), "main's group lets the thread go when it ends");
+        for (Thread t : grandchildren) {
+            c.check(!lists(group, t), "main's group lets " + t.getName() + " go when it ends");
+        }
         c.check(member.getThreadGroup() == null, "an ended thread has no group: " + member.getThreadGroup());
 
         // Untimed waits read WAITING on the node where the thread runs: this one stays on

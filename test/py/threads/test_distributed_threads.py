@@ -73,7 +73,9 @@ def test_thread_started_while_its_group_is_locked(cluster, secret_file, classes)
     its first callback (here: the server fetching the new thread), which
     constructs a java.lang.Thread and so locks a thread group; it used the
     main group, which the starter held: both waited until sos-server cut
-    the launcher off after 30 s."""
+    the launcher off after 30 s. The starter holds the group until the
+    thread has run, then joins it (its Thread.exit takes the group's
+    monitor, as on java)."""
     p = run(cluster, secret_file, classes, "group-locked", timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "group-locked start ended, box 42" in p.stdout, p.stdout + p.stderr
@@ -359,9 +361,12 @@ def test_statistics_name_the_classes_that_went_remote(where, cluster, secret_fil
     enters = misses = 0
     for header in servers:
         rows = stats_rows(p.stdout, header)
+        # and the program's thread group (shared), which each thread leaves
+        # where it ends
         assert set(rows) <= {"Dist$Counter", "Dist$Adder", "Dist$Counter (static fields)",
-                             "Dist$Adder (static fields)", "Dist (static fields)"}, \
-            "only this program's classes: " + str(rows)
+                             "Dist$Adder (static fields)", "Dist (static fields)",
+                             "java.lang.ThreadGroup", "java.lang.Thread[]"}, \
+            "only this program's objects: " + str(rows)
         enters += rows["Dist$Counter"][7]
         misses += rows["Dist$Counter"][2]
         assert rows["Dist$Counter"][1] == 0, "the servers published no counter"
@@ -409,6 +414,29 @@ def test_remote_threads_see_the_programs_system_properties(cluster, secret_file,
     assert p.returncode == 0, p.stdout + p.stderr
     assert ("properties remote=true cmdline=given main=yes own=here only javaHome=true "
             "back=null") in p.stdout, p.stdout + p.stderr
+
+
+def test_settings_a_program_made_on_a_server_end_with_it(cluster, procs, secret_file, classes):
+    """A thread server's JDK serves every program: a security manager, a
+    policy and a default uncaught-exception handler that one program's
+    threads installed there are taken back when it ends, so the next
+    program runs without them (it failed its permission checks before)."""
+    address, servers = cluster
+    first = subprocess.run([JAVA, *node_options(address, secret_file), "-cp", classes, "Dist",
+                            "settings", "install"], capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stdout + first.stderr
+    installed = re.findall(r"^settings (\d+) (.*)$", first.stdout, re.M)
+    assert {pid for pid, _ in installed} == {str(s.pid) for s in servers}, first.stdout
+    assert all(seen == "sm=true programPolicy=true handler=true" for _, seen in installed), first.stdout
+    for s in servers:
+        wait_for(procs, s, r"took back the default uncaught exception handler")
+    second = subprocess.run([JAVA, *node_options(address, secret_file), "-cp", classes, "Dist",
+                             "settings", "report"], capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stdout + second.stderr
+    reported = re.findall(r"^settings (\d+) (.*)$", second.stdout, re.M)
+    assert len(reported) == 4, second.stdout + second.stderr
+    assert all(seen == "sm=false programPolicy=false handler=false" for _, seen in reported), \
+        second.stdout
 
 
 def test_a_thread_pool_runs_its_workers_on_the_servers(cluster, secret_file, classes):

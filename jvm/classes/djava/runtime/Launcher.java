@@ -95,7 +95,6 @@ public final class Launcher {
                     // it) is made dead here, and its joiners woken.
                     if (e.state == Event.THREAD_ENDED || e.state == Event.THREAD_ENDED_BY_EXCEPTION) {
                         Node.settleEnded(e.thread, e.detail);
-                        Node.threadEnded(e.thread);
                     }
                     break;
                 default:

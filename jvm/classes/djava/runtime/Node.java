@@ -88,10 +88,11 @@ public final class Node {
     static native String dropProgram(long program);
 
     /**
-     * Runs the (attached) replica of a shipped thread on this node, with the inheritable
+     * Runs the (attached) replica of a shipped thread on this node, in the thread group its starter
+     * put it in (a shared object), with the inheritable
      * thread-locals it got at construction (the shared Object[] inheritedLocals, 0 for none).
      */
-    static native void startThread(Thread t, ThreadGroup group, ClassLoader loader, long inheritedLocals);
+    static native void startThread(Thread t, ClassLoader loader, long inheritedLocals);
 
     /** The program a shipped thread belongs to; 0 for a thread of this node. */
     static native long programOf(Thread t);
@@ -107,12 +108,6 @@ public final class Node {
     /** A shipped thread ended (on the launcher; on a thread server, one it started): settles one
      *  that never ran. */
     static native void settleEnded(long thread, String detail);
-
-    /**
-     * A shipped thread this node heard of ended elsewhere: the thread group this node put it in
-     * when it started it lets it go (what Thread.exit does where it ran).
-     */
-    static native void threadEnded(long thread);
 
     /** Answers another node's question about a thread's state (an Event.STATE_QUERY). */
     static native void answerThreadState(long request, long replyTo, long thread);

@@ -3,8 +3,8 @@
  * starts it). The VM, started with -XX:+DistributedJava
  * -XX:DjavaThreadServer=N, has registered with the thread manager for N
  * threads; this loop runs the threads the manager assigns, each program in
- * its own class loader and thread group, and forgets a program when the
- * manager says it ended. It runs until SIGTERM or until the cluster is gone.
+ * its own class loader, and forgets a program when the manager says it
+ * ended. It runs until SIGTERM or until the cluster is gone.
  */
 package djava.runtime;
 
@@ -19,16 +19,13 @@ public final class ThreadServer {
     private static final class Program {
         final long id;
         final ProgramLoader loader;
-        final ThreadGroup group;
-        // The program's threads started here. Its group does not list them:
-        // ThreadGroup.add runs in Thread.start(), on the node that started
-        // the thread.
+        // The program's threads started here. Their thread groups are the
+        // program's own (shared objects), which list them wherever they run.
         final List<Thread> threads = new ArrayList<>();
 
-        Program(long id, ThreadGroup parent) {
+        Program(long id) {
             this.id = id;
             this.loader = new ProgramLoader(id);
-            this.group = new ThreadGroup(parent, "djava-program-" + Long.toUnsignedString(id));
         }
     }
 
@@ -45,7 +42,6 @@ public final class ThreadServer {
         StandardStreams.fix();
         startCommonPoolWithoutWorkers();
         ProgramProperties.install();
-        ThreadGroup parent = Thread.currentThread().getThreadGroup();
         System.err.println("thread-server " + Node.nodeName() + ": serving");
         while (true) {
             Event e = Node.nextEvent(1000);
@@ -54,7 +50,7 @@ public final class ThreadServer {
             }
             switch (e.kind) {
                 case Event.ASSIGN:
-                    run(programs.computeIfAbsent(e.program, id -> register(id, e.processors, parent)), e);
+                    run(programs.computeIfAbsent(e.program, id -> register(id, e.processors)), e);
                     break;
                 case Event.STATISTICS_REQUEST:
                     Node.answerStatistics(e.requestId, e.program);
@@ -82,7 +78,6 @@ public final class ThreadServer {
                         if (e.detail != null && !e.detail.isEmpty()) {
                             Node.settleEnded(e.thread, e.detail);
                         }
-                        Node.threadEnded(e.thread);
                     }
                     break;
                 default:
@@ -118,8 +113,8 @@ public final class ThreadServer {
         }
     }
 
-    private static Program register(long id, int processors, ThreadGroup parent) {
-        Program p = new Program(id, parent);
+    private static Program register(long id, int processors) {
+        Program p = new Program(id);
         Node.registerProgram(id, p.loader, processors);
         try {
             ModuleOptions.apply(id, p.loader, ProgramProperties.addProgram(id,
@@ -140,7 +135,7 @@ public final class ThreadServer {
     private static void run(Program p, Event e) {
         try {
             Thread t = (Thread) Node.attach(e.thread);
-            Node.startThread(t, p.group, p.loader, e.inheritedLocals);
+            Node.startThread(t, p.loader, e.inheritedLocals);
             p.threads.removeIf(old -> old.getState() == Thread.State.TERMINATED);
             p.threads.add(t);
         } catch (Throwable t) {
@@ -174,5 +169,6 @@ public final class ThreadServer {
         System.err.println("thread-server " + Node.nodeName() + ": program " + Long.toUnsignedString(id)
                 + " ended: " + Node.dropProgram(id));
         ProgramProperties.dropProgram(id);
+        ProgramGlobals.programEnded(p.loader, programs.isEmpty());
     }
 }

@@ -74,6 +74,9 @@ int DsoMonitors::enter_index(JavaThread* current, uint index) {
 }
 
 void DsoMonitors::enter(JavaThread* current, Handle obj) {
+  if (DsoNode::has_left(current)) {
+    return;  // the node left: the monitor is this last thread's alone
+  }
   int status = enter_index(current, DsoMark::index(obj->mark()));
   if (status != DJAVA_MON_OK) {
     JavaThread* THREAD = current;
@@ -117,6 +120,9 @@ void DsoMonitors::adopt_stack_lock(JavaThread* current, Handle obj, TRAPS) {
 void DsoMonitors::exit(JavaThread* current, oop obj) {
   // Exits are sent, never waited for: this may run where the thread
   // cannot block (a leaf call from the interpreter).
+  if (DsoNode::has_left(current)) {
+    return;
+  }
   int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj),
                                                  DsoThreads::current_program(current),
                                                  thread_key(current));
@@ -129,6 +135,9 @@ void DsoMonitors::exit(JavaThread* current, oop obj) {
 }
 
 void DsoMonitors::jni_exit(JavaThread* current, oop obj, TRAPS) {
+  if (DsoNode::has_left(current)) {
+    return;
+  }
   int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj),
                                                  DsoThreads::current_program(current),
                                                  thread_key(current));
@@ -143,6 +152,9 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
   }
   if (interruptible && DsoThreads::is_interrupted(current, true)) {
     THROW(vmSymbols::java_lang_InterruptedException());
+  }
+  if (DsoNode::has_left(current)) {
+    return;  // nobody is left to notify it: a spurious wake-up
   }
   uint64_t id = DsoHeap::id_of(obj());
   uint64_t program = DsoThreads::current_program(current);
@@ -192,6 +204,9 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
 }
 
 void DsoMonitors::notify(JavaThread* current, Handle obj, bool all, TRAPS) {
+  if (DsoNode::has_left(current)) {
+    return;  // no thread of the cluster waits for this node any more
+  }
   int status = DsoNode::lib().djava_monitor_notify(_client, DsoHeap::id_of(obj()),
                                                    DsoThreads::current_program(current),
                                                    thread_key(current), all ? 1 : 0);
@@ -201,6 +216,9 @@ void DsoMonitors::notify(JavaThread* current, Handle obj, bool all, TRAPS) {
 }
 
 bool DsoMonitors::holds_lock(JavaThread* current, oop obj) {
+  if (DsoNode::has_left(current)) {
+    return true;
+  }
   return DsoNode::lib().djava_monitor_count(_client, DsoHeap::id_of(obj),
                                             DsoThreads::current_program(current),
                                             thread_key(current)) > 0;

@@ -168,8 +168,10 @@ const char* DsoNamedValues::name_of(oop v) {
   if (!k->is_instance_klass() || !is_jdk_class(k)) {
     return NULL;
   }
-  if (k->is_subclass_of(vmClasses::ThreadGroup_klass())) {
-    return "G:program:group";
+  // The system thread group, the root, holds each node's own threads; a
+  // program's groups (main's and those under it) are shared objects.
+  if (v == Universe::system_thread_group()) {
+    return "G:system";
   }
   const char* handle = DsoHandles::name_of(v);
   if (handle != NULL) {
@@ -238,11 +240,8 @@ oop DsoNamedValues::resolve(JavaThread* current, uint64_t program, const char* n
   if (DsoHandles::is_handle_name(name)) {
     return DsoHandles::resolve(current, program, name, THREAD);
   }
-  if (strcmp(name, "G:program:group") == 0) {
-    // The program's group on this node: that of its threads here.
-    oop thread_obj = current->threadObj();
-    oop group = thread_obj != NULL ? java_lang_Thread::threadGroup(thread_obj) : NULL;
-    return group != NULL ? group : Universe::main_thread_group();
+  if (strcmp(name, "G:system") == 0) {
+    return Universe::system_thread_group();
   }
   char kind;
   char klass[512];

@@ -13,10 +13,9 @@
  *                        System for System.in, out and err)
  *   "B:<class>:<value>"  the cached box of that value (Integer, Long, Short,
  *                        Byte, Character)
- *   "G:program:group"    a ThreadGroup: a node's groups hold its own threads,
- *                        so on arrival it is the program's group there (the
- *                        accessing thread's), e.g. the group a thread factory
- *                        made elsewhere puts its threads in
+ *   "G:system"           the system thread group, the root of every node's
+ *                        groups, which holds that node's own threads (the
+ *                        program's groups under it are shared objects)
  *   "H:..."              a VarHandle, direct MethodHandle or MethodType
  *                        (dsoHandles.hpp)
  * Only objects of classes the boot or platform loader defined qualify: a

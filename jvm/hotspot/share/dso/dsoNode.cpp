@@ -45,6 +45,7 @@ uint64_t DsoNode::_program = 0;
 uint32_t DsoNode::_node_number = 0;
 char DsoNode::_node_name[300] = "";
 volatile bool DsoNode::_leaving = false;
+JavaThread* volatile DsoNode::_leaving_thread = NULL;
 
 bool DsoNode::is_thread_server() {
   return DjavaThreadServer > 0;
@@ -310,6 +311,7 @@ void DsoNode::print_server_statistics(JavaThread* current) {
 
 void DsoNode::leave(JavaThread* current) {
   if (!is_member() || _leaving) return;
+  _leaving_thread = current;
   _leaving = true;
   if (_sos != NULL && PrintDistributedStatistics) {
     DsoStatistics::print(current, tty, is_thread_server() ? 0 : _program, "");

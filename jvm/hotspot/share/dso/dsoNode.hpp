@@ -128,6 +128,12 @@ class DsoNode : AllStatic {
   // as threads of a halting java simply stop: it neither fails nor touches
   // copies nobody keeps coherent. Returns at once while the node is a member.
   static void stop_if_left(JavaThread* current);
+  // Whether current is the thread that left (the one ending the VM): it
+  // still runs the VM's last steps, which may touch a shared object of its
+  // own (ensure_join locks main's Thread, shared once the program's thread
+  // group is). For it, a shared object's monitor is its own from then on
+  // (DsoMonitors): nobody else can contend for it any more.
+  static bool has_left(JavaThread* current) { return _leaving && _leaving_thread == current; }
   // A thread server (-XX:DjavaThreadServer=N) runs threads of programs; a
   // launcher runs one program of its own.
   static bool is_thread_server();
@@ -164,6 +170,7 @@ class DsoNode : AllStatic {
   static uint32_t _node_number;
   static char _node_name[300];
   static volatile bool _leaving;
+  static JavaThread* volatile _leaving_thread;
 };
 
 // Keeps the cache from letting go of handles while held: from looking a

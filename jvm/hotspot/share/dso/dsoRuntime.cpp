@@ -262,13 +262,12 @@ NODE_ENTRY(void, Node_answerStatistics(JNIEnv* env, jclass, jlong request_id, jl
   }
 JVM_END
 
-NODE_ENTRY(void, Node_startThread(JNIEnv* env, jclass, jobject t, jobject group, jobject loader,
+NODE_ENTRY(void, Node_startThread(JNIEnv* env, jclass, jobject t, jobject loader,
                                   jlong inherited_locals))
   if (!require_member(thread)) return;
   Handle th(thread, JNIHandles::resolve_non_null(t));
-  Handle g(thread, JNIHandles::resolve_non_null(group));
   Handle l(thread, JNIHandles::resolve(loader));
-  DsoThreads::start_shipped(thread, th, g, l, (uint64_t)inherited_locals, THREAD);
+  DsoThreads::start_shipped(thread, th, l, (uint64_t)inherited_locals, THREAD);
 JVM_END
 
 NODE_ENTRY(jlong, Node_programOf(JNIEnv* env, jclass, jobject t))
@@ -367,13 +366,6 @@ NODE_ENTRY(void, Node_settleEnded(JNIEnv* env, jclass, jlong thread_id, jstring 
                                utf8_or_null(JNIHandles::resolve(detail)));
 JVM_END
 
-// A shipped thread this node heard of ended: the group this node's start
-// put it in lets it go.
-NODE_ENTRY(void, Node_threadEnded(JNIEnv* env, jclass, jlong thread_id))
-  if (!require_member(thread)) return;
-  DsoThreads::left_elsewhere(thread, (uint64_t)thread_id);
-JVM_END
-
 // Another node asks the state of a thread (djava_tm_query_thread_state):
 // the event pump answers with this node's, if the thread runs here.
 NODE_ENTRY(void, Node_answerThreadState(JNIEnv* env, jclass, jlong request, jlong reply_to,
@@ -410,14 +402,13 @@ static JNINativeMethod node_methods[] = {
   { CC"registerProgram", CC"(JLjava/lang/ClassLoader;I)V", FN_PTR(Node_registerProgram) },
   { CC"dropProgram", CC"(J)Ljava/lang/String;", FN_PTR(Node_dropProgram) },
   { CC"answerStatistics", CC"(JJ)V", FN_PTR(Node_answerStatistics) },
-  { CC"startThread", CC"(Ljava/lang/Thread;Ljava/lang/ThreadGroup;Ljava/lang/ClassLoader;J)V",
+  { CC"startThread", CC"(Ljava/lang/Thread;Ljava/lang/ClassLoader;J)V",
     FN_PTR(Node_startThread) },
   { CC"programOf", CC"(Ljava/lang/Thread;)J", FN_PTR(Node_programOf) },
   { CC"isThreadServer", CC"()Z", FN_PTR(Node_isThreadServer) },
   { CC"nodeName", CC"()Ljava/lang/String;", FN_PTR(Node_nodeName) },
   { CC"threadFailed", CC"(JJLjava/lang/String;)V", FN_PTR(Node_threadFailed) },
   { CC"settleEnded", CC"(JLjava/lang/String;)V", FN_PTR(Node_settleEnded) },
-  { CC"threadEnded", CC"(J)V", FN_PTR(Node_threadEnded) },
   { CC"answerThreadState", CC"(JJJ)V", FN_PTR(Node_answerThreadState) },
   { CC"moduleOptions", CC"()[Ljava/lang/String;", FN_PTR(Node_moduleOptions) },
   { CC"openPackage", CC"(Ljava/lang/Module;Ljava/lang/String;Ljava/lang/Module;Z)V",

@@ -47,9 +47,12 @@ struct LocalField {
   int size;
 };
 
-// What a Thread object means on one node only.
+// What a Thread object means on one node only. Its group is shared: a
+// program's thread groups are ordinary shared objects (the system group, the
+// root, is each node's own: DsoNamedValues), so a group counts and lists its
+// threads wherever they run, and Thread.exit where a thread ends takes it out.
 const char* const node_local_field_names[] = {
-  "group", "contextClassLoader", "inheritedAccessControlContext", "threadLocals",
+  "contextClassLoader", "inheritedAccessControlContext", "threadLocals",
   "inheritableThreadLocals", "stackSize", "threadStatus", "parkBlocker", "blocker",
   "blockerLock", "threadLocalRandomSeed", "threadLocalRandomProbe",
   "threadLocalRandomSecondarySeed",
@@ -111,12 +114,12 @@ void DsoThreads::initialize() {
     }
     if (fs.name()->equals("eetop")) eetop_offset = fs.offset();
     if (fs.name()->equals("threadStatus")) _thread_status_offset = fs.offset();
+    if (fs.name()->equals("group")) group_offset = fs.offset();
     for (size_t i = 0; i < ARRAY_SIZE(node_local_field_names); i++) {
       if (fs.name()->equals(node_local_field_names[i]) && local_field_count < max_local_fields) {
         BasicType t = Signature::basic_type(fs.signature());
         int size = is_reference_type(t) ? heapOopSize : type2aelembytes(t);
         local_fields[local_field_count++] = { fs.offset(), size };
-        if (fs.name()->equals("group")) group_offset = fs.offset();
         if (fs.name()->equals("contextClassLoader")) context_loader_offset = fs.offset();
         if (fs.name()->equals("blockerLock")) blocker_lock_offset = fs.offset();
       }
@@ -235,8 +238,9 @@ bool DsoThreads::belongs_to_program(oop thread) {
   if (group == NULL) {
     return false;
   }
-  // The system group is the root: a group with a parent is the program's.
-  return java_lang_ThreadGroup::parent(group) != NULL;
+  // The system group is the root and never shared: a shared group (whose
+  // replica's fields may not be here) or one with a parent is the program's.
+  return DsoMark::is_shared(group->mark()) || java_lang_ThreadGroup::parent(group) != NULL;
 }
 
 // Shutdown hooks run on the node that is shutting down.
@@ -417,7 +421,7 @@ static void shipped_thread_entry(JavaThread* thread, TRAPS) {
                           vmSymbols::void_method_signature(), THREAD);
 }
 
-void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group, Handle loader,
+void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle loader,
                                uint64_t inherited_locals, TRAPS) {
   // A thread may be placed on the node that started it, before the starting
   // thread has left Thread.start(), which is synchronized: the Thread's
@@ -436,20 +440,8 @@ void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle group,
                       : thread->mark().has_monitor() ? "an inflated monitor"
                                                      : "untagged"));
   }
-  thread->obj_field_put(group_offset, group());
+  // Its group is the one Thread.start added it to, on the starting node.
   thread->obj_field_put(context_loader_offset, loader());
-  // A member of its group here, as Thread.start makes a thread of its
-  // starter's group there (ThreadGroup.activeCount, enumerate): counted
-  // unstarted, then started. Thread.exit here takes it out again.
-  {
-    JavaValue result(T_VOID);
-    TempNewSymbol add_unstarted = SymbolTable::new_symbol("addUnstarted");
-    JavaCalls::call_special(&result, group, vmClasses::ThreadGroup_klass(), add_unstarted,
-                            vmSymbols::void_method_signature(), CHECK);
-    JavaCalls::call_special(&result, group, vmClasses::ThreadGroup_klass(),
-                            vmSymbols::add_method_name(), vmSymbols::thread_void_signature(), thread,
-                            CHECK);
-  }
   DsoInheritedLocals::install(current, thread, inherited_locals, CHECK);
   DsoStatistics::thread_started(program_of(thread()));
   jobject jthread = JNIHandles::make_local(current, thread());
@@ -614,9 +606,15 @@ bool DsoThreads::is_interrupted(JavaThread* current, bool clear) {
 
 // ---- the end of a thread ------------------------------------------------------------
 
-void DsoThreads::thread_exiting(JavaThread* thread, oop uncaught_exception) {
+bool DsoThreads::thread_exiting(JavaThread* thread, oop uncaught_exception) {
   exiting_by_exception = false;
   exiting_detail[0] = '\0';
+  uint64_t program = program_of(thread->threadObj());
+  if (program != 0 && DsoNode::is_thread_server() && DsoHeap::loader_of_program(program) == NULL) {
+    // Its program ended here (ThreadServer stops what is left of it): the
+    // handler (its thread group, a chunk of the program) is gone with it.
+    return false;
+  }
   if (uncaught_exception != NULL && !uncaught_exception->is_a(vmClasses::ThreadDeath_klass())) {
     ResourceMark rm(thread);
     exiting_by_exception = true;
@@ -625,10 +623,14 @@ void DsoThreads::thread_exiting(JavaThread* thread, oop uncaught_exception) {
                  uncaught_exception->klass()->external_name(), message != NULL ? ": " : "",
                  message != NULL ? java_lang_String::as_utf8_string(message) : "");
   }
+  return true;
 }
 
 void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
-  if (!DsoNode::is_member() || !DsoMark::is_shared(thread_obj->mark())) {
+  // After the node left, only the thread ending the VM ends (main, whose
+  // Thread is shared with the program's thread group): nobody elsewhere
+  // waits for it, the program has ended.
+  if (!DsoNode::is_member() || DsoNode::is_leaving() || !DsoMark::is_shared(thread_obj->mark())) {
     return;
   }
   uint64_t program = program_of(thread_obj());
@@ -650,6 +652,28 @@ void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
     log_warning(dso)("reporting the end of thread " UINT64_FORMAT_X ": %s", id,
                      DsoNode::lib().djava_tm_last_error());
   }
+}
+
+// What Thread.exit does for a thread that never ran: its group (shared)
+// lets it go, and it has none any more.
+static void leave_group(JavaThread* current, Handle t) {
+  JavaThread* THREAD = current;
+  DsoHeap::begin_access(current, t, true, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    CLEAR_PENDING_EXCEPTION;  // the cluster failed: the program fails with it
+    return;
+  }
+  Handle group(current, t->obj_field(group_offset));
+  t->obj_field_put(group_offset, NULL);
+  DsoHeap::end_access(t());
+  if (group.is_null()) {
+    return;
+  }
+  JavaValue result(T_VOID);
+  TempNewSymbol terminated = SymbolTable::new_symbol("threadTerminated");
+  JavaCalls::call_special(&result, group, vmClasses::ThreadGroup_klass(), terminated,
+                          vmSymbols::thread_void_signature(), t, THREAD);
+  CLEAR_PENDING_EXCEPTION;  // a destroyed group: nothing left to tell it
 }
 
 void DsoThreads::settle_never_ran(JavaThread* current, uint64_t id, const char* detail) {
@@ -691,6 +715,7 @@ void DsoThreads::settle_never_ran(JavaThread* current, uint64_t id, const char* 
     return;
   }
   java_lang_Thread::set_thread_status(t(), JavaThreadStatus::TERMINATED);
+  leave_group(current, t);
   oop name = java_lang_Thread::name(t());
   // On the launcher's console; a thread server's log would hide it.
   if (!DsoNode::is_thread_server()) {
@@ -701,33 +726,6 @@ void DsoThreads::settle_never_ran(JavaThread* current, uint64_t id, const char* 
   ObjectLocker lock(t, current);
   lock.notify_all(current);
   CLEAR_PENDING_EXCEPTION;
-}
-
-void DsoThreads::left_elsewhere(JavaThread* current, uint64_t id) {
-  oop obj = thread_replica(id);
-  if (obj == NULL) {
-    return;
-  }
-  {
-    ThreadsListHandle tlh(current);
-    if (running_here(tlh, obj) != NULL) {
-      return;  // it runs here: its own Thread.exit leaves the group
-    }
-  }
-  Handle t(current, obj);
-  Handle group(current, t->obj_field(group_offset));
-  if (group.is_null()) {
-    return;
-  }
-  // What Thread.exit does on the node running the thread, for the group
-  // this node put it in when it started it.
-  JavaThread* THREAD = current;
-  JavaValue result(T_VOID);
-  TempNewSymbol terminated = SymbolTable::new_symbol("threadTerminated");
-  JavaCalls::call_special(&result, group, vmClasses::ThreadGroup_klass(), terminated,
-                          vmSymbols::thread_void_signature(), t, THREAD);
-  CLEAR_PENDING_EXCEPTION;  // a destroyed group: nothing left to tell it
-  t->obj_field_put(group_offset, NULL);
 }
 
 void DsoThreads::refresh_remote_state(JavaThread* current, oopDesc* obj) {

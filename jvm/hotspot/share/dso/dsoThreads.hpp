@@ -42,15 +42,18 @@ class DsoThreads : AllStatic {
   // was shipped, or failed with an exception pending.
   static bool ship(JavaThread* current, jobject jthread);
 
-  // On a thread server: runs the replica of a shipped thread here, in the
-  // given (node-local) thread group and context class loader, with the
+  // On a thread server: runs the replica of a shipped thread here (in the
+  // shared thread group its starter put it in), with the context class
+  // loader given, and the
   // inheritable thread-locals of the shared snapshot inherited_locals (0:
   // none; dsoInheritedLocals.hpp).
-  static void start_shipped(JavaThread* current, Handle thread, Handle group, Handle loader,
+  static void start_shipped(JavaThread* current, Handle thread, Handle loader,
                             uint64_t inherited_locals, TRAPS);
 
   // JavaThread::exit, before Thread.exit(): whether an exception ended it.
-  static void thread_exiting(JavaThread* thread, oop uncaught_exception);
+  // False if its uncaught exception must not be dispatched: the thread's
+  // program ended on this thread server, which stopped the thread.
+  static bool thread_exiting(JavaThread* thread, oop uncaught_exception);
   // ensure_join, before the joiners are notified: a shipped thread's end
   // becomes visible everywhere and the thread manager learns of it.
   static void thread_ended(JavaThread* thread, Handle thread_obj);
@@ -58,14 +61,11 @@ class DsoThreads : AllStatic {
   // launcher, and to the thread server that started it): if it never ran
   // (a server could not start it: its alive marker, eetop, was never
   // cleared), it is made dead, its joiners are woken and the launcher says
-  // why on stderr. A thread that ran has done all that itself. The launcher
-  // makes a replica of a thread it never saw; where it cannot (its class
-  // exists only where it was started), the starting server settles it.
+  // why on stderr, and its thread group lets it go. A thread that ran has
+  // done all that itself. The launcher makes a replica of a thread it never
+  // saw; where it cannot (its class exists only where it was started), the
+  // starting server settles it.
   static void settle_never_ran(JavaThread* current, uint64_t id, const char* detail);
-  // The same report, for every shipped thread that ended: the thread group
-  // this node put it in when it started it (Thread.start) lets it go, as
-  // Thread.exit does where the thread ran.
-  static void left_elsewhere(JavaThread* current, uint64_t id);
 
   // Thread.getState of a thread another node runs reads Thread.threadStatus,
   // a node-local field: the interpreter's read of it on a shared Thread

@@ -85,9 +85,16 @@ public class Dist {
         int[] box = new int[1];
         Thread t = new Thread(() -> { box[0] = 42; });
         synchronized (group) {
+            // Until the thread has run: its server fetches it meanwhile. It
+            // cannot end before the group is free (Thread.exit takes the
+            // group's monitor, on java too), so the join comes after.
             t.start();
-            t.join(60_000);
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (box[0] != 42 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
         }
+        t.join(60_000);
         System.out.println("group-locked start " + (t.isAlive() ? "still running" : "ended")
                            + ", box " + box[0]);
     }
@@ -599,8 +606,53 @@ public class Dist {
         outer.join();
     }
 
+    // ---- the JDK's process-wide settings, set by a thread on a server -------
+    static final class AllowAll extends java.security.Policy {
+        @Override public boolean implies(java.security.ProtectionDomain d, java.security.Permission p) {
+            return true;
+        }
+    }
+
+    @SuppressWarnings("removal")
+    static String settings(boolean install) throws Exception {
+        if (install) {
+            java.security.Policy.setPolicy(new AllowAll());
+            System.setSecurityManager(new SecurityManager());
+            Thread.setDefaultUncaughtExceptionHandler((t, e) -> { });
+        }
+        java.security.Policy policy = System.getSecurityManager() == null ? null : java.security.Policy.getPolicy();
+        Thread.UncaughtExceptionHandler h = Thread.getDefaultUncaughtExceptionHandler();
+        return "sm=" + (System.getSecurityManager() != null)
+                + " programPolicy=" + (policy instanceof AllowAll)
+                + " handler=" + (h != null);
+    }
+
+    /** Four threads at once (both servers), each setting or reporting the settings. */
+    static void settings(String mode) throws Exception {
+        boolean install = mode.equals("install");
+        String[] seen = new String[4];
+        java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(4);
+        Thread[] ts = new Thread[4];
+        for (int i = 0; i < 4; i++) {
+            int k = i;
+            ts[i] = new Thread(() -> {
+                all.countDown();
+                try {
+                    all.await();
+                    seen[k] = pid() + " " + settings(install);
+                } catch (Exception e) {
+                    seen[k] = pid() + " " + e;
+                }
+            });
+            ts[i].start();
+        }
+        for (Thread t : ts) t.join();
+        for (String line : seen) System.out.println("settings " + line);
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
+            case "settings": settings(args[1]); break;
             case "placement": placement(); break;
             case "statics": statics(); break;
             case "counter": counter(); break;
