@@ -16,8 +16,11 @@
 #include "oops/fieldStreams.inline.hpp"
 #include "oops/instanceKlass.inline.hpp"
 #include "oops/klass.inline.hpp"
+#include "oops/objArrayKlass.hpp"
 #include "oops/objArrayOop.inline.hpp"
 #include "oops/oop.inline.hpp"
+#include "runtime/fieldDescriptor.inline.hpp"
+#include "runtime/globals_extension.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/javaCalls.hpp"
 #include "utilities/formatBuffer.hpp"
@@ -162,6 +165,82 @@ bool is_subclass_named(InstanceKlass* ik, const char* name) {
 }
 
 }  // namespace
+
+namespace {
+
+// FNV-1a, 32 bits, continued from h.
+uint32_t fnv1a(uint32_t h, const void* data, size_t n) {
+  const u1* p = (const u1*)data;
+  for (size_t i = 0; i < n; i++) {
+    h = (h ^ p[i]) * 16777619u;
+  }
+  return h;
+}
+
+const uint32_t fnv_basis = 2166136261u;
+
+uint32_t symbol_hash(uint32_t h, Symbol* name) {
+  return fnv1a(h, name->bytes(), (size_t)name->utf8_length());
+}
+
+// java.lang.Enum's field `name`, found once (-1 until then).
+int enum_name_offset = -1;
+
+// The enum class of the JDK that k is (or whose constant k's class body is
+// for), or NULL.
+InstanceKlass* jdk_enum_super(Klass* k) {
+  for (Klass* s = k->super(); s != NULL; s = s->super()) {
+    if (s->name()->equals("java/lang/Enum")) {
+      if (enum_name_offset < 0) {
+        fieldDescriptor fd;
+        if (InstanceKlass::cast(s)->find_local_field(vmSymbols::name_name(),
+                                                     vmSymbols::string_signature(), &fd)) {
+          enum_name_offset = fd.offset();
+        }
+      }
+      return InstanceKlass::cast(s);
+    }
+  }
+  return NULL;
+}
+
+}  // namespace
+
+intptr_t DsoNamedValues::stable_identity_hash(oop v) {
+  if (!DistributedJava || !vmClasses::Class_klass_loaded()) {
+    return 0;
+  }
+  Klass* k = v->klass();
+  uint32_t h;
+  if (k == vmClasses::Class_klass()) {
+    Klass* of = java_lang_Class::as_Klass(v);
+    if (of == NULL) {
+      const char* type = type2name(java_lang_Class::primitive_type(v));
+      h = fnv1a(fnv1a(fnv_basis, "P", 1), type, strlen(type));
+    } else {
+      Klass* bottom = of->is_objArray_klass() ? ObjArrayKlass::cast(of)->bottom_klass() : of;
+      // A class the program defined is shared with its statics (its hash
+      // is its chunk's); a hidden class's name differs on every node.
+      if ((bottom->is_instance_klass() &&
+           (!is_jdk_class(bottom) || InstanceKlass::cast(bottom)->is_hidden()))) {
+        return 0;
+      }
+      h = symbol_hash(fnv1a(fnv_basis, "C", 1), of->name());
+    }
+  } else if (k->is_instance_klass() && is_jdk_class(k) && jdk_enum_super(k) != NULL &&
+             enum_name_offset > 0) {
+    oop name = v->obj_field(enum_name_offset);
+    if (name == NULL) {
+      return 0;  // still being constructed
+    }
+    uint32_t value = java_lang_String::hash_code(name);
+    h = fnv1a(symbol_hash(fnv1a(fnv_basis, "E", 1), k->name()), &value, sizeof(value));
+  } else {
+    return 0;
+  }
+  intptr_t hash = (intptr_t)h & markWord::hash_mask;
+  return hash != 0 ? hash : 0xBAD;
+}
 
 const char* DsoNamedValues::name_of(oop v) {
   Klass* k = v->klass();
