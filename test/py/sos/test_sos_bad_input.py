@@ -198,6 +198,13 @@ class RawNode:
             self.bypass = connect(server)
             assert accepted(handshake(self.bypass, secret, "sos-bypass"))
             self.bypass.sendall(frame(bypass_hello(self.node, self.token)))
+            # The server takes the first bypass hello that names the node,
+            # on whichever connection it reads first: until it says the node
+            # joined, a test's second hello could be taken instead of this.
+            deadline = time.monotonic() + 10
+            while f"node {self.node} ({name} at " not in server.log():
+                assert time.monotonic() < deadline, "the node's bypass never joined: " + server.log()
+                time.sleep(0.01)
 
     def close(self):
         for s in (self.main, self.bypass):
