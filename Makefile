@@ -216,6 +216,8 @@ bench: all deps-bench
 	$(PYTHON) bench/micro/uncached.py --out bench/results/uncached.md
 	$(PYTHON) bench/micro/blocks.py --out bench/results/blocks.md --json bench/results/blocks.json
 	$(PYTHON) bench/micro/steal.py --out bench/results/steal.md --json bench/results/steal.json
+	$(PYTHON) bench/micro/sync.py --delays 0,1ms --out bench/results/sync.md \
+	    --json bench/results/sync.json
 	$(PYTHON) bench/apps/run.py --out bench/results/apps.md --json bench/results/apps.json
 	$(PYTHON) bench/apps/run.py --vm server --servers 1,2 --out bench/results/apps-server.md \
 	    --json bench/results/apps-server.json
