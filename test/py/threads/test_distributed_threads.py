@@ -417,10 +417,11 @@ def test_remote_threads_see_the_programs_system_properties(cluster, secret_file,
 
 
 def test_settings_a_program_made_on_a_server_end_with_it(cluster, procs, secret_file, classes):
-    """A thread server's JDK serves every program: a security manager, a
-    policy and a default uncaught-exception handler that one program's
-    threads installed there are taken back when it ends, so the next
-    program runs without them (it failed its permission checks before)."""
+    """A thread server's JDK serves every program: a security manager (one
+    that refuses its own removal), a policy and a default uncaught-exception
+    handler that one program's threads installed there are taken back when
+    it ends, so the next program runs without them (it failed its
+    permission checks before)."""
     address, servers = cluster
     first = subprocess.run([JAVA, *node_options(address, secret_file), "-cp", classes, "Dist",
                             "settings", "install"], capture_output=True, text=True, timeout=120)

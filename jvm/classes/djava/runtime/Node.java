@@ -99,6 +99,9 @@ public final class Node {
 
     public static native boolean isThreadServer();
 
+    /** Sets System's security manager to none, whatever the installed one would say. */
+    static native void clearSecurityManager();
+
     /** This node's name in messages: host:pid. */
     public static native String nodeName();
 

@@ -24,28 +24,48 @@ final class ProgramGlobals {
     /** The program whose classes loader defined has ended; lastOne: no other runs here. */
     @SuppressWarnings("removal")  // the Security Manager's API, deprecated for removal
     static void programEnded(ClassLoader loader, boolean lastOne) {
+        // Each take-back on its own: a setting's own code may run in it (an
+        // ended program's class may no longer load), and whatever it
+        // throws, the server goes on.
         AccessController.doPrivileged((PrivilegedAction<Void>) () -> {
-            SecurityManager sm = System.getSecurityManager();
-            if (sm != null && (lastOne || sm.getClass().getClassLoader() == loader)) {
-                System.setSecurityManager(null);
-                taken("security manager", sm);
-            }
-            if (System.getSecurityManager() == null) {
-                // Asked only without a security manager: the policy then
-                // decides nothing, and Policy.getPolicy needs no permission.
-                Policy policy = Policy.getPolicy();
-                if (isProgramClass(policy, loader, lastOne)) {
-                    Policy.setPolicy(null);  // the JDK's default, read again when asked
-                    taken("policy", policy);
+            attempt("security manager", () -> {
+                SecurityManager sm = System.getSecurityManager();
+                if (sm != null && (lastOne || sm.getClass().getClassLoader() == loader)) {
+                    // Not System.setSecurityManager(null): the manager checks
+                    // its own removal, and may refuse it.
+                    Node.clearSecurityManager();
+                    taken("security manager", sm);
                 }
-            }
-            Thread.UncaughtExceptionHandler handler = Thread.getDefaultUncaughtExceptionHandler();
-            if (isProgramClass(handler, loader, lastOne)) {
-                Thread.setDefaultUncaughtExceptionHandler(null);
-                taken("default uncaught exception handler", handler);
-            }
+            });
+            attempt("policy", () -> {
+                if (System.getSecurityManager() == null) {
+                    // Asked only without a security manager: the policy then
+                    // decides nothing, and Policy.getPolicy needs no permission.
+                    Policy policy = Policy.getPolicy();
+                    if (isProgramClass(policy, loader, lastOne)) {
+                        Policy.setPolicy(null);  // the JDK's default, read again when asked
+                        taken("policy", policy);
+                    }
+                }
+            });
+            attempt("default uncaught exception handler", () -> {
+                Thread.UncaughtExceptionHandler handler = Thread.getDefaultUncaughtExceptionHandler();
+                if (isProgramClass(handler, loader, lastOne)) {
+                    Thread.setDefaultUncaughtExceptionHandler(null);
+                    taken("default uncaught exception handler", handler);
+                }
+            });
             return null;
         });
+    }
+
+    private static void attempt(String what, Runnable takeBack) {
+        try {
+            takeBack.run();
+        } catch (Throwable t) {
+            System.err.println("thread-server " + Node.nodeName() + ": cannot take back the " + what
+                    + " a program set: " + t);
+        }
     }
 
     private static boolean isProgramClass(Object setting, ClassLoader loader, boolean lastOne) {

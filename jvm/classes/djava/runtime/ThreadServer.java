@@ -169,6 +169,6 @@ public final class ThreadServer {
         System.err.println("thread-server " + Node.nodeName() + ": program " + Long.toUnsignedString(id)
                 + " ended: " + Node.dropProgram(id));
         ProgramProperties.dropProgram(id);
-        ProgramGlobals.programEnded(p.loader, programs.isEmpty());
+        ProgramGlobals.programEnded(p.loader, programs.isEmpty());  // never throws
     }
 }

@@ -128,7 +128,8 @@ class DsoNode : AllStatic {
   // as threads of a halting java simply stop: it neither fails nor touches
   // copies nobody keeps coherent. Returns at once while the node is a member.
   static void stop_if_left(JavaThread* current);
-  // Whether current is the thread that left (the one ending the VM): it
+  // Whether current is the thread that left (the one ending the VM: main in
+  // destroy_vm, or System.exit's caller; before_exit runs once): it
   // still runs the VM's last steps, which may touch a shared object of its
   // own (ensure_join locks main's Thread, shared once the program's thread
   // group is). For it, a shared object's monitor is its own from then on

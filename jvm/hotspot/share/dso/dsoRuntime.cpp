@@ -5,6 +5,7 @@
 
 #include "precompiled.hpp"
 #include "oops/oop.inline.hpp"
+#include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoHeap.hpp"
@@ -18,8 +19,10 @@
 #include "classfile/systemDictionary.hpp"
 #include "memory/oopFactory.hpp"
 #include "memory/resourceArea.hpp"
+#include "oops/klass.inline.hpp"
 #include "oops/typeArrayOop.inline.hpp"
 #include "runtime/arguments.hpp"
+#include "runtime/fieldDescriptor.inline.hpp"
 #include "runtime/javaCalls.hpp"
 #include "utilities/growableArray.hpp"
 #include "jni.h"
@@ -341,6 +344,23 @@ NODE_ENTRY(void, Node_addReads(JNIEnv* env, jclass, jobject m, jobject target))
   call_modules("addReads", "(Ljava/lang/Module;Ljava/lang/Module;)V", &args, THREAD);
 JVM_END
 
+// A thread server takes back the security manager an ended program left
+// (ProgramGlobals): System.security written directly, since the manager's
+// own checkPermission may refuse its removal, or fail (its program's classes
+// no longer load).
+NODE_ENTRY(void, Node_clearSecurityManager(JNIEnv* env, jclass))
+  if (!require_member(thread)) return;
+  InstanceKlass* system = vmClasses::System_klass();
+  fieldDescriptor fd;
+  TempNewSymbol name = SymbolTable::new_symbol("security");
+  TempNewSymbol signature = SymbolTable::new_symbol("Ljava/lang/SecurityManager;");
+  if (!system->find_local_field(name, signature, &fd) || !fd.is_static()) {
+    THROW_MSG(vmSymbols::java_lang_InternalError(),
+              "djava: java.lang.System has no static field security");
+  }
+  system->java_mirror()->release_obj_field_put(fd.offset(), NULL);
+JVM_END
+
 NODE_ENTRY(jstring, Node_nodeName(JNIEnv* env, jclass))
   oop name = java_lang_String::create_oop_from_str(DsoNode::node_name(), CHECK_NULL);
   return (jstring)JNIHandles::make_local(THREAD, name);
@@ -407,6 +427,7 @@ static JNINativeMethod node_methods[] = {
   { CC"programOf", CC"(Ljava/lang/Thread;)J", FN_PTR(Node_programOf) },
   { CC"isThreadServer", CC"()Z", FN_PTR(Node_isThreadServer) },
   { CC"nodeName", CC"()Ljava/lang/String;", FN_PTR(Node_nodeName) },
+  { CC"clearSecurityManager", CC"()V", FN_PTR(Node_clearSecurityManager) },
   { CC"threadFailed", CC"(JJLjava/lang/String;)V", FN_PTR(Node_threadFailed) },
   { CC"settleEnded", CC"(JLjava/lang/String;)V", FN_PTR(Node_settleEnded) },
   { CC"answerThreadState", CC"(JJJ)V", FN_PTR(Node_answerThreadState) },

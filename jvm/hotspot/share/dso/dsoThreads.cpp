@@ -627,9 +627,9 @@ bool DsoThreads::thread_exiting(JavaThread* thread, oop uncaught_exception) {
 }
 
 void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
-  // After the node left, only the thread ending the VM ends (main, whose
-  // Thread is shared with the program's thread group): nobody elsewhere
-  // waits for it, the program has ended.
+  // After the node left, only the thread ending the VM ends (main in
+  // destroy_vm, whose Thread is shared with the program's thread group):
+  // nobody elsewhere waits for it, the program has ended.
   if (!DsoNode::is_member() || DsoNode::is_leaving() || !DsoMark::is_shared(thread_obj->mark())) {
     return;
   }

@@ -613,11 +613,26 @@ public class Dist {
         }
     }
 
+    /** Allows everything but its own removal, which the server must do anyway. */
+    @SuppressWarnings("removal")
+    static final class KeepsItself extends SecurityManager {
+        @Override public void checkPermission(java.security.Permission p) {
+            if (p.getName().equals("setSecurityManager")) {
+                throw new SecurityException("this security manager stays");
+            }
+        }
+    }
+
     @SuppressWarnings("removal")
     static String settings(boolean install) throws Exception {
         if (install) {
             java.security.Policy.setPolicy(new AllowAll());
-            System.setSecurityManager(new SecurityManager());
+            try {
+                System.setSecurityManager(new KeepsItself());
+            } catch (SecurityException e) {
+                // Another thread of this program installed it on this node.
+                if (!(System.getSecurityManager() instanceof KeepsItself)) throw e;
+            }
             Thread.setDefaultUncaughtExceptionHandler((t, e) -> { });
         }
         java.security.Policy policy = System.getSecurityManager() == null ? null : java.security.Policy.getPolicy();
