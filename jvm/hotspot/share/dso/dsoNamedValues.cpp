@@ -3,6 +3,7 @@
  */
 
 #include "precompiled.hpp"
+#include "classfile/altHashing.hpp"
 #include "classfile/javaClasses.inline.hpp"
 #include "classfile/symbolTable.hpp"
 #include "classfile/systemDictionary.hpp"
@@ -168,19 +169,14 @@ bool is_subclass_named(InstanceKlass* ik, const char* name) {
 
 namespace {
 
-// FNV-1a, 32 bits, continued from h.
-uint32_t fnv1a(uint32_t h, const void* data, size_t n) {
-  const u1* p = (const u1*)data;
-  for (size_t i = 0; i < n; i++) {
-    h = (h ^ p[i]) * 16777619u;
-  }
-  return h;
-}
+// Seeds of stable_identity_hash, one per kind of value (any fixed numbers:
+// every node must use the same).
+const uint64_t primitive_seed = 0x646a6176612d5031ULL;
+const uint64_t class_seed = 0x646a6176612d4331ULL;
+const uint64_t enum_seed = 0x646a6176612d4531ULL;
 
-const uint32_t fnv_basis = 2166136261u;
-
-uint32_t symbol_hash(uint32_t h, Symbol* name) {
-  return fnv1a(h, name->bytes(), (size_t)name->utf8_length());
+uint32_t symbol_hash(uint64_t seed, Symbol* name) {
+  return AltHashing::halfsiphash_32(seed, name->bytes(), name->utf8_length());
 }
 
 // java.lang.Enum's field `name`, found once (-1 until then).
@@ -216,7 +212,7 @@ intptr_t DsoNamedValues::stable_identity_hash(oop v) {
     Klass* of = java_lang_Class::as_Klass(v);
     if (of == NULL) {
       const char* type = type2name(java_lang_Class::primitive_type(v));
-      h = fnv1a(fnv1a(fnv_basis, "P", 1), type, strlen(type));
+      h = AltHashing::halfsiphash_32(primitive_seed, type, (int)strlen(type));
     } else {
       Klass* bottom = of->is_objArray_klass() ? ObjArrayKlass::cast(of)->bottom_klass() : of;
       // A class the program defined is shared with its statics (its hash
@@ -225,7 +221,7 @@ intptr_t DsoNamedValues::stable_identity_hash(oop v) {
            (!is_jdk_class(bottom) || InstanceKlass::cast(bottom)->is_hidden()))) {
         return 0;
       }
-      h = symbol_hash(fnv1a(fnv_basis, "C", 1), of->name());
+      h = symbol_hash(class_seed, of->name());
     }
   } else if (k->is_instance_klass() && is_jdk_class(k) && jdk_enum_super(k) != NULL &&
              enum_name_offset > 0) {
@@ -233,8 +229,7 @@ intptr_t DsoNamedValues::stable_identity_hash(oop v) {
     if (name == NULL) {
       return 0;  // still being constructed
     }
-    uint32_t value = java_lang_String::hash_code(name);
-    h = fnv1a(symbol_hash(fnv1a(fnv_basis, "E", 1), k->name()), &value, sizeof(value));
+    h = symbol_hash(enum_seed ^ java_lang_String::hash_code(name), k->name());
   } else {
     return 0;
   }

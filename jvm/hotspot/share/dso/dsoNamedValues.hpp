@@ -37,9 +37,9 @@ class DsoNamedValues : AllStatic {
   // value. No safepoint, no class loading.
   static const char* name_of(oop v);
   // The identity hash of a value each node has its own instance of, made
-  // from its name, so that it is the same on every node (a shared HashMap
-  // keyed by Exception.class or TimeUnit.SECONDS finds its entry from any
-  // node): the mirror of a class of the JDK (or of an array or primitive
+  // from its name (HotSpot's halfsiphash with fixed seeds), so that it is
+  // the same on every node (a shared HashMap keyed by Exception.class or
+  // TimeUnit.SECONDS finds its entry from any node): the mirror of a class of the JDK (or of an array or primitive
   // type), and a constant of an enum of the JDK. 0 for any other object,
   // whose hash is drawn as usual. For ObjectSynchronizer's first hash of
   // an object (patches/0023): no safepoint, no allocation.
