@@ -20,6 +20,7 @@ monitorpb::WakeReason ToProto(Wake w) {
     case Wake::kNotified: return monitorpb::NOTIFIED;
     case Wake::kTimedOut: return monitorpb::TIMED_OUT;
     case Wake::kInterrupted: return monitorpb::INTERRUPTED;
+    case Wake::kSignalled: return monitorpb::SIGNALLED;
   }
   return monitorpb::WAKE_REASON_UNSPECIFIED;
 }
@@ -57,13 +58,35 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
       TimeNs deadline = w.timeout_ms() == 0
                             ? kNoDeadline
                             : now + static_cast<TimeNs>(w.timeout_ms()) * kNsPerMs;
-      err = table_.Wait(node, w.object(), FromProto(w.thread()), deadline, now, &out);
+      err = table_.Wait(node, w.object(), FromProto(w.thread()), w.key(), w.java_thread(),
+                        deadline, now, &out);
       break;
     }
     case monitorpb::MonitorRequest::kNotify:
       err = table_.Notify(node, req.notify().object(), FromProto(req.notify().thread()),
-                          req.notify().all(), now, &out);
+                          req.notify().key(), req.notify().all(), now, &out);
       break;
+    // The table has no "no thread"; a request that could not have come from
+    // a Java thread is refused here.
+    case monitorpb::MonitorRequest::kSignal: {
+      const auto& sg = req.signal();
+      if (!sg.has_thread()) {
+        err = "signal names no thread";
+        break;
+      }
+      err = table_.Signal(node, sg.object(), FromProto(sg.thread()), sg.key(), sg.all(), now,
+                          &out);
+      break;
+    }
+    case monitorpb::MonitorRequest::kQuery: {
+      const auto& q = req.query();
+      if (!q.has_thread()) {
+        err = "query names no thread";
+        break;
+      }
+      err = table_.Query(node, q.object(), FromProto(q.thread()), q.nonce(), &out);
+      break;
+    }
     case monitorpb::MonitorRequest::kInterrupt:
       err = table_.Interrupt(FromProto(req.interrupt().target()), now, &out);
       break;
@@ -154,6 +177,18 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
         f->set_object(e.object);
         ToProto(e.thread, f->mutable_thread());
         f->set_error(e.error);
+        break;
+      }
+      case Event::kQueue: {
+        auto* q = ev.mutable_queue();
+        q->set_object(e.object);
+        q->set_nonce(e.nonce);
+        for (const QueuedWaiter& w : e.waiters) {
+          auto* pw = q->add_waiters();
+          pw->set_key(w.key);
+          pw->set_java_thread(w.java_thread);
+          ToProto(w.thread, pw->mutable_thread());
+        }
         break;
       }
     }

@@ -11,6 +11,7 @@ const char* WakeName(Wake w) {
     case Wake::kNotified: return "notified";
     case Wake::kTimedOut: return "timed-out";
     case Wake::kInterrupted: return "interrupted";
+    case Wake::kSignalled: return "signalled";
   }
   return "?";
 }
@@ -62,8 +63,9 @@ std::string MonitorTable::Enter(NodeId node, ObjectId obj, ThreadRef t, TimeNs n
   if (m.program == 0) m.program = t.program;
   if (m.owned && !m.leased && m.owner_thread == t)
     return "enter by the thread that already owns the monitor";
+  // (A Signal of the same thread may be queued: it is no enter.)
   for (const Request& r : m.entry)
-    if (r.thread == t) return "enter by a thread already queued";
+    if (r.thread == t && !r.signal()) return "enter by a thread already queued";
   m.entry.push_back(Request{node, t, Wake::kAcquired});
   Settle(obj, &m, now, out);
   return "";
@@ -78,30 +80,60 @@ std::string MonitorTable::Exit(NodeId node, ObjectId obj, ThreadRef t, TimeNs no
   return "";
 }
 
-std::string MonitorTable::Wait(NodeId node, ObjectId obj, ThreadRef t, TimeNs deadline,
-                               TimeNs now, std::vector<Event>* out) {
+std::string MonitorTable::Wait(NodeId node, ObjectId obj, ThreadRef t, uint64_t key,
+                               uint64_t java_thread, TimeNs deadline, TimeNs now,
+                               std::vector<Event>* out) {
   if (!CheckProgram(node, obj, t, out)) return "";
   Monitor* m = Find(obj);
   if (m == nullptr || !Owns(*m, node, t)) return "wait on a monitor the thread does not own";
   if (waiting_.count(t)) return "thread already waiting";
-  m->waiters.push_back(Waiter{node, t, deadline});
+  m->waiters.push_back(Waiter{node, t, deadline, key, java_thread});
   waiting_[t] = obj;
   if (deadline != kNoDeadline) deadlines_.insert({deadline, t});
-  // Waiting releases the monitor fully, lease included; the node remembers
-  // the thread's count and restores it on the grant that ends the wait.
+  // Waiting releases the monitor fully, lease included (so no lease is held
+  // while anyone waits); the node remembers the thread's count and restores
+  // it on the grant that ends the wait.
   Release(obj, m, now, out);
   return "";
 }
 
-std::string MonitorTable::Notify(NodeId node, ObjectId obj, ThreadRef t, bool all, TimeNs now,
-                                 std::vector<Event>* out) {
+std::string MonitorTable::Notify(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all,
+                                 TimeNs now, std::vector<Event>* out) {
   if (!CheckProgram(node, obj, t, out)) return "";
   Monitor* m = Find(obj);
   if (m == nullptr || !Owns(*m, node, t)) return "notify on a monitor the thread does not own";
-  while (!m->waiters.empty()) {
-    Wake(obj, m, m->waiters.begin(), Wake::kNotified, now, out);
-    if (!all) break;
+  NotifyWaiters(m, key, all);
+  Settle(obj, m, now, out);  // owned: recalls a lease the woken now queue behind
+  return "";
+}
+
+std::string MonitorTable::Signal(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all,
+                                 TimeNs now, std::vector<Event>* out) {
+  if (!CheckProgram(node, obj, t, out)) return "";
+  Monitor& m = monitors_[obj];
+  if (m.program == 0) m.program = t.program;
+  Request r{node, t, Wake::kSignalled};
+  r.key = key;
+  r.all = all;
+  m.entry.push_back(r);
+  Settle(obj, &m, now, out);
+  MaybeErase(obj);  // served at once, with nobody to wake and no lease
+  return "";
+}
+
+std::string MonitorTable::Query(NodeId node, ObjectId obj, ThreadRef /*t*/, uint64_t nonce,
+                                std::vector<Event>* out) {
+  // No CheckProgram: a query holds nothing and must always be answered (the
+  // asking thread blocks on it); a failed program's waiters are gone anyway.
+  Event e{Event::kQueue};
+  e.node = node;
+  e.object = obj;
+  e.nonce = nonce;
+  if (const Monitor* m = Find(obj)) {
+    for (const Waiter& w : m->waiters)
+      if (w.key != 0) e.waiters.push_back(QueuedWaiter{w.key, w.java_thread, w.thread});
   }
+  out->push_back(std::move(e));
   return "";
 }
 
@@ -125,7 +157,8 @@ std::string MonitorTable::CancelEnter(NodeId node, ObjectId obj, ThreadRef t, Ti
   Monitor* m = Find(obj);
   if (m == nullptr) return "";
   for (auto it = m->entry.begin(); it != m->entry.end(); ++it) {
-    if (it->thread == t && it->node == node) {
+    // A Signal of the thread stays: it does not block, so nothing cancels it.
+    if (it->thread == t && it->node == node && !it->signal()) {
       m->entry.erase(it);
       break;
     }
@@ -176,7 +209,7 @@ bool MonitorTable::NodeLeave(NodeId node, TimeNs now, std::vector<Event>* out) {
   for (const auto& kv : monitors_) {
     const Monitor& m = kv.second;
     bool holds = m.owned && m.owner_node == node;
-    for (const Request& r : m.entry) holds |= r.node == node;
+    for (const Request& r : m.entry) holds |= r.node == node && !r.signal();
     for (const Waiter& w : m.waiters) holds |= w.node == node;
     if (holds) {
       NodeDown(node, "node " + std::to_string(node) +
@@ -185,6 +218,11 @@ bool MonitorTable::NodeLeave(NodeId node, TimeNs now, std::vector<Event>* out) {
       return false;
     }
   }
+  // Its queued Signals were sent by threads that ran before it left: their
+  // notifies must still happen, but no lease may go to a node that is gone.
+  for (auto& kv : monitors_)
+    for (Request& r : kv.second.entry)
+      if (r.node == node) r.node = kNoNode;
   node_programs_.erase(node);
   return true;
 }
@@ -255,7 +293,8 @@ void MonitorTable::FailProgram(ProgramId p, const std::string& why, TimeNs now,
     Monitor* m = Find(obj);
     for (auto it = m->entry.begin(); it != m->entry.end();) {
       if (it->thread.program == p) {
-        out->push_back(Failed(it->node, obj, it->thread, why));
+        // Nobody waits for a Signal: it just goes.
+        if (!it->signal()) out->push_back(Failed(it->node, obj, it->thread, why));
         it = m->entry.erase(it);
       } else {
         ++it;
@@ -277,21 +316,54 @@ void MonitorTable::FailProgram(ProgramId p, const std::string& why, TimeNs now,
   }
 }
 
+bool MonitorTable::MayLease(const Monitor& m, TimeNs now) const {
+  return options_.leases && m.entry.empty() && m.waiters.empty() &&
+         now - m.last_recall >= options_.lease_cooldown;
+}
+
 void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
+  if (m->entry.front().signal()) {
+    ServeSignal(obj, m, now, out);
+    return;
+  }
   Request r = m->entry.front();
   m->entry.pop_front();
   m->owned = true;
   m->owner_node = r.node;
   m->owner_thread = r.thread;
   m->recall_sent = false;
-  m->leased = options_.leases && m->entry.empty() &&
-              now - m->last_recall >= options_.lease_cooldown;
+  m->leased = MayLease(*m, now);
   Event e{Event::kGranted};
   e.node = r.node;
   e.object = obj;
   e.thread = r.thread;
   e.lease = m->leased;
   e.reason = r.reason;
+  out->push_back(e);
+}
+
+// The signal's turn: the monitor is free, so its notify happens now, as if
+// the signalling thread had entered, notified and exited. The woken join the
+// entry queue's tail, as after Notify.
+void MonitorTable::ServeSignal(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
+  Request r = m->entry.front();
+  m->entry.pop_front();
+  NotifyWaiters(m, r.key, r.all);
+  // A node that signals is likely to use the monitor again: leave it a lease
+  // when it may have one. Otherwise the monitor stays free and Settle serves
+  // the next request.
+  if (r.node == kNoNode || !MayLease(*m, now)) return;
+  m->owned = true;
+  m->leased = true;
+  m->owner_node = r.node;
+  m->owner_thread = r.thread;
+  m->recall_sent = false;
+  Event e{Event::kGranted};
+  e.node = r.node;
+  e.object = obj;
+  e.thread = r.thread;
+  e.lease = true;
+  e.reason = Wake::kSignalled;
   out->push_back(e);
 }
 
@@ -313,20 +385,31 @@ void MonitorTable::MaybeRecall(ObjectId obj, Monitor* m, TimeNs now, std::vector
 }
 
 // Serves a free monitor, or recalls a lease that someone is queued behind.
+// Signals leave the monitor free (or leased): serve on until it is owned or
+// nobody is queued.
 void MonitorTable::Settle(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
-  if (m->entry.empty()) return;
-  if (!m->owned) {
-    GrantNext(obj, m, now, out);
-  } else {
-    MaybeRecall(obj, m, now, out);
+  while (!m->owned && !m->entry.empty()) GrantNext(obj, m, now, out);
+  MaybeRecall(obj, m, now, out);
+}
+
+void MonitorTable::Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake why) {
+  m->entry.push_back(Request{w->node, w->thread, why});
+  Unwait(*w);
+  m->waiters.erase(w);
+}
+
+void MonitorTable::NotifyWaiters(Monitor* m, uint64_t key, bool all) {
+  for (auto it = m->waiters.begin(); it != m->waiters.end();) {
+    auto w = it++;
+    if (w->key != key) continue;
+    Requeue(m, w, Wake::kNotified);
+    if (!all) break;
   }
 }
 
 void MonitorTable::Wake(ObjectId obj, Monitor* m, std::list<Waiter>::iterator w,
                         enum Wake why, TimeNs now, std::vector<Event>* out) {
-  m->entry.push_back(Request{w->node, w->thread, why});
-  Unwait(*w);
-  m->waiters.erase(w);
+  Requeue(m, w, why);
   Settle(obj, m, now, out);
 }
 

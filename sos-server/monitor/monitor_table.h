@@ -14,7 +14,20 @@
 //    the node stops local grants at once and returns the lease when its local
 //    owner (if any) exits. Queued requests are served FIFO, so a recalled
 //    node cannot win the monitor back ahead of the requester: no livelock, no
-//    starvation.
+//    starvation;
+//  - a lease is granted only when the entry queue and the wait set are
+//    empty, and a wait releases it. So while a node holds a lease nobody
+//    waits on the monitor: the node can treat notify and Signal as no-ops
+//    and answer a Query with nobody, without a message.
+//
+// Wait sets: a monitor has one per key. Key 0 is Object.wait's; the others
+// serve java.util.concurrent's synchronizers on shared objects (acquirers,
+// conditions). Notify and Signal wake only waiters of their key; interrupt
+// and timeouts wake a waiter whatever its key. A Signal is a notify that
+// needs no ownership: it queues FIFO with the enters and notifies in its
+// turn, when the monitor is free (a waiter that checked its condition while
+// owning the monitor and then waits cannot miss it). If then nobody is
+// queued or waiting, the monitor may stay leased to the signalling node.
 //
 // Failures: a node that dies fails every program it ran threads of; all
 // requests of a failed program end with kFailed naming the reason, and any
@@ -40,6 +53,7 @@ using NodeId = uint64_t;     // one node = one connected process
 using ProgramId = uint64_t;
 using TimeNs = int64_t;      // monotonic nanoseconds, supplied by the caller
 constexpr TimeNs kNoDeadline = -1;
+constexpr NodeId kNoNode = 0;  // node ids start at 1
 
 // A Java thread, cluster-wide.
 struct ThreadRef {
@@ -55,11 +69,19 @@ struct ThreadRef {
 };
 
 // Why a thread got the monitor (the Java-visible outcome of enter or wait).
-enum class Wake { kAcquired, kNotified, kTimedOut, kInterrupted };
+// kSignalled: no thread got it; a Signal left the monitor leased to its node.
+enum class Wake { kAcquired, kNotified, kTimedOut, kInterrupted, kSignalled };
 const char* WakeName(Wake w);
 
+// A waiter in a wait set with a key other than 0, as Query reports it.
+struct QueuedWaiter {
+  uint64_t key = 0;
+  uint64_t java_thread = 0;  // its Thread object's shared id (0: none)
+  ThreadRef thread;
+};
+
 struct Event {
-  enum Kind { kGranted, kRecall, kFailed };
+  enum Kind { kGranted, kRecall, kFailed, kQueue };
   explicit Event(Kind k) : kind(k) {}
   Kind kind;
   NodeId node = 0;          // addressee
@@ -68,6 +90,8 @@ struct Event {
   bool lease = false;       // kGranted
   Wake reason = Wake::kAcquired;
   std::string error;        // kFailed; thread.thread == 0: the whole program failed
+  uint64_t nonce = 0;       // kQueue: the Query's
+  std::vector<QueuedWaiter> waiters;  // kQueue, longest waiting first
 };
 
 class MonitorTable {
@@ -83,12 +107,25 @@ class MonitorTable {
   // error (the request was ignored); results arrive as events in *out.
   std::string Enter(NodeId node, ObjectId obj, ThreadRef t, TimeNs now, std::vector<Event>* out);
   std::string Exit(NodeId node, ObjectId obj, ThreadRef t, TimeNs now, std::vector<Event>* out);
-  // Releases the monitor fully and joins its wait set until notified,
+  // Releases the monitor fully and joins its wait set `key` until notified,
   // interrupted or `deadline` (kNoDeadline: none); then re-enters.
-  std::string Wait(NodeId node, ObjectId obj, ThreadRef t, TimeNs deadline, TimeNs now,
-                   std::vector<Event>* out);
-  std::string Notify(NodeId node, ObjectId obj, ThreadRef t, bool all, TimeNs now,
+  // `java_thread` is only reported by Query.
+  std::string Wait(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, uint64_t java_thread,
+                   TimeNs deadline, TimeNs now, std::vector<Event>* out);
+  // Wakes the longest waiter (all: every waiter) of the wait set `key`.
+  std::string Notify(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all, TimeNs now,
                      std::vector<Event>* out);
+  // Notify(key, all) in the monitor's next free turn, by a thread that need
+  // not own it: queued FIFO as an Enter (and recalling a lease as one). In
+  // its turn, if no one is then queued or waiting and a lease may be
+  // granted, the monitor stays leased to `node` (kGranted, kSignalled, for
+  // thread `t`); otherwise nothing is sent and the next request is served.
+  std::string Signal(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all, TimeNs now,
+                     std::vector<Event>* out);
+  // Answers at once with kQueue: the waiters with a key other than 0, longest
+  // waiting first. Needs no ownership; changes nothing.
+  std::string Query(NodeId node, ObjectId obj, ThreadRef t, uint64_t nonce,
+                    std::vector<Event>* out);
   // If `target` waits on a monitor here, it leaves the wait set and re-enters
   // with kInterrupted. Otherwise nothing (the JVM keeps the interrupt flag).
   std::string Interrupt(ThreadRef target, TimeNs now, std::vector<Event>* out);
@@ -102,10 +139,13 @@ class MonitorTable {
   // The node leaves cleanly (monitor.proto, Leave). If it owns, awaits or
   // waits on nothing here, it is forgotten without failing its programs and
   // true is returned; otherwise it is treated as down (NodeDown) now.
+  // Its queued Signals stay (its threads' notifies must still happen), for
+  // no node: they leave no lease.
   bool NodeLeave(NodeId node, TimeNs now, std::vector<Event>* out);
-  // The node's connection is gone.
+  // The node's connection is gone. Its queued Signals are dropped.
   void NodeDown(NodeId node, const std::string& why, TimeNs now, std::vector<Event>* out);
-  // The program ended: drop its monitors; its pending requests fail.
+  // The program ended: drop its monitors; its pending requests fail (its
+  // queued Signals are dropped: nobody waits for them).
   void FreeProgram(ProgramId program, TimeNs now, std::vector<Event>* out);
 
   // ---- introspection -------------------------------------------------------
@@ -122,12 +162,17 @@ class MonitorTable {
   struct Request {
     NodeId node;
     ThreadRef thread;
-    Wake reason;
+    Wake reason;       // kSignalled: a Signal, which notifies and owns nothing
+    uint64_t key = 0;  // the Signal's
+    bool all = false;  // the Signal's
+    bool signal() const { return reason == Wake::kSignalled; }
   };
   struct Waiter {
     NodeId node;
     ThreadRef thread;
     TimeNs deadline;
+    uint64_t key;
+    uint64_t java_thread;
   };
   struct Monitor {
     ProgramId program = 0;      // program of the first thread to use it
@@ -137,18 +182,27 @@ class MonitorTable {
     ThreadRef owner_thread;     // meaningful when owned && !leased
     bool recall_sent = false;
     TimeNs last_recall = INT64_MIN / 2;
-    std::deque<Request> entry;  // FIFO: no starvation
-    std::list<Waiter> waiters;  // FIFO: notify wakes the longest waiter
+    std::deque<Request> entry;  // enters and signals, FIFO: no starvation
+    std::list<Waiter> waiters;  // all keys, FIFO: notify wakes the longest waiter
   };
 
   Monitor* Find(ObjectId obj);
   const Monitor* Find(ObjectId obj) const;
   bool Owns(const Monitor& m, NodeId node, ThreadRef t) const;
   bool CheckProgram(NodeId node, ObjectId obj, ThreadRef t, std::vector<Event>* out);
+  // Whether a node may hold the monitor as a lease from now on.
+  bool MayLease(const Monitor& m, TimeNs now) const;
+  // Serves the head of the entry queue of the free monitor: an enter gets
+  // the monitor, a signal notifies (and may leave a lease).
   void GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);
+  void ServeSignal(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);
   void Release(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);
   void MaybeRecall(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);
-  // Moves a waiter to the entry queue and serves the monitor if it is free.
+  // Moves a waiter to the entry queue's tail.
+  void Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake why);
+  // Requeues the longest waiter (all: every waiter) of the wait set `key`.
+  void NotifyWaiters(Monitor* m, uint64_t key, bool all);
+  // Requeues a waiter and serves the monitor if it is free.
   void Wake(ObjectId obj, Monitor* m, std::list<Waiter>::iterator w, enum Wake why,
             TimeNs now, std::vector<Event>* out);
   void Settle(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);

@@ -55,8 +55,22 @@ bool LocalMonitors::BeginWait(uint64_t obj, LocalThread t) {
   return true;
 }
 
-bool LocalMonitors::CanNotify(uint64_t obj, LocalThread t) const {
-  return Owns(obj, t);
+bool LocalMonitors::Notify(uint64_t obj, LocalThread t, Send* send) const {
+  *send = Send::kNothing;
+  if (!Owns(obj, t)) return false;
+  // Under the lease nobody waits: a notify would wake no one.
+  if (!HoldsLease(obj)) *send = Send::kNotify;
+  return true;
+}
+
+LocalMonitors::Send LocalMonitors::Signal(uint64_t obj) const {
+  auto it = states_.find(obj);
+  if (it != states_.end() && it->second.lease && !it->second.owned) return Send::kNothing;
+  // Not leased: the service decides when the monitor is free. Leased but
+  // owned here: the notify is due at the owner's release, which may be a
+  // wait that this very signal must wake, so the service queues it (and
+  // recalls the lease from this node).
+  return Send::kSignal;
 }
 
 LocalMonitors::Send LocalMonitors::OnGranted(uint64_t obj, LocalThread t, bool lease,
@@ -81,6 +95,18 @@ LocalMonitors::Send LocalMonitors::OnGranted(uint64_t obj, LocalThread t, bool l
     s.count = 1;
   }
   return Send::kNothing;
+}
+
+void LocalMonitors::OnLeaseGranted(uint64_t obj) {
+  State& s = states_[obj];
+  // The service leases only a monitor it counts free, and this node's
+  // requests and the service's events are each in order, so a local owner
+  // or a lease held already cannot be here. Were they, the service's view
+  // wins: the node holds the lease (any of its threads may release it), an
+  // owner keeps owning under it and its exit keeps the lease, and a recall
+  // of an earlier lease no longer applies.
+  s.lease = true;
+  s.recall_pending = false;
 }
 
 LocalMonitors::Send LocalMonitors::OnRecall(uint64_t obj) {

@@ -8,6 +8,10 @@
 // Per object it keeps: the local owner thread and its re-entry count, whether
 // the node holds the lease, whether the lease was recalled, and the counts of
 // threads in wait() so that re-acquiring restores them (JLS 17.2.1).
+//
+// The service grants a lease only while nobody waits on the monitor, and a
+// wait gives it back: while the node holds the lease, no thread anywhere
+// waits on it, so notify and signal have nobody to wake (no message).
 #ifndef DJAVA_MONITOR_LOCAL_MONITORS_H_
 #define DJAVA_MONITOR_LOCAL_MONITORS_H_
 
@@ -32,7 +36,7 @@ struct LocalThread {
 
 class LocalMonitors {
  public:
-  enum class Send { kNothing, kEnter, kExit, kWait, kNotify, kReturnLease };
+  enum class Send { kNothing, kEnter, kExit, kWait, kNotify, kReturnLease, kSignal };
 
   // monitorenter. kNothing: the thread owns the monitor now (re-entry, or
   // the node's lease). kEnter: send Enter and block until OnGranted/OnFailed.
@@ -43,13 +47,20 @@ class LocalMonitors {
   // Object.wait: false if `t` does not own the monitor. Otherwise the monitor
   // is released locally with its count saved: send Wait and block.
   bool BeginWait(uint64_t obj, LocalThread t);
-  // Object.notify/notifyAll: false if `t` does not own the monitor;
-  // otherwise send Notify.
-  bool CanNotify(uint64_t obj, LocalThread t) const;
+  // Object.notify/notifyAll (any wait set): false if `t` does not own the
+  // monitor; otherwise *send is kNotify, or kNothing under the lease.
+  bool Notify(uint64_t obj, LocalThread t, Send* send) const;
+  // A signal (notify in the monitor's next free turn, by any thread):
+  // kNothing when the node holds the lease and no thread here owns the
+  // monitor (it is free now, and nobody waits); otherwise kSignal.
+  Send Signal(uint64_t obj) const;
 
   // Service events. OnGranted returns what to send back: kExit when the grant
   // is for a request the node has cancelled (not `wanted`), else kNothing.
   Send OnGranted(uint64_t obj, LocalThread t, bool lease, bool wanted);
+  // A Signal of this node left it the lease (Granted, reason SIGNALLED): no
+  // thread owns the monitor by it, and nothing is sent back.
+  void OnLeaseGranted(uint64_t obj);
   // A Recall: kReturnLease now, or kNothing (returned at the owner's exit,
   // or no lease held: a stale recall crossing our Wait/Exit).
   Send OnRecall(uint64_t obj);

@@ -3,10 +3,12 @@
 // in monitor_connect.cc (it needs the wire library).
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "djava/monitor_client.h"
 #include "monitor_capi_internal.h"
 
+using djava::monitor::KeyedWaiter;
 using djava::monitor::LocalThread;
 using djava::monitor::MonitorClient;
 
@@ -14,13 +16,15 @@ namespace {
 thread_local std::string capi_error;
 thread_local bool capi_error_set = false;
 
-template <typename F>
-int Guard(djava_monitor_client* c, F f) {
+// Runs f on the client; a null client returns `bad_argument`, an exception
+// `broken`, each with its message.
+template <typename R, typename F>
+R Guard(djava_monitor_client* c, R bad_argument, R broken, F f) {
   capi_error_set = false;
   if (c == nullptr || !c->impl) {
     capi_error = "null monitor client";
     capi_error_set = true;
-    return DJAVA_MON_BAD_ARGUMENT;
+    return bad_argument;
   }
   try {
     return f(c->impl.get());
@@ -30,7 +34,11 @@ int Guard(djava_monitor_client* c, F f) {
     capi_error = "internal error";
   }
   capi_error_set = true;
-  return DJAVA_MON_IO;
+  return broken;
+}
+template <typename F>
+int Guard(djava_monitor_client* c, F f) {
+  return Guard<int>(c, DJAVA_MON_BAD_ARGUMENT, DJAVA_MON_IO, f);
 }
 int BadArgument(const char* why) {
   capi_error = why;
@@ -74,9 +82,16 @@ int djava_monitor_wait(djava_monitor_client* c, uint64_t object, uint64_t progra
 
 int djava_monitor_wait_polled(djava_monitor_client* c, uint64_t object, uint64_t program,
                               uint64_t thread, int64_t timeout_ms, int64_t poll_ms) {
+  return djava_monitor_wait_keyed(c, object, program, thread, 0, 0, timeout_ms, poll_ms);
+}
+
+int djava_monitor_wait_keyed(djava_monitor_client* c, uint64_t object, uint64_t program,
+                             uint64_t thread, uint64_t key, uint64_t java_thread,
+                             int64_t timeout_ms, int64_t poll_ms) {
   if (poll_ms < 0) return BadArgument("poll interval is negative");
   return Guard(c, [&](MonitorClient* m) {
-    return m->Wait(object, LocalThread{program, thread}, timeout_ms, poll_ms);
+    return m->WaitKeyed(object, LocalThread{program, thread}, key, java_thread, timeout_ms,
+                        poll_ms);
   });
 }
 
@@ -90,8 +105,38 @@ int djava_monitor_wait_more(djava_monitor_client* c, uint64_t program, uint64_t 
 
 int djava_monitor_notify(djava_monitor_client* c, uint64_t object, uint64_t program,
                          uint64_t thread, int all) {
+  return djava_monitor_notify_keyed(c, object, program, thread, 0, all);
+}
+
+int djava_monitor_notify_keyed(djava_monitor_client* c, uint64_t object, uint64_t program,
+                               uint64_t thread, uint64_t key, int all) {
   return Guard(c, [&](MonitorClient* m) {
-    return m->Notify(object, LocalThread{program, thread}, all != 0);
+    return m->NotifyKeyed(object, LocalThread{program, thread}, key, all != 0);
+  });
+}
+
+int djava_monitor_signal(djava_monitor_client* c, uint64_t object, uint64_t program,
+                         uint64_t thread, uint64_t key, int all) {
+  return Guard(c, [&](MonitorClient* m) {
+    return m->Signal(object, LocalThread{program, thread}, key, all != 0);
+  });
+}
+
+int64_t djava_monitor_queue(djava_monitor_client* c, uint64_t object, uint64_t program,
+                            uint64_t thread, uint64_t* keys, uint64_t* java_threads,
+                            size_t cap) {
+  if (cap > 0 && (keys == nullptr || java_threads == nullptr)) {
+    BadArgument("null output array");
+    return -1;
+  }
+  return Guard<int64_t>(c, -1, -1, [&](MonitorClient* m) -> int64_t {
+    std::vector<KeyedWaiter> waiters;
+    if (m->Queue(object, LocalThread{program, thread}, &waiters) != DJAVA_MON_OK) return -1;
+    for (size_t i = 0; i < waiters.size() && i < cap; i++) {
+      keys[i] = waiters[i].key;
+      java_threads[i] = waiters[i].java_thread;
+    }
+    return static_cast<int64_t>(waiters.size());
   });
 }
 

@@ -168,7 +168,8 @@ int MonitorClient::Exit(uint64_t obj, LocalThread t) {
   return DJAVA_MON_OK;
 }
 
-int MonitorClient::Wait(uint64_t obj, LocalThread t, int64_t timeout_ms, int64_t poll_ms) {
+int MonitorClient::WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t java_thread,
+                             int64_t timeout_ms, int64_t poll_ms) {
   if (timeout_ms < 0) return SetError(DJAVA_MON_BAD_ARGUMENT, "timeout value is negative");
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
@@ -183,6 +184,8 @@ int MonitorClient::Wait(uint64_t obj, LocalThread t, int64_t timeout_ms, int64_t
   ToProto(obj, t, &o, w->mutable_thread());
   w->set_object(o);
   w->set_timeout_ms(static_cast<uint64_t>(timeout_ms));
+  w->set_key(key);
+  w->set_java_thread(java_thread);
   if (!SendLocked(ShardOf(obj), &req))
     Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
   return Block(&lock, t, p, poll_ms);
@@ -197,20 +200,69 @@ int MonitorClient::WaitMore(LocalThread t, int64_t poll_ms) {
   return Block(&lock, t, p, poll_ms);
 }
 
-int MonitorClient::Notify(uint64_t obj, LocalThread t, bool all) {
+int MonitorClient::NotifyKeyed(uint64_t obj, LocalThread t, uint64_t key, bool all) {
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
-  if (!local_.CanNotify(obj, t))
+  LocalMonitors::Send send;
+  if (!local_.Notify(obj, t, &send))
     return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
+  if (send == LocalMonitors::Send::kNothing) return DJAVA_MON_OK;  // leased: nobody waits
   monitorpb::MonitorRequest req;
   auto* n = req.mutable_notify();
   uint64_t o;
   ToProto(obj, t, &o, n->mutable_thread());
   n->set_object(o);
   n->set_all(all);
+  n->set_key(key);
   if (!SendLocked(ShardOf(obj), &req))
     return SetError(DJAVA_MON_IO, "monitor service connection lost");
   return DJAVA_MON_OK;
+}
+
+int MonitorClient::Signal(uint64_t obj, LocalThread t, uint64_t key, bool all) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (int st = Check(t)) return st;
+  if (local_.Signal(obj) == LocalMonitors::Send::kNothing) return DJAVA_MON_OK;
+  monitorpb::MonitorRequest req;
+  auto* sg = req.mutable_signal();
+  uint64_t o;
+  ToProto(obj, t, &o, sg->mutable_thread());
+  sg->set_object(o);
+  sg->set_key(key);
+  sg->set_all(all);
+  if (!SendLocked(ShardOf(obj), &req))
+    return SetError(DJAVA_MON_IO, "monitor service connection lost");
+  return DJAVA_MON_OK;
+}
+
+int MonitorClient::Queue(uint64_t obj, LocalThread t, std::vector<KeyedWaiter>* waiters) {
+  waiters->clear();
+  std::unique_lock<std::mutex> lock(mu_);
+  if (int st = Check(t)) return st;
+  if (local_.HoldsLease(obj)) return DJAVA_MON_OK;  // nobody waits under a lease
+  auto p = std::make_shared<Pending>();
+  p->obj = obj;
+  p->thread = t;
+  const uint64_t nonce = ++query_nonce_;
+  queries_[nonce] = p;
+  monitorpb::MonitorRequest req;
+  auto* q = req.mutable_query();
+  uint64_t o;
+  ToProto(obj, t, &o, q->mutable_thread());
+  q->set_object(o);
+  q->set_nonce(nonce);
+  if (!SendLocked(ShardOf(obj), &req))
+    Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
+  p->cv.wait(lock, [&p] { return p->done; });
+  queries_.erase(nonce);
+  if (p->status != DJAVA_MON_OK) return SetError(p->status, p->error);
+  *waiters = std::move(p->queue);
+  return DJAVA_MON_OK;
+}
+
+void MonitorClient::FailQueries(uint64_t program, const std::string& error) {
+  for (auto& q : queries_)
+    if (q.second->thread.program == program) Finish(q.second.get(), DJAVA_MON_FAILED, error);
 }
 
 int MonitorClient::Interrupt(LocalThread target) {
@@ -284,6 +336,7 @@ void MonitorClient::ReaderLoop(size_t shard) {
   }
   // Nothing may stay blocked on a service that is gone.
   for (auto& p : pending_) Finish(p.second.get(), DJAVA_MON_IO, io_error_);
+  for (auto& q : queries_) Finish(q.second.get(), DJAVA_MON_IO, io_error_);
   pong_cv_.notify_all();
   for (auto& s : shards_) s->Shutdown();
 }
@@ -293,6 +346,13 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
   switch (ev.body_case()) {
     case monitorpb::MonitorEvent::kGranted: {
       const auto& g = ev.granted();
+      if (g.reason() == monitorpb::SIGNALLED) {
+        // A signal of ours left us the lease: no thread waits for it, and
+        // it completes no request (a blocked enter of the same thread was
+        // queued after the signal and gets its own grant).
+        if (g.lease()) local_.OnLeaseGranted(g.object());
+        break;
+      }
       LocalThread t{g.thread().program(), g.thread().thread()};
       Pending* p = Awaiting(t, g.object());
       bool wanted = p != nullptr;
@@ -331,6 +391,7 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
             Finish(p.second.get(), DJAVA_MON_FAILED, f.error());
           }
         }
+        FailQueries(program, f.error());
       } else {
         LocalThread t{program, f.thread().thread()};
         failed_programs_.emplace(program, f.error());
@@ -339,6 +400,7 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
           local_.Forget(it->second->obj, t);
           Finish(it->second.get(), DJAVA_MON_FAILED, f.error());
         }
+        FailQueries(program, f.error());
       }
       break;
     }
@@ -346,6 +408,15 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
       if (ev.pong().nonce() > pong_[shard]) pong_[shard] = ev.pong().nonce();
       pong_cv_.notify_all();
       break;
+    case monitorpb::MonitorEvent::kQueue: {
+      auto it = queries_.find(ev.queue().nonce());
+      if (it == queries_.end() || it->second->done) break;  // its asker gave up
+      for (const auto& w : ev.queue().waiters())
+        it->second->queue.push_back(KeyedWaiter{
+            w.key(), w.java_thread(), LocalThread{w.thread().program(), w.thread().thread()}});
+      Finish(it->second.get(), DJAVA_MON_OK, "");
+      break;
+    }
     case monitorpb::MonitorEvent::kError:
       std::fprintf(stderr, "djava monitor client: service reports: %s\n",
                    ev.error().message().c_str());

@@ -23,6 +23,13 @@
 namespace djava {
 namespace monitor {
 
+// A waiter in a wait set with a key other than 0 (MonitorClient::Queue).
+struct KeyedWaiter {
+  uint64_t key = 0;
+  uint64_t java_thread = 0;
+  LocalThread thread;
+};
+
 class MonitorClient {
  public:
   // One channel per sos-server shard, in shard order.
@@ -39,9 +46,22 @@ class MonitorClient {
   // DJAVA_MON_WAITING after poll_ms if the thread is still in the wait set;
   // it stays there until WaitMore or Cancel (the JVM polls its own state
   // between the two without leaving the wait set, so no notify is lost).
-  int Wait(uint64_t obj, LocalThread t, int64_t timeout_ms, int64_t poll_ms = -1);
+  int Wait(uint64_t obj, LocalThread t, int64_t timeout_ms, int64_t poll_ms = -1) {
+    return WaitKeyed(obj, t, 0, 0, timeout_ms, poll_ms);
+  }
+  // The same in the wait set `key` (0: Object.wait's), reporting the
+  // waiter's Thread object `java_thread` to Queue.
+  int WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t java_thread,
+                int64_t timeout_ms, int64_t poll_ms = -1);
   int WaitMore(LocalThread t, int64_t poll_ms);
-  int Notify(uint64_t obj, LocalThread t, bool all);
+  int Notify(uint64_t obj, LocalThread t, bool all) { return NotifyKeyed(obj, t, 0, all); }
+  int NotifyKeyed(uint64_t obj, LocalThread t, uint64_t key, bool all);
+  // Notify (key, all) in the monitor's next free turn; `t` need not own it.
+  // Never blocks: at most one message, none under an idle lease.
+  int Signal(uint64_t obj, LocalThread t, uint64_t key, bool all);
+  // The monitor's keyed waiters, longest waiting first, into *waiters. A
+  // round trip to the service unless this node holds the lease.
+  int Queue(uint64_t obj, LocalThread t, std::vector<KeyedWaiter>* waiters);
   int Interrupt(LocalThread target);
   int Cancel(LocalThread t);
   int FreeProgram(uint64_t program);
@@ -62,6 +82,8 @@ class MonitorClient {
     int status = DJAVA_MON_OK;
     std::string error;
     std::condition_variable cv;
+    LocalThread thread;               // a Query's
+    std::vector<KeyedWaiter> queue;   // a Query's answer
   };
   // The home shard of an object: the sos directory's own partition, so an
   // object's monitor and its data live on the same server.
@@ -77,6 +99,8 @@ class MonitorClient {
   Pending* Awaiting(LocalThread t, uint64_t obj);
   bool AnyBlocked() const;
   void Finish(Pending* p, int status, const std::string& error);
+  // Ends the queries of a failed program.
+  void FailQueries(uint64_t program, const std::string& error);
   void ReaderLoop(size_t shard);
   void OnEvent(size_t shard, const monitorpb::MonitorEvent& ev);
   // Close's clean part: true when every shard confirmed the Leave.
@@ -85,6 +109,10 @@ class MonitorClient {
   std::mutex mu_;
   LocalMonitors local_;
   std::map<LocalThread, std::shared_ptr<Pending>> pending_;
+  // Queries awaiting their Queue, by nonce. Apart from pending_: a grant
+  // must never be taken for a query's answer.
+  std::map<uint64_t, std::shared_ptr<Pending>> queries_;
+  uint64_t query_nonce_ = 0;
   std::map<uint64_t, std::string> failed_programs_;
   bool closed_ = false;
   std::string io_error_;

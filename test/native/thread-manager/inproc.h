@@ -105,6 +105,7 @@ class InProcMonitorHost : public monitor::MonitorService::Transport {
       monitorpb::MonitorRequest req;
       while (server_end->Receive(&req)) {
         std::lock_guard<std::mutex> l(mu_);
+        requests_++;
         service_.OnMessage(node, req, NowNs());
         req.Clear();
       }
@@ -125,6 +126,17 @@ class InProcMonitorHost : public monitor::MonitorService::Transport {
     std::lock_guard<std::mutex> l(mu_);
     return service_.table().MonitorCount();
   }
+  // Requests received from all nodes so far (a node's message count).
+  size_t Requests() {
+    std::lock_guard<std::mutex> l(mu_);
+    return requests_;
+  }
+  // f(table) under the service's lock, e.g. to look at a monitor's state.
+  template <typename F>
+  auto WithTable(F f) {
+    std::lock_guard<std::mutex> l(mu_);
+    return f(service_.table());
+  }
 
  private:
   std::mutex mu_;
@@ -134,6 +146,7 @@ class InProcMonitorHost : public monitor::MonitorService::Transport {
   std::thread ticker_;
   std::atomic<bool> stop_{false};
   monitor::NodeId next_node_ = 0;
+  size_t requests_ = 0;
 };
 
 

@@ -1,6 +1,6 @@
 // Unit tests of the node-side monitor logic: re-entry, leases (local fast
 // path, recall deferred to the owner's exit), wait count restore, cancelled
-// grants.
+// grants, notify and signal under a lease, leases left by a signal.
 #include "local_monitors.h"
 
 #include <gtest/gtest.h>
@@ -99,7 +99,8 @@ TEST(LocalMonitorsTest, WaitRestoresCount) {
   ASSERT_TRUE(m.BeginWait(kObj, A));
   EXPECT_FALSE(m.Owns(kObj, A));
   EXPECT_FALSE(m.HoldsLease(kObj));  // wait gives the lease up
-  EXPECT_FALSE(m.CanNotify(kObj, A));
+  Send s;
+  EXPECT_FALSE(m.Notify(kObj, A, &s));
   m.OnGranted(kObj, A, false, true);
   EXPECT_EQ(3, m.Count(kObj, A));
 }
@@ -114,6 +115,78 @@ TEST(LocalMonitorsTest, UnwantedGrantIsHandedBack) {
   EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, true, false));
   EXPECT_TRUE(m.HoldsLease(kObj));
   EXPECT_EQ(Send::kNothing, m.Enter(kObj, B));
+}
+
+// Under the lease nobody waits anywhere: notify (of any wait set) needs no
+// message, but still only the owner may call it.
+TEST(LocalMonitorsTest, NotifyUnderTheLeaseIsLocal) {
+  LocalMonitors m;
+  Send s;
+  EXPECT_FALSE(m.Notify(kObj, A, &s));
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, /*lease=*/false, true);
+  ASSERT_TRUE(m.Notify(kObj, A, &s));
+  EXPECT_EQ(Send::kNotify, s);
+  EXPECT_FALSE(m.Notify(kObj, B, &s));
+  m.Exit(kObj, A, &s);
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, /*lease=*/true, true);
+  ASSERT_TRUE(m.Notify(kObj, A, &s));
+  EXPECT_EQ(Send::kNothing, s);
+  EXPECT_FALSE(m.Notify(kObj, B, &s));
+}
+
+TEST(LocalMonitorsTest, SignalIsLocalOnlyOnAnIdleLease) {
+  LocalMonitors m;
+  EXPECT_EQ(Send::kSignal, m.Signal(kObj));  // not leased: the service decides
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, /*lease=*/true, true);
+  // A owns: the notify is due at its release, which may be a wait.
+  EXPECT_EQ(Send::kSignal, m.Signal(kObj));
+  Send s;
+  m.Exit(kObj, A, &s);
+  EXPECT_EQ(Send::kNothing, m.Signal(kObj));  // free, and nobody waits
+  m.Enter(kObj, B);
+  ASSERT_TRUE(m.BeginWait(kObj, B));  // gives the lease up
+  EXPECT_EQ(Send::kSignal, m.Signal(kObj));
+}
+
+TEST(LocalMonitorsTest, LeaseLeftBySignalOwnsNothingAndServesLocalEnters) {
+  LocalMonitors m;
+  m.OnLeaseGranted(kObj);
+  EXPECT_TRUE(m.HoldsLease(kObj));
+  EXPECT_FALSE(m.Owns(kObj, A));
+  EXPECT_TRUE(m.Idle());
+  EXPECT_EQ(Send::kNothing, m.Signal(kObj));
+  EXPECT_EQ(Send::kNothing, m.Enter(kObj, A));
+  Send s;
+  ASSERT_TRUE(m.Exit(kObj, A, &s));
+  EXPECT_EQ(Send::kNothing, s);
+  EXPECT_EQ(Send::kReturnLease, m.OnRecall(kObj));
+  EXPECT_FALSE(m.HoldsLease(kObj));
+}
+
+// Cannot happen with an orderly service; if it did, the service's view (the
+// node holds the lease) wins and the owner keeps the monitor.
+TEST(LocalMonitorsTest, LeaseLeftBySignalWhileAThreadOwnsKeepsTheOwner) {
+  LocalMonitors m;
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, /*lease=*/false, true);
+  m.OnLeaseGranted(kObj);
+  EXPECT_TRUE(m.Owns(kObj, A));
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, B));  // owned: B goes through the service
+  Send s;
+  ASSERT_TRUE(m.Exit(kObj, A, &s));
+  EXPECT_EQ(Send::kNothing, s);  // exit under the lease: no message
+  EXPECT_TRUE(m.HoldsLease(kObj));
+  // A lease held already stays held, with a stale recall forgotten.
+  LocalMonitors m2;
+  m2.Enter(kObj, A);
+  m2.OnGranted(kObj, A, /*lease=*/true, true);
+  m2.OnRecall(kObj);
+  m2.OnLeaseGranted(kObj);
+  EXPECT_FALSE(m2.RecallPending(kObj));
+  EXPECT_TRUE(m2.HoldsLease(kObj));
 }
 
 }  // namespace

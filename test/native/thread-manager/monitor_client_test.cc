@@ -5,10 +5,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <thread>
 #include <vector>
 
+#include "djava/monitor_client.h"
 #include "inproc.h"
+#include "monitor_capi_internal.h"
 #include "monitor_client.h"
 
 namespace djava {
@@ -25,6 +28,13 @@ std::unique_ptr<MonitorClient> NewNode(test::InProcMonitorHost* host,
   std::vector<std::unique_ptr<Channel>> shards;
   shards.push_back(host->Connect());
   return std::make_unique<MonitorClient>(std::move(shards), name);
+}
+
+// Continues a polled wait until it ends (DJAVA_MON_WAITING if it does not
+// within about two seconds).
+int WaitToEnd(MonitorClient* c, LocalThread t, int status) {
+  for (int i = 0; i < 400 && status == DJAVA_MON_WAITING; i++) status = c->WaitMore(t, 5);
+  return status;
 }
 
 class MonitorClientTest : public ::testing::TestWithParam<bool> {
@@ -275,6 +285,245 @@ TEST_P(MonitorClientTest, ProgramEndFreesMonitors) {
   EXPECT_EQ(0u, host_.MonitorCount());
 }
 
+// ---- keyed wait sets, signals, queries ----------------------------------------
+
+TEST_P(MonitorClientTest, KeyedWaitsAreWokenOnlyByTheirKey) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread t0{kProg, 1}, t5{kProg, 2}, t6{kProg, 3}, tb{kProg, 9};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, t0));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->Wait(kObj, t0, 0, 0));  // Object.wait's set
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, t5));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitKeyed(kObj, t5, 5, 0, 0, 0));
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, t6));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitKeyed(kObj, t6, 6, 0, 0, 0));
+  // notifyAll of key 0 wakes t0 only.
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->NotifyKeyed(kObj, tb, 0, true));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, WaitToEnd(a.get(), t0, DJAVA_MON_WAITING));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, t0));
+  // The monitor is free now: had a keyed waiter been woken, its grant would
+  // come before the Pong.
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitMore(t5, 0));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitMore(t6, 0));
+  // A notifyAll of key 5 wakes t5, not t6 (nor a key-0 waiter).
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, t0));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->Wait(kObj, t0, 0, 0));
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->NotifyKeyed(kObj, tb, 5, true));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, WaitToEnd(a.get(), t5, DJAVA_MON_WAITING));
+  EXPECT_EQ(1, a->Count(kObj, t5));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, t5));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitMore(t0, 0));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitMore(t6, 0));
+  ASSERT_EQ(DJAVA_MON_OK, a->Cancel(t0));
+  ASSERT_EQ(DJAVA_MON_OK, a->Cancel(t6));
+}
+
+// No lease while anyone waits: otherwise the holder's notify, a local no-op
+// under a lease, would be lost.
+TEST_P(MonitorClientTest, NotifyReachesAWaiterWhenLeasesAreOn) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitKeyed(kObj, ta, 5, 0, 0, 0));
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+  EXPECT_FALSE(host_.WithTable([](const MonitorTable& t) { return t.IsLeased(kObj); }));
+  ASSERT_EQ(DJAVA_MON_OK, b->NotifyKeyed(kObj, tb, 5, false));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  EXPECT_EQ(DJAVA_MON_OK, WaitToEnd(a.get(), ta, DJAVA_MON_WAITING));
+  EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
+}
+
+// The pattern signals exist for: the waiter checks its condition while it
+// owns the monitor, then waits; the signaller does not own the monitor. The
+// signal waits for the monitor's next free turn -- the wait -- so it is not
+// lost in between.
+TEST_P(MonitorClientTest, SignalWhileAnotherNodeOwnsIsAppliedWhenTheOwnerWaits) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));  // checked: not yet
+  ASSERT_EQ(DJAVA_MON_OK, b->Signal(kObj, tb, 5, false));
+  ASSERT_EQ(DJAVA_MON_OK, b->Ping());
+  EXPECT_EQ(1u, host_.WithTable([](const MonitorTable& t) { return t.EntryQueueLength(kObj); }));
+  EXPECT_EQ(DJAVA_MON_OK, WaitToEnd(a.get(), ta, a->WaitKeyed(kObj, ta, 5, 0, 0, 5)));
+  EXPECT_EQ(1, a->Count(kObj, ta));
+  EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
+}
+
+// The same with the signaller on the owner's node, which may hold the lease:
+// the signal goes to the service anyway, which recalls the lease from this
+// very node.
+TEST_P(MonitorClientTest, SignalFromTheOwnersNodeIsAppliedWhenTheOwnerWaits) {
+  auto a = NewNode(&host_);
+  LocalThread owner{kProg, 1}, signaller{kProg, 2};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, owner));
+  ASSERT_EQ(DJAVA_MON_OK, a->Signal(kObj, signaller, 5, false));
+  EXPECT_EQ(DJAVA_MON_OK, WaitToEnd(a.get(), owner, a->WaitKeyed(kObj, owner, 5, 0, 0, 5)));
+  EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, owner));
+  // And a signal by the owner itself is served after its own exit.
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, owner));
+  ASSERT_EQ(DJAVA_MON_OK, a->Signal(kObj, owner, 0, true));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, owner));
+  // Under a lease the exit may come before the recall, which the node then
+  // answers before it reads the first Pong: the second follows the return.
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  EXPECT_EQ(0u, host_.WithTable([](const MonitorTable& t) { return t.EntryQueueLength(kObj); }));
+}
+
+// A semaphore as java.util.concurrent builds one on a shared object: the
+// permits change outside the monitor (an atomic here), a release signals, an
+// acquirer checks under the monitor and waits in its own wait set. No signal
+// may be lost between an acquirer's check and its wait: a lost one would
+// leave a permit unused and its acquirer waiting until its timeout.
+TEST_P(MonitorClientTest, SemaphoreOnSignalsLosesNoWakeUp) {
+  constexpr int kAcquirerNodes = 2, kAcquirersPerNode = 2, kPermitsEach = 40;
+  constexpr uint64_t kAcquirers = 1;  // the wait set's key
+  std::vector<std::unique_ptr<MonitorClient>> nodes;
+  for (int n = 0; n < kAcquirerNodes + 1; n++) nodes.push_back(NewNode(&host_));
+  std::atomic<int> permits{0}, timed_out{0}, errors{0};
+  std::vector<std::thread> ts;
+  for (int n = 0; n < kAcquirerNodes; n++)
+    for (int i = 0; i < kAcquirersPerNode; i++)
+      ts.emplace_back([&, n, i] {
+        LocalThread me{kProg, static_cast<uint64_t>(10 + n * 10 + i)};
+        for (int k = 0; k < kPermitsEach; k++) {
+          if (nodes[n]->Enter(kObj, me) != DJAVA_MON_OK) return void(errors++);
+          for (;;) {
+            int p = permits.load();
+            if (p > 0 && permits.compare_exchange_strong(p, p - 1)) break;
+            // A slow check widens the window a signal must not be lost in.
+            std::this_thread::sleep_for(std::chrono::microseconds(300));
+            int st = nodes[n]->WaitKeyed(kObj, me, kAcquirers, me.thread, 5000);
+            if (st == DJAVA_MON_TIMED_OUT) timed_out++;
+            if (st != DJAVA_MON_OK && st != DJAVA_MON_TIMED_OUT) return void(errors++);
+          }
+          if (nodes[n]->Exit(kObj, me) != DJAVA_MON_OK) return void(errors++);
+        }
+      });
+  for (int i = 0; i < 2; i++)
+    ts.emplace_back([&, i] {
+      LocalThread me{kProg, static_cast<uint64_t>(100 + i)};
+      MonitorClient* releaser = nodes[kAcquirerNodes].get();
+      for (int k = 0; k < kAcquirerNodes * kAcquirersPerNode * kPermitsEach / 2; k++) {
+        permits++;
+        if (releaser->Signal(kObj, me, kAcquirers, false) != DJAVA_MON_OK) return void(errors++);
+        std::this_thread::sleep_for(std::chrono::microseconds(k % 2 ? 100 : 700));
+      }
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(0, errors.load()) << MonitorClient::LastError();
+  EXPECT_EQ(0, timed_out.load());
+  EXPECT_EQ(0, permits.load());
+}
+
+TEST_P(MonitorClientTest, SignalLeavesTheLeaseAndThenCostsNoMessage) {
+  const bool leases = GetParam();
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2};
+  ASSERT_EQ(DJAVA_MON_OK, a->Signal(kObj, ta, 5, true));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());  // the Granted, if any, came before the Pong
+  monitor::NodeId holder = 0;
+  EXPECT_EQ(leases, host_.WithTable([&](const MonitorTable& t) {
+    return t.IsLeased(kObj, &holder);
+  }));
+  size_t before = host_.Requests();
+  ASSERT_EQ(DJAVA_MON_OK, a->Signal(kObj, ta, 5, true));
+  std::vector<KeyedWaiter> waiters{KeyedWaiter{}};
+  ASSERT_EQ(DJAVA_MON_OK, a->Queue(kObj, ta, &waiters));
+  EXPECT_TRUE(waiters.empty());
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  // Only the ping (without leases: the signal, the query and the ping).
+  ASSERT_EQ(before + (leases ? 1 : 3), host_.Requests());
+  // Under the lease, enter, notify and exit are local too.
+  before = host_.Requests();
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  ASSERT_EQ(DJAVA_MON_OK, a->NotifyKeyed(kObj, ta, 5, true));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  EXPECT_EQ(before + (leases ? 1 : 4), host_.Requests());
+  // Another node still gets the monitor (recalling the lease).
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+}
+
+TEST_P(MonitorClientTest, QueueListsKeyedWaitersLongestFirstWithTheirThreads) {
+  auto a = NewNode(&host_), b = NewNode(&host_), c = NewNode(&host_);
+  LocalThread t1{kProg, 1}, t2{kProg, 2}, t3{kProg, 3}, tc{kProg, 4};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, t1));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitKeyed(kObj, t1, 5, 501, 0, 0));
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, t2));
+  ASSERT_EQ(DJAVA_MON_WAITING, b->Wait(kObj, t2, 0, 0));  // Object.wait: not listed
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, t3));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitKeyed(kObj, t3, 6, 503, 0, 0));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());  // the waits reached the service
+  std::vector<KeyedWaiter> w;
+  ASSERT_EQ(DJAVA_MON_OK, c->Queue(kObj, tc, &w));  // tc owns nothing
+  ASSERT_EQ(2u, w.size());
+  EXPECT_EQ(5u, w[0].key);
+  EXPECT_EQ(501u, w[0].java_thread);
+  EXPECT_EQ(t1, w[0].thread);
+  EXPECT_EQ(6u, w[1].key);
+  EXPECT_EQ(503u, w[1].java_thread);
+  EXPECT_EQ(t3, w[1].thread);
+  ASSERT_EQ(DJAVA_MON_OK, c->Queue(kObj + 1, tc, &w));  // a monitor nobody used
+  EXPECT_TRUE(w.empty());
+  // The C ABI: up to cap entries, and the total.
+  djava_monitor_client capi;
+  capi.impl = std::move(c);
+  uint64_t keys[1] = {0}, threads[1] = {0};
+  EXPECT_EQ(2, djava_monitor_queue(&capi, kObj, kProg, tc.thread, keys, threads, 1));
+  EXPECT_EQ(5u, keys[0]);
+  EXPECT_EQ(501u, threads[0]);
+  EXPECT_EQ(2, djava_monitor_queue(&capi, kObj, kProg, tc.thread, nullptr, nullptr, 0));
+  EXPECT_EQ(-1, djava_monitor_queue(&capi, kObj, kProg, tc.thread, nullptr, nullptr, 1));
+  EXPECT_EQ(-1, djava_monitor_queue(nullptr, kObj, kProg, tc.thread, keys, threads, 1));
+  // A signal through the C ABI wakes t3 (key 6) once a's threads are done.
+  ASSERT_EQ(DJAVA_MON_OK, djava_monitor_signal(&capi, kObj, kProg, tc.thread, 6, 0));
+  EXPECT_EQ(DJAVA_MON_OK, WaitToEnd(a.get(), t3, DJAVA_MON_WAITING));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, t3));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  EXPECT_EQ(1, djava_monitor_queue(&capi, kObj, kProg, tc.thread, keys, threads, 1));
+  EXPECT_EQ(501u, threads[0]);
+  ASSERT_EQ(DJAVA_MON_OK, a->Cancel(t1));
+  ASSERT_EQ(DJAVA_MON_OK, b->Cancel(t2));
+}
+
+TEST_P(MonitorClientTest, QueueEndsWhenTheServiceGoesOrTheProgramFails) {
+  auto pipe = test::MakePipe();  // a "service" that never answers a query
+  std::vector<std::unique_ptr<Channel>> shards;
+  shards.push_back(std::move(pipe.first));
+  MonitorClient c(std::move(shards));
+  std::vector<KeyedWaiter> w;
+  std::string error;
+  auto query = std::async(std::launch::async, [&] {
+    int st = c.Queue(kObj, LocalThread{kProg, 1}, &w);
+    error = MonitorClient::LastError();
+    return st;
+  });
+  std::this_thread::sleep_for(milliseconds(20));
+  monitorpb::MonitorEvent failed;
+  failed.mutable_failed()->mutable_thread()->set_program(kProg);  // thread 0: all of it
+  failed.mutable_failed()->set_error("program failed for the test");
+  ASSERT_TRUE(pipe.second->Send(failed));
+  if (query.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    ADD_FAILURE() << "the program's failure did not end its query";
+    pipe.second->Shutdown();  // so that the query ends and the test does not hang
+  }
+  EXPECT_EQ(DJAVA_MON_FAILED, query.get());
+  EXPECT_EQ("program failed for the test", error);
+  int status = -1;
+  std::thread blocked2([&] { status = c.Queue(kObj, LocalThread{kProg + 1, 1}, &w); });
+  std::this_thread::sleep_for(milliseconds(20));
+  pipe.second->Shutdown();
+  blocked2.join();
+  EXPECT_EQ(DJAVA_MON_IO, status);
+}
+
 INSTANTIATE_TEST_SUITE_P(Leases, MonitorClientTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& i) {
                            return i.param ? "WithLeases" : "NoLeases";
@@ -318,6 +567,38 @@ TEST(MonitorServiceTest, MisuseIsReportedNotFatal) {
   ASSERT_TRUE(raw->Send(req));  // still served
   ASSERT_TRUE(raw->Receive(&ev));
   EXPECT_EQ(3u, ev.pong().nonce());
+}
+
+TEST(MonitorServiceTest, SignalOrQueryNamingNoThreadIsReportedNotFatal) {
+  test::InProcMonitorHost host;
+  std::unique_ptr<Channel> raw = host.Connect();
+  monitorpb::MonitorRequest req;
+  monitorpb::MonitorEvent ev;
+  req.set_seq(21);
+  req.mutable_signal()->set_object(kObj);
+  ASSERT_TRUE(raw->Send(req));
+  ASSERT_TRUE(raw->Receive(&ev));
+  ASSERT_TRUE(ev.has_error());
+  EXPECT_EQ(21u, ev.error().seq());
+  req.Clear();
+  req.set_seq(22);
+  req.mutable_query()->set_object(kObj);
+  req.mutable_query()->set_nonce(4);
+  ASSERT_TRUE(raw->Send(req));
+  ASSERT_TRUE(raw->Receive(&ev));
+  ASSERT_TRUE(ev.has_error());
+  EXPECT_EQ(22u, ev.error().seq());
+  EXPECT_EQ(0u, host.MonitorCount());
+  // Still served: a well-formed query is answered with its nonce.
+  req.Clear();
+  req.mutable_query()->set_object(kObj);
+  req.mutable_query()->mutable_thread()->set_program(kProg);
+  req.mutable_query()->set_nonce(5);
+  ASSERT_TRUE(raw->Send(req));
+  ASSERT_TRUE(raw->Receive(&ev));
+  ASSERT_TRUE(ev.has_queue());
+  EXPECT_EQ(5u, ev.queue().nonce());
+  EXPECT_EQ(0, ev.queue().waiters_size());
 }
 
 }  // namespace

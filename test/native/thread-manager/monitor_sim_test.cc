@@ -1,8 +1,10 @@
 // Randomised simulation of the whole monitor protocol: several nodes, each a
 // LocalMonitors with several threads, and one MonitorTable, joined by FIFO
 // message queues per node and direction. A seeded scheduler interleaves
-// thread steps, message deliveries and time. Checked: mutual exclusion at
-// every grant, re-entry counts restored after wait, and progress -- every
+// thread steps, message deliveries and time. Threads wait in two wait sets
+// (keys 0 and 1), notify either, and signal monitors they may not own.
+// Checked: mutual exclusion at every grant, re-entry counts restored after
+// wait, and progress -- every
 // thread finishes its script within a step budget (no deadlock, no
 // livelock on lease recall, no lost wake-up), with and without leases.
 #include <gtest/gtest.h>
@@ -28,6 +30,7 @@ struct Msg {  // node -> service
   LocalThread t;
   TimeNs timeout;
   bool all;
+  uint64_t key;
 };
 
 struct SimThread {
@@ -82,7 +85,7 @@ class Sim {
     return AllDone();
   }
 
-  int grants = 0, local_grants = 0;
+  int grants = 0, local_grants = 0, signal_leases = 0;
 
  private:
   int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
@@ -120,9 +123,11 @@ class Sim {
       case Send::kEnter: err = table_.Enter(id, m.obj, t, now_, &ev); break;
       case Send::kExit: err = table_.Exit(id, m.obj, t, now_, &ev); break;
       case Send::kWait:
-        err = table_.Wait(id, m.obj, t, m.timeout < 0 ? kNoDeadline : now_ + m.timeout, now_, &ev);
+        err = table_.Wait(id, m.obj, t, m.key, t.thread,
+                          m.timeout < 0 ? kNoDeadline : now_ + m.timeout, now_, &ev);
         break;
-      case Send::kNotify: err = table_.Notify(id, m.obj, t, m.all, now_, &ev); break;
+      case Send::kNotify: err = table_.Notify(id, m.obj, t, m.key, m.all, now_, &ev); break;
+      case Send::kSignal: err = table_.Signal(id, m.obj, t, m.key, m.all, now_, &ev); break;
       case Send::kReturnLease: err = table_.ReturnLease(id, m.obj, now_, &ev); break;
       case Send::kNothing: break;
     }
@@ -137,10 +142,16 @@ class Sim {
     node.in.pop_front();
     if (e.kind == Event::kRecall) {
       if (node.local.OnRecall(e.object) == Send::kReturnLease)
-        node.out.push_back(Msg{Send::kReturnLease, e.object, {}, 0, false});
+        node.out.push_back(Msg{Send::kReturnLease, e.object, {}, 0, false, 0});
       return;
     }
     ASSERT_EQ(Event::kGranted, e.kind);
+    if (e.reason == Wake::kSignalled) {  // a lease for the node, no thread
+      ASSERT_TRUE(e.lease);
+      node.local.OnLeaseGranted(e.object);
+      signal_leases++;
+      return;
+    }
     LocalThread lt{e.thread.program, e.thread.thread};
     SimThread* st = nullptr;
     for (SimThread& t : node.threads)
@@ -158,6 +169,7 @@ class Sim {
     SimThread& t = node.threads[i];
     switch (t.state) {
       case SimThread::kReady: {
+        if (Pick(4) == 0) Signal(&node, t.id, 1 + Pick(objects_));
         t.obj = 1 + Pick(objects_);
         t.depth = 1;
         t.waited = false;
@@ -166,7 +178,7 @@ class Sim {
           Own(t.obj, t.id);
           t.state = SimThread::kInside;
         } else {
-          node.out.push_back(Msg{Send::kEnter, t.obj, t.id, 0, false});
+          node.out.push_back(Msg{Send::kEnter, t.obj, t.id, 0, false, 0});
           t.state = SimThread::kBlocked;
         }
         break;
@@ -179,17 +191,23 @@ class Sim {
         } else if (r == 1 && !t.waited) {  // wait, always timed: nobody may be left to notify
           ASSERT_TRUE(node.local.BeginWait(t.obj, t.id));
           Disown(t.obj, t.id);
-          node.out.push_back(Msg{Send::kWait, t.obj, t.id, 1 + Pick(40), false});
+          node.out.push_back(Msg{Send::kWait, t.obj, t.id, 1 + Pick(40), false,
+                                 static_cast<uint64_t>(Pick(2))});
           t.waited = true;
           t.state = SimThread::kBlocked;
         } else if (r == 2) {
-          ASSERT_TRUE(node.local.CanNotify(t.obj, t.id));
-          node.out.push_back(Msg{Send::kNotify, t.obj, t.id, 0, Pick(2) == 0});
+          Send s;
+          ASSERT_TRUE(node.local.Notify(t.obj, t.id, &s));
+          if (s != Send::kNothing)
+            node.out.push_back(
+                Msg{s, t.obj, t.id, 0, Pick(2) == 0, static_cast<uint64_t>(Pick(2))});
+        } else if (r == 3) {
+          Signal(&node, t.id, t.obj);  // queued behind its own ownership
         } else {  // exit one level
           if (t.depth == 1) Disown(t.obj, t.id);
           Send s;
           ASSERT_TRUE(node.local.Exit(t.obj, t.id, &s));
-          if (s != Send::kNothing) node.out.push_back(Msg{s, t.obj, t.id, 0, false});
+          if (s != Send::kNothing) node.out.push_back(Msg{s, t.obj, t.id, 0, false, 0});
           if (--t.depth == 0) t.state = ++t.iter >= iters_ ? SimThread::kDone : SimThread::kReady;
         }
         break;
@@ -197,6 +215,12 @@ class Sim {
       default:
         break;
     }
+  }
+
+  void Signal(Node* node, LocalThread t, uint64_t obj) {
+    if (node->local.Signal(obj) == Send::kNothing) return;
+    node->out.push_back(
+        Msg{Send::kSignal, obj, t, 0, Pick(2) == 0, static_cast<uint64_t>(Pick(2))});
   }
 
   std::mt19937_64 rng_;
@@ -217,6 +241,7 @@ TEST_P(MonitorSimTest, ExclusiveAndAlwaysFinishes) {
     ASSERT_TRUE(sim.Run(400000)) << "seed " << seed << ": did not finish";
     if (leases && seed == 1) {
       EXPECT_GT(sim.local_grants, 0);  // leases are used at all
+      EXPECT_GT(sim.signal_leases, 0);  // and signals leave some
     }
   }
 }

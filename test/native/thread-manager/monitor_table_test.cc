@@ -66,14 +66,14 @@ TEST_F(MonitorTableTest, EnterExitAndFifoQueue) {
 
 TEST_F(MonitorTableTest, RejectsMisuse) {
   EXPECT_NE("", table_.Exit(1, kObj, T(1), now_, &out_));
-  EXPECT_NE("", table_.Wait(1, kObj, T(1), kNoDeadline, now_, &out_));
-  EXPECT_NE("", table_.Notify(1, kObj, T(1), false, now_, &out_));
+  EXPECT_NE("", table_.Wait(1, kObj, T(1), 0, 0, kNoDeadline, now_, &out_));
+  EXPECT_NE("", table_.Notify(1, kObj, T(1), 0, false, now_, &out_));
   table_.Enter(1, kObj, T(1), now_, &out_);
   Take();
   // Re-entry is counted by the node: a second Enter from the owner is misuse.
   EXPECT_NE("", table_.Enter(1, kObj, T(1), now_, &out_));
   EXPECT_NE("", table_.Exit(2, kObj, T(2), now_, &out_));
-  EXPECT_NE("", table_.Notify(1, kObj, T(2), false, now_, &out_));
+  EXPECT_NE("", table_.Notify(1, kObj, T(2), 0, false, now_, &out_));
   EXPECT_TRUE(table_.OwnerIs(kObj, T(1)));
 }
 
@@ -81,10 +81,10 @@ TEST_F(MonitorTableTest, WaitReleasesAndNotifyReacquires) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   table_.Enter(2, kObj, T(2), now_, &out_);
   Take();
-  ASSERT_EQ("", table_.Wait(1, kObj, T(1), kNoDeadline, now_, &out_));
+  ASSERT_EQ("", table_.Wait(1, kObj, T(1), 0, 0, kNoDeadline, now_, &out_));
   ExpectGrant(2, T(2), Wake::kAcquired);  // wait released the monitor
   EXPECT_EQ(1u, table_.WaitSetSize(kObj));
-  table_.Notify(2, kObj, T(2), false, now_, &out_);
+  table_.Notify(2, kObj, T(2), 0, false, now_, &out_);
   ExpectNothing();  // notified, but T2 still owns it
   EXPECT_EQ(0u, table_.WaitSetSize(kObj));
   table_.Exit(2, kObj, T(2), now_, &out_);
@@ -95,15 +95,15 @@ TEST_F(MonitorTableTest, NotifyWakesOneInFifoOrderAndNotifyAllWakesAll) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   for (uint64_t t = 1; t <= 3; t++) {
     if (t > 1) table_.Enter(1, kObj, T(t), now_, &out_);
-    table_.Wait(1, kObj, T(t), kNoDeadline, now_, &out_);
+    table_.Wait(1, kObj, T(t), 0, 0, kNoDeadline, now_, &out_);
   }
   Take();
   EXPECT_EQ(3u, table_.WaitSetSize(kObj));
   table_.Enter(2, kObj, T(9), now_, &out_);
   ExpectGrant(2, T(9), Wake::kAcquired);
-  table_.Notify(2, kObj, T(9), false, now_, &out_);
+  table_.Notify(2, kObj, T(9), 0, false, now_, &out_);
   EXPECT_EQ(2u, table_.WaitSetSize(kObj));
-  table_.Notify(2, kObj, T(9), true, now_, &out_);
+  table_.Notify(2, kObj, T(9), 0, true, now_, &out_);
   EXPECT_EQ(0u, table_.WaitSetSize(kObj));
   table_.Exit(2, kObj, T(9), now_, &out_);
   ExpectGrant(1, T(1), Wake::kNotified);  // longest waiter first
@@ -113,7 +113,7 @@ TEST_F(MonitorTableTest, NotifyWakesOneInFifoOrderAndNotifyAllWakesAll) {
   ExpectGrant(1, T(3), Wake::kNotified);
   // Notify with an empty wait set is not remembered: no lost wake-up is
   // possible only because waiters test their condition under the monitor.
-  table_.Notify(1, kObj, T(3), true, now_, &out_);
+  table_.Notify(1, kObj, T(3), 0, true, now_, &out_);
   table_.Exit(1, kObj, T(3), now_, &out_);
   ExpectNothing();
 }
@@ -121,7 +121,7 @@ TEST_F(MonitorTableTest, NotifyWakesOneInFifoOrderAndNotifyAllWakesAll) {
 TEST_F(MonitorTableTest, TimedWaitReturnsAtDeadline) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   Take();
-  table_.Wait(1, kObj, T(1), now_ + 50 * kMs, now_, &out_);
+  table_.Wait(1, kObj, T(1), 0, 0, now_ + 50 * kMs, now_, &out_);
   ExpectNothing();
   EXPECT_EQ(now_ + 50 * kMs, table_.NextDeadline());
   table_.Tick(now_ + 49 * kMs, &out_);
@@ -133,7 +133,7 @@ TEST_F(MonitorTableTest, TimedWaitReturnsAtDeadline) {
 
 TEST_F(MonitorTableTest, TimedOutWaiterQueuesBehindOwner) {
   table_.Enter(1, kObj, T(1), now_, &out_);
-  table_.Wait(1, kObj, T(1), now_ + 10 * kMs, now_, &out_);
+  table_.Wait(1, kObj, T(1), 0, 0, now_ + 10 * kMs, now_, &out_);
   table_.Enter(2, kObj, T(2), now_, &out_);
   Take();
   table_.Tick(now_ + 10 * kMs, &out_);
@@ -144,13 +144,13 @@ TEST_F(MonitorTableTest, TimedOutWaiterQueuesBehindOwner) {
 
 TEST_F(MonitorTableTest, InterruptTakesThreadOutOfWaitSet) {
   table_.Enter(1, kObj, T(1), now_, &out_);
-  table_.Wait(1, kObj, T(1), kNoDeadline, now_, &out_);
+  table_.Wait(1, kObj, T(1), 0, 0, kNoDeadline, now_, &out_);
   table_.Enter(2, kObj, T(2), now_, &out_);
   Take();
   ASSERT_EQ("", table_.Interrupt(T(1), now_, &out_));
   EXPECT_EQ(0u, table_.WaitSetSize(kObj));
   ExpectNothing();
-  table_.Notify(2, kObj, T(2), false, now_, &out_);  // nobody left to notify
+  table_.Notify(2, kObj, T(2), 0, false, now_, &out_);  // nobody left to notify
   table_.Exit(2, kObj, T(2), now_, &out_);
   ExpectGrant(1, T(1), Wake::kInterrupted);
   // Interrupting a thread that is not waiting does nothing here.
@@ -205,7 +205,7 @@ TEST_F(LeaseTest, UncontendedGrantCarriesLease) {
   EXPECT_EQ(1u, n);
   // Node 1's threads now enter/exit locally; it may wait and notify as any
   // of its threads.
-  EXPECT_EQ("", table_.Notify(1, kObj, T(3), false, now_, &out_));
+  EXPECT_EQ("", table_.Notify(1, kObj, T(3), 0, false, now_, &out_));
   ExpectNothing();
 }
 
@@ -246,22 +246,37 @@ TEST_F(LeaseTest, RecalledNodeQueuesBehindRequesterNoLivelock) {
   ExpectGrant(1, T(5), Wake::kAcquired, false);
 }
 
-TEST_F(LeaseTest, WaitUnderLeaseDropsLeaseAndNotifyRecalls) {
+TEST_F(LeaseTest, WaitUnderLeaseDropsLeaseAndNoLeaseWhileAnyoneWaits) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   Take();
   // T1 waits while node 1 holds the lease: the lease goes with the release.
-  table_.Wait(1, kObj, T(1), kNoDeadline, now_, &out_);
+  table_.Wait(1, kObj, T(1), 0, 0, kNoDeadline, now_, &out_);
   EXPECT_FALSE(table_.IsOwned(kObj));
+  // Nobody is queued, but T1 waits: no lease, so that a node holding one
+  // may take notify for a no-op.
   table_.Enter(2, kObj, T(2), now_, &out_);
-  ExpectGrant(2, T(2), Wake::kAcquired, true);
-  // Notify from the lease holder moves T1 to the entry queue: recall node 2.
-  table_.Notify(2, kObj, T(2), false, now_, &out_);
-  auto ev = Take();
-  ASSERT_EQ(1u, ev.size());
-  EXPECT_EQ(Event::kRecall, ev[0].kind);
-  EXPECT_EQ(2u, ev[0].node);
-  table_.ReturnLease(2, kObj, now_, &out_);
-  ExpectGrant(1, T(1), Wake::kNotified, false);  // just recalled: cool-down
+  ExpectGrant(2, T(2), Wake::kAcquired, false);
+  table_.Notify(2, kObj, T(2), 0, false, now_, &out_);
+  ExpectNothing();
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  // Nobody waits or queues any more: the lease comes back.
+  ExpectGrant(1, T(1), Wake::kNotified, true);
+}
+
+TEST_F(LeaseTest, NoLeaseWhileAKeyedWaiterWaits) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Wait(1, kObj, T(1), 5, 100, kNoDeadline, now_, &out_);
+  for (int i = 0; i < 3; i++) {
+    table_.Enter(2, kObj, T(2), now_, &out_);
+    ExpectGrant(2, T(2), Wake::kAcquired, false);
+    table_.Notify(2, kObj, T(2), 0, true, now_, &out_);  // another wait set
+    table_.Exit(2, kObj, T(2), now_, &out_);
+    ExpectNothing();
+  }
+  EXPECT_EQ(1u, table_.WaitSetSize(kObj));
+  table_.Interrupt(T(1), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kInterrupted, true);
 }
 
 TEST_F(LeaseTest, StaleReturnIsIgnored) {
@@ -276,13 +291,278 @@ TEST_F(LeaseTest, StaleReturnIsIgnored) {
   EXPECT_TRUE(table_.IsLeased(kObj));
 }
 
+// ---- keyed wait sets, signals, queries ----------------------------------------
+
+TEST_F(MonitorTableTest, KeyedWaitIsWokenOnlyByItsKey) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), 0, 0, kNoDeadline, now_, &out_);  // Object.wait's set
+  table_.Enter(1, kObj, T(2), now_, &out_);
+  table_.Wait(1, kObj, T(2), 5, 0, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(3), now_, &out_);
+  table_.Wait(1, kObj, T(3), 5, 0, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(4), now_, &out_);
+  table_.Wait(1, kObj, T(4), 6, 0, now_ + 10 * kMs, now_, &out_);
+  Take();
+  table_.Enter(2, kObj, T(9), now_, &out_);
+  ExpectGrant(2, T(9), Wake::kAcquired);
+  table_.Notify(2, kObj, T(9), 7, true, now_, &out_);  // nobody waits with key 7
+  EXPECT_EQ(4u, table_.WaitSetSize(kObj));
+  table_.Notify(2, kObj, T(9), 5, false, now_, &out_);  // the longest of key 5
+  EXPECT_EQ(3u, table_.WaitSetSize(kObj));
+  table_.Notify(2, kObj, T(9), 0, true, now_, &out_);  // key 0 only
+  EXPECT_EQ(2u, table_.WaitSetSize(kObj));
+  table_.Exit(2, kObj, T(9), now_, &out_);
+  ExpectGrant(1, T(2), Wake::kNotified);
+  table_.Exit(1, kObj, T(2), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kNotified);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  ExpectNothing();  // T3 (key 5) and T4 (key 6) still wait
+  // Interrupt and timeouts end a keyed wait whatever its key.
+  table_.Interrupt(T(3), now_, &out_);
+  ExpectGrant(1, T(3), Wake::kInterrupted);
+  table_.Exit(1, kObj, T(3), now_, &out_);
+  table_.Tick(now_ + 10 * kMs, &out_);
+  ExpectGrant(1, T(4), Wake::kTimedOut);
+}
+
+TEST_F(MonitorTableTest, SignalWaitsForTheOwnersReleaseSoACheckThenWaitIsNotMissed) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  // T1 checked its condition (false) and is about to wait for key 5; T2 on
+  // node 2 makes it true and signals meanwhile.
+  ASSERT_EQ("", table_.Signal(2, kObj, T(2), 5, false, now_, &out_));
+  ExpectNothing();
+  EXPECT_EQ(1u, table_.EntryQueueLength(kObj));
+  table_.Enter(3, kObj, T(3), now_, &out_);  // queued behind the signal
+  // T1's wait releases the monitor: the signal's turn wakes it, behind T3.
+  table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);
+  ExpectGrant(3, T(3), Wake::kAcquired);
+  EXPECT_EQ(0u, table_.WaitSetSize(kObj));
+  table_.Exit(3, kObj, T(3), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kNotified);
+}
+
+TEST_F(MonitorTableTest, SignalOfAnotherKeyOrOnAFreeMonitorWithNobodyWaitingDoesNothing) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);
+  Take();
+  table_.Signal(2, kObj, T(2), 6, true, now_, &out_);
+  table_.Signal(2, kObj, T(2), 0, true, now_, &out_);
+  ExpectNothing();
+  EXPECT_EQ(1u, table_.WaitSetSize(kObj));
+  EXPECT_FALSE(table_.IsOwned(kObj));
+  table_.Signal(2, kObj, T(2), 5, false, now_, &out_);
+  ExpectGrant(1, T(1), Wake::kNotified);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  table_.Signal(2, kObj, T(2), 5, false, now_, &out_);
+  ExpectNothing();
+  EXPECT_EQ(0u, table_.MonitorCount());  // no lease: nothing kept
+}
+
+TEST_F(MonitorTableTest, QueuedSignalsAndTheEnterBehindThemAreServedInOneTurn) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(2), now_, &out_);
+  Take();
+  table_.Signal(2, kObj, T(3), 6, false, now_, &out_);  // nobody: no effect
+  table_.Signal(3, kObj, T(4), 5, false, now_, &out_);  // wakes T1
+  table_.Enter(4, kObj, T(5), now_, &out_);
+  ExpectNothing();
+  EXPECT_EQ(3u, table_.EntryQueueLength(kObj));
+  table_.Exit(1, kObj, T(2), now_, &out_);
+  ExpectGrant(4, T(5), Wake::kAcquired);
+  table_.Exit(4, kObj, T(5), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kNotified);
+}
+
+TEST_F(MonitorTableTest, SignalIsNoEnterAndCancelLeavesIt) {
+  table_.Enter(1, kObj, T(2), now_, &out_);
+  table_.Wait(1, kObj, T(2), 5, 0, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  ASSERT_TRUE(table_.OwnerIs(kObj, T(1)));
+  table_.Signal(2, kObj, T(3), 5, false, now_, &out_);
+  // The signalling thread may enter after its signal...
+  ASSERT_EQ("", table_.Enter(2, kObj, T(3), now_, &out_));
+  EXPECT_EQ(2u, table_.EntryQueueLength(kObj));
+  // ...and giving the enter up leaves the signal queued.
+  table_.CancelEnter(2, kObj, T(3), now_, &out_);
+  EXPECT_EQ(1u, table_.EntryQueueLength(kObj));
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  ExpectGrant(1, T(2), Wake::kNotified);
+}
+
+TEST_F(MonitorTableTest, SignalAndQueryNeedNoOwnershipButCheckTheProgram) {
+  table_.FreeProgram(kProg, now_, &out_);
+  Take();
+  EXPECT_EQ("", table_.Signal(1, kObj, T(1), 5, false, now_, &out_));
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kFailed, ev[0].kind);
+  EXPECT_EQ(0u, table_.MonitorCount());
+}
+
+TEST_F(MonitorTableTest, QueryListsKeyedWaitersInFifoOrder) {
+  table_.Query(3, kObj, T(9), 11, &out_);  // an unknown monitor: nobody
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kQueue, ev[0].kind);
+  EXPECT_EQ(3u, ev[0].node);
+  EXPECT_EQ(11u, ev[0].nonce);
+  EXPECT_TRUE(ev[0].waiters.empty());
+  EXPECT_EQ(0u, table_.MonitorCount());  // a query makes no monitor
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), 5, 101, kNoDeadline, now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  table_.Wait(2, kObj, T(2), 0, 102, kNoDeadline, now_, &out_);  // Object.wait: not listed
+  table_.Enter(2, kObj, T(3), now_, &out_);
+  table_.Wait(2, kObj, T(3), 6, 103, now_ + kMs, now_, &out_);
+  table_.Enter(1, kObj, T(4), now_, &out_);
+  table_.Wait(1, kObj, T(4), 5, 104, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(5), now_, &out_);  // owned by T5 now
+  Take();
+  ASSERT_EQ("", table_.Query(3, kObj, T(9), 12, &out_));  // T9 owns nothing
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kQueue, ev[0].kind);
+  EXPECT_EQ(kObj, ev[0].object);
+  EXPECT_EQ(12u, ev[0].nonce);
+  ASSERT_EQ(3u, ev[0].waiters.size());
+  const std::vector<std::pair<uint64_t, uint64_t>> expected = {{5, 101}, {6, 103}, {5, 104}};
+  for (size_t i = 0; i < 3; i++) {
+    EXPECT_EQ(expected[i].first, ev[0].waiters[i].key);
+    EXPECT_EQ(expected[i].second, ev[0].waiters[i].java_thread);
+  }
+  EXPECT_EQ(T(3), ev[0].waiters[1].thread);
+  // A woken waiter is no longer listed.
+  table_.Notify(1, kObj, T(5), 5, false, now_, &out_);
+  Take();
+  table_.Query(3, kObj, T(9), 13, &out_);
+  ev = Take();
+  ASSERT_EQ(2u, ev[0].waiters.size());
+  EXPECT_EQ(103u, ev[0].waiters[0].java_thread);
+}
+
+TEST_F(MonitorTableTest, SignalsOfADeadNodeAreDropped) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);
+  table_.Enter(3, kObj, ThreadRef{8, 3}, now_, &out_);  // another program owns
+  Take();
+  // A thread of program 8 on node 2 signals and its node dies: program 8
+  // fails (and with it the owner), and the signal goes.
+  table_.Signal(2, kObj, ThreadRef{8, 2}, 5, false, now_, &out_);
+  table_.NodeDown(2, "node 2 died", now_, &out_);
+  auto ev = Take();
+  for (const Event& e : ev) {
+    EXPECT_EQ(Event::kFailed, e.kind);
+    EXPECT_NE(2u, e.node);
+    EXPECT_NE(2u, e.thread.thread);  // nobody waits for the signal
+  }
+  EXPECT_EQ(0u, table_.EntryQueueLength(kObj));
+  EXPECT_FALSE(table_.IsOwned(kObj));
+  EXPECT_EQ(1u, table_.WaitSetSize(kObj));  // T1 (program 7) was not signalled
+}
+
+TEST_F(MonitorTableTest, SignalsOfAFailedProgramAreDroppedQuietly) {
+  table_.Enter(1, kObj, ThreadRef{8, 1}, now_, &out_);  // program 8 owns
+  table_.Signal(2, kObj, T(2), 0, true, now_, &out_);
+  table_.Enter(3, 43, T(3), now_, &out_);  // node 3 runs program 7 too
+  Take();
+  table_.NodeDown(3, "node 3 died", now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());  // only the program-wide notice to node 2
+  EXPECT_EQ(Event::kFailed, ev[0].kind);
+  EXPECT_EQ(2u, ev[0].node);
+  EXPECT_EQ(0u, ev[0].thread.thread);
+  EXPECT_EQ(0u, table_.EntryQueueLength(kObj));
+  table_.Exit(1, kObj, ThreadRef{8, 1}, now_, &out_);
+  ExpectNothing();
+  EXPECT_EQ(0u, table_.MonitorCount());
+}
+
+TEST_F(LeaseTest, SignalsOfANodeThatLeftCleanlyStillNotifyButLeaveNoLease) {
+  table_.Enter(3, kObj, T(3), now_, &out_);
+  table_.Wait(3, kObj, T(3), 5, 0, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Signal(2, kObj, T(2), 5, false, now_, &out_);
+  table_.Signal(2, kObj, T(2), 6, false, now_, &out_);
+  EXPECT_TRUE(table_.NodeLeave(2, now_, &out_));  // queued signals are no holding
+  table_.NodeDown(2, "node 2 disconnected", now_, &out_);
+  ExpectNothing();
+  EXPECT_FALSE(table_.ProgramFailed(kProg));
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  ExpectGrant(3, T(3), Wake::kNotified, true);
+  table_.Exit(3, kObj, T(3), now_, &out_);
+  EXPECT_FALSE(table_.IsLeased(kObj));
+  EXPECT_EQ(0u, table_.MonitorCount());
+}
+
+TEST_F(LeaseTest, SignalLeavesTheLeaseWhenNobodyWaitsOrQueues) {
+  ASSERT_EQ("", table_.Signal(2, kObj, T(2), 5, true, now_, &out_));
+  ExpectGrant(2, T(2), Wake::kSignalled, /*lease=*/true);
+  NodeId n = 0;
+  EXPECT_TRUE(table_.IsLeased(kObj, &n));
+  EXPECT_EQ(2u, n);
+  EXPECT_STREQ("signalled", WakeName(Wake::kSignalled));
+  // Node 2's threads use it under the lease: any of them may release it.
+  EXPECT_EQ("", table_.Exit(2, kObj, T(7), now_, &out_));
+  ExpectNothing();
+  // A signal that wakes someone leaves no lease to the signaller (the woken
+  // gets the monitor, with the lease since nobody else waits or queues).
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);
+  table_.Signal(2, kObj, T(2), 5, true, now_, &out_);
+  ExpectGrant(1, T(1), Wake::kNotified, true);
+}
+
+TEST_F(LeaseTest, SignalFromTheLeaseHolderWhileItsThreadOwnsRecallsItsOwnLease) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  ExpectGrant(1, T(1), Wake::kAcquired, true);
+  // T1 owns under node 1's lease; T2 of node 1 signals: it must wait for
+  // T1's release, which the node makes only when recalled.
+  table_.Signal(1, kObj, T(2), 5, false, now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kRecall, ev[0].kind);
+  EXPECT_EQ(1u, ev[0].node);
+  // T1 waits for key 5 (releasing the lease): the signal wakes it.
+  table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);
+  ExpectGrant(1, T(1), Wake::kNotified, false);  // just recalled: cool-down
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  // Idle, the monitor is forgotten with its cool-down: a signal leaves the
+  // lease to node 1.
+  table_.Signal(1, kObj, T(2), 5, false, now_, &out_);
+  ExpectGrant(1, T(2), Wake::kSignalled, true);
+  // An enter of another node recalls that lease as any other.
+  table_.Enter(2, kObj, T(3), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kRecall, ev[0].kind);
+  table_.ReturnLease(1, kObj, now_, &out_);
+  ExpectGrant(2, T(3), Wake::kAcquired, false);
+}
+
+TEST_F(LeaseTest, SignalQueuedBehindALeaseReturnedWithoutAWait) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Signal(2, kObj, T(2), 0, false, now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kRecall, ev[0].kind);
+  table_.ReturnLease(1, kObj, now_, &out_);
+  ExpectNothing();  // served; no lease in the cool-down
+  EXPECT_EQ(0u, table_.MonitorCount());
+}
+
 // ---- failures ----------------------------------------------------------------
 
 TEST_F(MonitorTableTest, NodeDeathHoldingLockFailsProgramAndWakesEveryone) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   table_.Enter(2, kObj, T(2), now_, &out_);
   table_.Enter(3, 43, T(3), now_, &out_);
-  table_.Wait(3, 43, T(3), kNoDeadline, now_, &out_);
+  table_.Wait(3, 43, T(3), 0, 0, kNoDeadline, now_, &out_);
   Take();
   table_.NodeDown(1, "node 1 (host:123) died", now_, &out_);
   auto ev = Take();
@@ -375,7 +655,7 @@ TEST_F(LeaseTest, NodeDeathHoldingLeaseReleasesIt) {
 TEST_F(MonitorTableTest, FreeProgramDropsItsMonitors) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   table_.Enter(1, 43, T(1), now_, &out_);
-  table_.Wait(1, 43, T(1), now_ + kMs, now_, &out_);
+  table_.Wait(1, 43, T(1), 0, 0, now_ + kMs, now_, &out_);
   Take();
   EXPECT_EQ(2u, table_.MonitorCount());
   table_.FreeProgram(kProg, now_, &out_);
@@ -392,7 +672,7 @@ TEST_F(MonitorTableTest, RequestsAfterFreeProgramFailQuietly) {
   Take();
   table_.FreeProgram(kProg, now_, &out_);
   Take();
-  EXPECT_EQ("", table_.Notify(1, kObj, T(1), true, now_, &out_));
+  EXPECT_EQ("", table_.Notify(1, kObj, T(1), 0, true, now_, &out_));
   auto ev = Take();
   ASSERT_EQ(1u, ev.size());
   EXPECT_EQ(Event::kFailed, ev[0].kind);

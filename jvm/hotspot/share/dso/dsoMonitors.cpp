@@ -146,6 +146,52 @@ void DsoMonitors::jni_exit(JavaThread* current, oop obj, TRAPS) {
   }
 }
 
+int DsoMonitors::wait_polled(JavaThread* current, uint64_t monitor, uint64_t wait_key,
+                             uint64_t java_thread, jlong millis, bool interruptible) {
+  uint64_t program = DsoThreads::current_program(current);
+  uint64_t key = thread_key(current);
+  // One wait in the service, with the caller's timeout. The thread stays in
+  // the wait set until it ends: a notify can never fall between two waits.
+  // Every poll interval the client returns to look at the interrupt status,
+  // which another node may have set in the shared Thread; if it is set, the
+  // thread interrupts its own wait through the service.
+  bool interrupt_sent = false;
+  int status;
+  {
+    ThreadToNativeFromVM in_native(current);
+    status = DsoNode::lib().djava_monitor_wait_keyed(_client, monitor, program, key, wait_key,
+                                                     java_thread, millis,
+                                                     DsoThreads::poll_interval_ms);
+  }
+  while (status == DJAVA_MON_WAITING) {
+    if (interruptible && !interrupt_sent && DsoThreads::is_interrupted(current, false)) {
+      interrupt_sent = true;
+      if (DsoNode::lib().djava_monitor_interrupt(_client, program, key) != DJAVA_MON_OK) {
+        log_warning(dso)("interrupting the wait on " UINT64_FORMAT_X ": %s", monitor,
+                         DsoNode::lib().djava_monitor_last_error());
+      }
+    }
+    ThreadToNativeFromVM in_native(current);
+    status = DsoNode::lib().djava_monitor_wait_more(_client, program, key,
+                                                    DsoThreads::poll_interval_ms);
+  }
+  return status;
+}
+
+int DsoMonitors::wait_in_service(JavaThread* current, uint64_t monitor, uint64_t wait_key,
+                                 uint64_t java_thread, jlong millis, bool interruptible,
+                                 bool parked) {
+  // Thread.getState says WAITING or TIMED_WAITING, as ObjectMonitor::wait
+  // (or, for a synchronizer, LockSupport.park) has it say; the polls do
+  // not change it.
+  if (parked) {
+    JavaThreadParkedState waiting(current, millis != 0);
+    return wait_polled(current, monitor, wait_key, java_thread, millis, interruptible);
+  }
+  JavaThreadInObjectWaitState waiting(current, millis != 0);
+  return wait_polled(current, monitor, wait_key, java_thread, millis, interruptible);
+}
+
 void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool interruptible, TRAPS) {
   if (millis < 0) {
     THROW_MSG(vmSymbols::java_lang_IllegalArgumentException(), "timeout value is negative");
@@ -156,38 +202,8 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
   if (DsoNode::has_left(current)) {
     return;  // nobody is left to notify it: a spurious wake-up
   }
-  uint64_t id = DsoHeap::id_of(obj());
-  uint64_t program = DsoThreads::current_program(current);
-  uint64_t key = thread_key(current);
-  // One wait in the service, with the caller's timeout. The thread stays in
-  // the monitor's wait set until it ends: a notify can never fall between
-  // two waits. Every poll interval the client returns to look at the
-  // interrupt status, which another node may have set in the shared Thread;
-  // if it is set, the thread interrupts its own wait through the service.
-  bool interrupt_sent = false;
-  int status;
-  {
-    // Thread.getState says WAITING or TIMED_WAITING, as ObjectMonitor::wait
-    // has it say; the polls do not change it.
-    JavaThreadInObjectWaitState waiting(current, millis != 0);
-    {
-      ThreadToNativeFromVM in_native(current);
-      status = DsoNode::lib().djava_monitor_wait_polled(_client, id, program, key, millis,
-                                                        DsoThreads::poll_interval_ms);
-    }
-    while (status == DJAVA_MON_WAITING) {
-      if (interruptible && !interrupt_sent && DsoThreads::is_interrupted(current, false)) {
-        interrupt_sent = true;
-        if (DsoNode::lib().djava_monitor_interrupt(_client, program, key) != DJAVA_MON_OK) {
-          log_warning(dso)("interrupting the wait on " UINT64_FORMAT_X ": %s", id,
-                           DsoNode::lib().djava_monitor_last_error());
-        }
-      }
-      ThreadToNativeFromVM in_native(current);
-      status = DsoNode::lib().djava_monitor_wait_more(_client, program, key,
-                                                      DsoThreads::poll_interval_ms);
-    }
-  }
+  int status = wait_in_service(current, DsoHeap::id_of(obj()), 0, 0, millis, interruptible,
+                               false);
   switch (status) {
     case DJAVA_MON_OK:          // notified; the monitor is held again
     case DJAVA_MON_TIMED_OUT:

@@ -53,10 +53,22 @@ class DsoMonitors : AllStatic {
   static void notify(JavaThread* current, Handle obj, bool all, TRAPS);
   static bool holds_lock(JavaThread* current, oop obj);
 
- private:
+  // A wait in the service's wait set `wait_key` of `monitor` (an object id,
+  // or a synchronizer's monitor, dsoSynchronizers.cpp), as a
+  // djava_monitor_status; `parked`: the thread's state says parked rather
+  // than in Object.wait.
+  static int wait_in_service(JavaThread* current, uint64_t monitor, uint64_t wait_key,
+                             uint64_t java_thread, jlong millis, bool interruptible,
+                             bool parked);
+  // The thread's name in the monitor service.
   static uint64_t thread_key(JavaThread* thread);
+  static djava_monitor_client* client() { return _client; }
+
+ private:
   // Enters the monitor of the replica at index; a djava_monitor_status.
   static int enter_index(JavaThread* current, uint index);
+  static int wait_polled(JavaThread* current, uint64_t monitor, uint64_t wait_key,
+                         uint64_t java_thread, jlong millis, bool interruptible);
   static void throw_for(JavaThread* current, int status, const char* what, oop obj, TRAPS);
 
   static djava_monitor_client* _client;

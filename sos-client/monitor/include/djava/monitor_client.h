@@ -71,6 +71,37 @@ int djava_monitor_wait_more(djava_monitor_client* c, uint64_t program, uint64_t 
                             int64_t poll_ms);
 int djava_monitor_notify(djava_monitor_client* c, uint64_t object, uint64_t program,
                          uint64_t thread, int all);
+/* Wait sets other than the object's own, on the same monitor: a wait with
+ * key K != 0 is woken only by a notify or signal with key K (and by
+ * interrupt and its timeout). java.util.concurrent's synchronizers on shared
+ * objects use them for their acquirers and their conditions
+ * (dso/dsoSynchronizers.cpp); key 0 is Object.wait's set. `java_thread` is
+ * the shared id of the waiting thread's Thread object (0: none), which
+ * djava_monitor_queue reports. Otherwise as djava_monitor_wait_polled (go on
+ * with djava_monitor_wait_more). */
+int djava_monitor_wait_keyed(djava_monitor_client* c, uint64_t object, uint64_t program,
+                             uint64_t thread, uint64_t key, uint64_t java_thread,
+                             int64_t timeout_ms, int64_t poll_ms);
+/* notify/notifyAll of the wait set `key` (0: Object.notify's). */
+int djava_monitor_notify_keyed(djava_monitor_client* c, uint64_t object, uint64_t program,
+                               uint64_t thread, uint64_t key, int all);
+/* Notify (key, all) in the monitor's next free turn, without the caller
+ * owning the monitor or waiting for anything: so a waiter that checked its
+ * condition while owning the monitor and then waits cannot miss it. At most
+ * one message; none when this node holds the monitor's lease and no thread
+ * here owns it (a lease is granted only while nobody waits, and a wait
+ * gives it back, so then no thread anywhere waits on it). The service may
+ * leave the lease with this node afterwards. */
+int djava_monitor_signal(djava_monitor_client* c, uint64_t object, uint64_t program,
+                         uint64_t thread, uint64_t key, int all);
+/* The monitor's waiters in wait sets with a key other than 0, longest
+ * waiting first: writes up to `cap` of them as (keys[i], java_threads[i])
+ * and returns how many there are (possibly more than cap), or -1 with
+ * djava_monitor_last_error set. A round trip to the service, except when
+ * this node holds the lease (then nobody waits: 0). */
+int64_t djava_monitor_queue(djava_monitor_client* c, uint64_t object, uint64_t program,
+                            uint64_t thread, uint64_t* keys, uint64_t* java_threads,
+                            size_t cap);
 /* Thread.interrupt() of (program, thread): if it waits on a shared monitor it
  * leaves the wait set and its wait returns INTERRUPTED. */
 int djava_monitor_interrupt(djava_monitor_client* c, uint64_t program, uint64_t thread);
