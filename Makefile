@@ -36,6 +36,7 @@ REF_SRC := $(JVM)/ref
 DJAVA_SRC := $(JVM)/djava
 BASE_IMAGE := $(JVM)/base-image
 RUNTIME_JAR := $(JVM)/djava-runtime.jar
+JAVA_BASE_JAR := $(JVM)/djava-java.base.jar
 OVERLAY := --overlay jvm/hotspot:src/hotspot
 include jvm/pins
 TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
@@ -108,10 +109,29 @@ libjvm: $(DJAVA_SRC)/build/zero/spec.gmk $(DJAVA_SRC)/build/server/spec.gmk $(RE
 # the JIT tier carries the shared-object checks). Stock HotSpot, for the
 # benchmarks' comparisons, is the base image's java (same class library).
 # It carries lib/libdjava_node.so, the cluster client -XX:+DistributedJava
-# loads, and lib/djava-runtime.jar, the Java side of a node (jvm/classes).
-jdk: libjvm native $(RUNTIME_JAR) $(BASE_STAMP)
+# loads, lib/djava-runtime.jar, the Java side of a node (jvm/classes), and
+# lib/djava-java.base.jar, a node's hooks in java.base.
+jdk: libjvm native $(RUNTIME_JAR) $(JAVA_BASE_JAR) $(BASE_STAMP)
 	jvm/assemble-jdk $(BASE_IMAGE) $(JVM)/libjvm-djava.so $(BUILD)/jdk $(BUILD)/lib/libdjava_node.so \
-	    $(RUNTIME_JAR) $(JVM)/libjvm-djava-server.so
+	    $(RUNTIME_JAR) $(JVM)/libjvm-djava-server.so $(JAVA_BASE_JAR)
+
+# lib/djava-java.base.jar: the java.base classes a node puts in front of the
+# class library's (-XX:+DistributedJava; dso/dso.cpp): sources of the pinned
+# tree as patches/ leave them, and our own (jvm/java.base). After libjvm,
+# whose prepare_tree brings the tree's sources up to date.
+JAVA_BASE_PATCHED := java/util/concurrent/locks/AbstractQueuedSynchronizer.java
+JAVA_BASE_SOURCES := $(shell find jvm/java.base -name '*.java') \
+    $(addprefix $(DJAVA_SRC)/src/java.base/share/classes/,$(JAVA_BASE_PATCHED))
+$(JAVA_BASE_JAR): $(JAVA_BASE_SOURCES) $(BASE_STAMP) | libjvm
+	rm -rf $(JVM)/java.base-src $(JVM)/java.base-classes
+	mkdir -p $(JVM)/java.base-src
+	cp -r jvm/java.base/. $(JVM)/java.base-src/
+	cd $(DJAVA_SRC)/src/java.base/share/classes && \
+	    cp --parents $(JAVA_BASE_PATCHED) $(abspath $(JVM))/java.base-src/
+	$(BASE_IMAGE)/bin/javac -Xlint:all -Werror -implicit:none \
+	    --patch-module java.base=$(JVM)/java.base-src -d $(JVM)/java.base-classes \
+	    $$(find $(JVM)/java.base-src -name '*.java')
+	$(BASE_IMAGE)/bin/jar --create --file $@ -C $(JVM)/java.base-classes .
 
 RUNTIME_SOURCES := $(shell find jvm/classes -name '*.java')
 $(RUNTIME_JAR): $(RUNTIME_SOURCES) $(BASE_STAMP)

@@ -5,7 +5,8 @@
   patch_tree.py refresh --tree DIR --patches DIR
 
 `create` makes a git repository of the parts of OpenJDK that djava builds
-(make/ and src/hotspot/): one commit "upstream" with the pristine files, then
+(make/, src/hotspot/ and the java.base sources djava compiles into its
+java.base patch, lib/djava-java.base.jar): one commit "upstream" with the pristine files, then
 one commit per patch of patches/series. Our own HotSpot files (the overlay) are
 linked into the tree, not committed, so editing them edits the repo's files.
 
@@ -23,9 +24,11 @@ import shutil
 import subprocess
 import sys
 
-# Only libjvm is built from source (the class library is Debian's binary), so a
+# Only libjvm and the few java.base classes of lib/djava-java.base.jar are
+# built from source (the rest of the class library is Debian's binary), so a
 # patch anywhere else would silently have no effect.
-PATCHABLE = ("make", "src/hotspot")
+PATCHABLE = ("make", "src/hotspot",
+             "src/java.base/share/classes/java/util/concurrent/locks")
 SEPARATOR = "---\n"
 DIFF_OPTIONS = ["--no-color", "--no-ext-diff", "--no-renames", "-U3",
                 "--src-prefix=a/", "--dst-prefix=b/"]

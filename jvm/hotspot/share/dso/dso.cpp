@@ -34,6 +34,28 @@ void Dso::extend_boot_class_path() {
   }
 }
 
+const char* Dso::java_base_patch(bool java_base_patched) {
+  if (!DistributedJava) {
+    return NULL;
+  }
+  static char spec[JVM_MAXPATHLEN + 16];
+  char path[JVM_MAXPATHLEN];
+  jio_snprintf(path, sizeof(path), "%s%slib%sdjava-java.base.jar", Arguments::get_java_home(),
+               os::file_separator(), os::file_separator());
+  struct stat st;
+  if (os::stat(path, &st) != 0) {
+    warning("djava: %s is missing: shared synchronizers work by coherence alone", path);
+    return NULL;
+  }
+  if (java_base_patched) {
+    warning("djava: --patch-module java.base leaves out %s: shared synchronizers work by "
+            "coherence alone", path);
+    return NULL;
+  }
+  jio_snprintf(spec, sizeof(spec), "java.base=%s", path);
+  return spec;
+}
+
 void Dso::adjust_vm_flags() {
   if (!DistributedJava) {
     return;

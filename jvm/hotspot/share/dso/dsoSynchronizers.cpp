@@ -1,0 +1,238 @@
+/*
+ * djava: the natives of java.util.concurrent.locks.SharedSynchronizers
+ * (jvm/java.base), through which an AbstractQueuedSynchronizer that is a
+ * shared object blocks and wakes at the cluster's monitor service.
+ *
+ * A shared synchronizer has a monitor of its own at the service, apart
+ * from its Java monitor: the synchronizer's id with the top bit flipped.
+ * The top 24 bits of an id are its creator's node number, which the
+ * server gives from 1 up and never past 2^24 - 2, and the named chunks'
+ * 0xffffff; flipping the top bit gives numbers no node reaches before
+ * 2^23 of them have joined, so no object's id names a synchronizer's
+ * monitor. Keeping the two apart matters when a program locks the
+ * synchronizer object itself (`synchronized (lock)`): a thread blocked in
+ * lock() inside it must not release that monitor while it waits.
+ *
+ * Registered like djava.runtime.Node's natives, through the
+ * special-natives table (patches/0024).
+ */
+
+#include "precompiled.hpp"
+#include "classfile/vmSymbols.hpp"
+#include "dso/abi/monitor_client.h"
+#include "dso/dsoGlobals.hpp"
+#include "dso/dsoHeap.hpp"
+#include "dso/dsoMark.hpp"
+#include "dso/dsoMonitors.hpp"
+#include "dso/dsoNode.hpp"
+#include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoThreads.hpp"
+#include "jni.h"
+#include "logging/log.hpp"
+#include "memory/oopFactory.hpp"
+#include "memory/resourceArea.hpp"
+#include "oops/oop.inline.hpp"
+#include "oops/typeArrayOop.inline.hpp"
+#include "runtime/atomic.hpp"
+#include "runtime/handles.inline.hpp"
+#include "runtime/interfaceSupport.inline.hpp"
+#include "runtime/jniHandles.inline.hpp"
+#include "runtime/os.hpp"
+#include "services/threadService.hpp"
+
+static uint64_t monitor_of(oop sync) {
+  return DsoHeap::id_of(sync) ^ (UCONST64(1) << 63);
+}
+
+static void throw_for(JavaThread* current, int status, const char* what, oop sync, TRAPS) {
+  DsoNode::stop_if_left(current);
+  ResourceMark rm(current);
+  const char* why = DsoNode::lib().djava_monitor_last_error();
+  if (status == DJAVA_MON_NOT_OWNER) {
+    THROW_MSG(vmSymbols::java_lang_IllegalMonitorStateException(), why);
+  }
+  THROW_MSG(vmSymbols::java_lang_InternalError(),
+            err_msg("djava: %s the synchronizer %s (shared object " UINT64_FORMAT_X "): %s",
+                    what, sync->klass()->external_name(), DsoHeap::id_of(sync), why));
+}
+
+// A synchronizer's operations are its own thread's once the node left the
+// cluster (destroy_vm's last steps): nobody else can wait for it.
+static bool shared_here(JavaThread* current, oop obj) {
+  return obj != NULL && DsoMark::is_shared(obj->mark()) && !DsoNode::has_left(current);
+}
+
+JVM_ENTRY(static jboolean, SS_enabled(JNIEnv* env, jclass))
+  return DistributedJava ? JNI_TRUE : JNI_FALSE;
+JVM_END
+
+JVM_ENTRY(static jboolean, SS_isShared0(JNIEnv* env, jclass, jobject obj))
+  return shared_here(thread, JNIHandles::resolve(obj)) ? JNI_TRUE : JNI_FALSE;
+JVM_END
+
+JVM_ENTRY(static jlong, SS_idOf(JNIEnv* env, jclass, jobject obj, jboolean publish))
+  Handle h(thread, JNIHandles::resolve(obj));
+  if (h.is_null()) {
+    return 0;
+  }
+  if (DsoMark::is_shared(h->mark())) {
+    return (jlong)DsoHeap::id_of(h());
+  }
+  if (publish == JNI_FALSE || !DsoNode::is_member()) {
+    return 0;
+  }
+  return (jlong)DsoHeap::publish(thread, h, THREAD);
+JVM_END
+
+JVM_ENTRY(static jobject, SS_objectOf(JNIEnv* env, jclass, jlong id))
+  if (!DsoNode::is_member() || id == 0) {
+    return NULL;
+  }
+  oop o = DsoHeap::attach(thread, (uint64_t)id, CHECK_NULL);
+  return JNIHandles::make_local(THREAD, o);
+JVM_END
+
+JVM_ENTRY(static void, SS_enter(JNIEnv* env, jclass, jobject sync))
+  Handle h(thread, JNIHandles::resolve_non_null(sync));
+  if (!shared_here(thread, h())) {
+    return;
+  }
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(h->mark()));
+  uint64_t monitor = monitor_of(h());
+  int status;
+  jlong start = os::javaTimeNanos();
+  {
+    // Waiting for a synchronizer is parking, in Java's terms.
+    JavaThreadParkedState parked(thread, false);
+    ThreadToNativeFromVM in_native(thread);
+    status = DsoNode::lib().djava_monitor_enter(DsoMonitors::client(), monitor,
+                                                DsoThreads::current_program(thread),
+                                                DsoMonitors::thread_key(thread));
+  }
+  Atomic::inc(&e->_lock_enters);
+  Atomic::add(&e->_lock_wait_ns, (uint64_t)(os::javaTimeNanos() - start));
+  if (status != DJAVA_MON_OK) {
+    throw_for(thread, status, "cannot enter", h(), THREAD);
+  }
+JVM_END
+
+JVM_ENTRY(static void, SS_exit(JNIEnv* env, jclass, jobject sync))
+  oop o = JNIHandles::resolve_non_null(sync);
+  if (!shared_here(thread, o)) {
+    return;
+  }
+  int status = DsoNode::lib().djava_monitor_exit(DsoMonitors::client(), monitor_of(o),
+                                                 DsoThreads::current_program(thread),
+                                                 DsoMonitors::thread_key(thread));
+  if (status != DJAVA_MON_OK && status != DJAVA_MON_FAILED && !DsoNode::is_leaving()) {
+    throw_for(thread, status, "cannot exit", o, THREAD);
+  }
+JVM_END
+
+// 0: notified or signalled, 1: timed out, 2: interrupted; the monitor is
+// held again in each case.
+JVM_ENTRY(static jint, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, jlong java_thread,
+                                 jlong millis, jboolean interruptible))
+  Handle h(thread, JNIHandles::resolve_non_null(sync));
+  if (!shared_here(thread, h())) {
+    return DJAVA_MON_OK;  // a spurious wake-up: nobody is left to signal it
+  }
+  int status = DsoMonitors::wait_in_service(thread, monitor_of(h()), (uint64_t)key,
+                                            (uint64_t)java_thread, millis,
+                                            interruptible != JNI_FALSE, true);
+  switch (status) {
+    case DJAVA_MON_OK:
+    case DJAVA_MON_TIMED_OUT:
+      return status;
+    case DJAVA_MON_INTERRUPTED:
+      // The caller throws or sets the flag again, as AQS does.
+      DsoThreads::is_interrupted(thread, true);
+      return status;
+    default:
+      throw_for(thread, status, "cannot wait for", h(), THREAD);
+      return status;
+  }
+JVM_END
+
+JVM_ENTRY(static void, SS_signal0(JNIEnv* env, jclass, jobject sync, jlong key, jboolean all))
+  oop o = JNIHandles::resolve_non_null(sync);
+  if (!shared_here(thread, o)) {
+    return;
+  }
+  int status = DsoNode::lib().djava_monitor_signal(DsoMonitors::client(), monitor_of(o),
+                                                   DsoThreads::current_program(thread),
+                                                   DsoMonitors::thread_key(thread),
+                                                   (uint64_t)key, all != JNI_FALSE ? 1 : 0);
+  if (status != DJAVA_MON_OK) {
+    throw_for(thread, status, "cannot signal", o, THREAD);
+  }
+JVM_END
+
+JVM_ENTRY(static jlongArray, SS_queue0(JNIEnv* env, jclass, jobject sync))
+  Handle h(thread, JNIHandles::resolve_non_null(sync));
+  size_t cap = 0;
+  uint64_t* keys = NULL;
+  uint64_t* threads = NULL;
+  int64_t n = 0;
+  if (shared_here(thread, h())) {
+    uint64_t monitor = monitor_of(h());
+    for (cap = 16;; cap = (size_t)n) {
+      keys = NEW_C_HEAP_ARRAY(uint64_t, cap, mtInternal);
+      threads = NEW_C_HEAP_ARRAY(uint64_t, cap, mtInternal);
+      {
+        ThreadToNativeFromVM in_native(thread);
+        n = DsoNode::lib().djava_monitor_queue(DsoMonitors::client(), monitor,
+                                               DsoThreads::current_program(thread),
+                                               DsoMonitors::thread_key(thread), keys, threads,
+                                               cap);
+      }
+      if (n <= (int64_t)cap) {
+        break;
+      }
+      FREE_C_HEAP_ARRAY(uint64_t, keys);
+      FREE_C_HEAP_ARRAY(uint64_t, threads);
+    }
+  }
+  if (n < 0) {
+    FREE_C_HEAP_ARRAY(uint64_t, keys);
+    FREE_C_HEAP_ARRAY(uint64_t, threads);
+    throw_for(thread, DJAVA_MON_IO, "cannot list the waiters of", h(), CHECK_NULL);
+  }
+  typeArrayOop a = oopFactory::new_longArray((int)(2 * n), THREAD);
+  if (!HAS_PENDING_EXCEPTION) {
+    for (int64_t i = 0; i < n; i++) {
+      a->long_at_put((int)(2 * i), (jlong)keys[i]);
+      a->long_at_put((int)(2 * i + 1), (jlong)threads[i]);
+    }
+  }
+  if (keys != NULL) {
+    FREE_C_HEAP_ARRAY(uint64_t, keys);
+    FREE_C_HEAP_ARRAY(uint64_t, threads);
+  }
+  if (HAS_PENDING_EXCEPTION) {
+    return NULL;
+  }
+  return (jlongArray)JNIHandles::make_local(THREAD, a);
+JVM_END
+
+#define CC (char*)
+#define FN_PTR(f) CAST_FROM_FN_PTR(void*, &f)
+
+static JNINativeMethod synchronizer_methods[] = {
+  { CC"enabled",   CC"()Z",                     FN_PTR(SS_enabled) },
+  { CC"isShared0", CC"(Ljava/lang/Object;)Z",   FN_PTR(SS_isShared0) },
+  { CC"idOf",      CC"(Ljava/lang/Object;Z)J",  FN_PTR(SS_idOf) },
+  { CC"objectOf",  CC"(J)Ljava/lang/Object;",   FN_PTR(SS_objectOf) },
+  { CC"enter",     CC"(Ljava/lang/Object;)V",   FN_PTR(SS_enter) },
+  { CC"exit",      CC"(Ljava/lang/Object;)V",   FN_PTR(SS_exit) },
+  { CC"await0",    CC"(Ljava/lang/Object;JJJZ)I", FN_PTR(SS_await0) },
+  { CC"signal0",   CC"(Ljava/lang/Object;JZ)V", FN_PTR(SS_signal0) },
+  { CC"queue0",    CC"(Ljava/lang/Object;)[J",  FN_PTR(SS_queue0) },
+};
+
+JVM_ENTRY(void, JVM_RegisterDjavaSynchronizerMethods(JNIEnv* env, jclass sync_class))
+  ThreadToNativeFromVM ttnfv(thread);
+  int ok = env->RegisterNatives(sync_class, synchronizer_methods,
+                                sizeof(synchronizer_methods) / sizeof(JNINativeMethod));
+  guarantee(ok == 0, "djava: registering SharedSynchronizers' natives failed");
+JVM_END

@@ -1,0 +1,316 @@
+/*
+ * djava: synchronizers that are shared objects of a cluster.
+ *
+ * Compiled into java.base (lib/djava-java.base.jar, which a VM with
+ * -XX:+DistributedJava puts in front of java.base) together with the hooks
+ * in AbstractQueuedSynchronizer (patches/0024); the natives are VM
+ * functions (dso/dsoSynchronizers.cpp).
+ */
+package java.util.concurrent.locks;
+
+import java.util.ArrayList;
+import java.util.Collection;
+
+/**
+ * Blocking and waking of an {@link AbstractQueuedSynchronizer} that is a
+ * shared object: through the cluster's monitor service, instead of queue
+ * nodes and park/unpark on the shared heap (each queue node a coherence
+ * transaction of its own, and one published per await).
+ *
+ * <p>The synchronizer's state stays in the object, coherent like any field;
+ * tryAcquire and tryRelease run as written. What moves to the service is
+ * waiting: each shared synchronizer has a monitor there of its own (not its
+ * Java monitor), whose wait sets are keyed: {@link #EXCLUSIVE} and
+ * {@link #SHARED} hold the threads waiting to acquire, and a condition's
+ * id the threads awaiting it.
+ *
+ * <p>No wake-up is lost: an acquirer holds the monitor from its failed
+ * tryAcquire until it is in the wait set, and a release or a condition's
+ * signal is applied by the service in the monitor's next free turn
+ * (djava_monitor_signal), so it finds every thread whose check it could
+ * have changed already waiting. An uncontended synchronizer costs no
+ * message: a node that holds the monitor's lease while nobody waits
+ * signals locally, and the fast paths (a CAS on the state) do not use the
+ * monitor at all.
+ *
+ * <p>Threads that queued on the synchronizer's own queue before it became
+ * shared stay there, and releases and signals serve them as before.
+ */
+final class SharedSynchronizers {
+    private SharedSynchronizers() {}
+
+    /** Wait keys of the acquirers; a condition's key is its id (never 1 or 2). */
+    static final long EXCLUSIVE = 1, SHARED = 2;
+
+    /** What a wait in the service ended with (djava_monitor_status). */
+    private static final int NOTIFIED = 0, TIMED_OUT = 1, INTERRUPTED = 2;
+
+    private static native void registerNatives();
+    private static native boolean enabled();
+    private static native boolean isShared0(Object o);
+    /** The object's cluster id; if it is not shared, 0, or its id once published. */
+    private static native long idOf(Object o, boolean publish);
+    private static native Object objectOf(long id);
+    /** Enters or exits the synchronizer's monitor at the service. */
+    private static native void enter(Object sync);
+    private static native void exit(Object sync);
+    /** Waits in the wait set `key` (millis 0: no timeout); a status above. */
+    private static native int await0(Object sync, long key, long thread, long millis,
+                                     boolean interruptible);
+    private static native void signal0(Object sync, long key, boolean all);
+    /** The service's waiters, longest first: key, thread id, key, thread id, ... */
+    private static native long[] queue0(Object sync);
+
+    private static final boolean ENABLED;
+    /** The synchronizer a thread re-acquires after waiting (fair locks' turn). */
+    private static final ThreadLocal<AbstractQueuedSynchronizer> REACQUIRING;
+    static {
+        registerNatives();
+        ENABLED = enabled();
+        REACQUIRING = ENABLED ? new ThreadLocal<>() : null;
+    }
+
+    static boolean isShared(Object o) {
+        return ENABLED && isShared0(o);
+    }
+
+    private static long currentThreadId() {
+        return idOf(Thread.currentThread(), false);
+    }
+
+    private static boolean tryAcquire(AbstractQueuedSynchronizer s, int arg, boolean shared) {
+        return shared ? s.tryAcquireShared(arg) >= 0 : s.tryAcquire(arg);
+    }
+
+    private static long millisUntil(long deadline) {
+        long nanos = deadline - System.nanoTime();
+        return nanos <= 0L ? 0L : Math.max(1L, (nanos + 999_999L) / 1_000_000L);
+    }
+
+    /**
+     * AbstractQueuedSynchronizer.acquire for a shared synchronizer:
+     * positive if acquired, 0 if timed out, negative if interrupted.
+     */
+    static int acquire(AbstractQueuedSynchronizer s, int arg, boolean shared,
+                       boolean interruptible, boolean timed, long time) {
+        long me = currentThreadId();
+        long key = shared ? SHARED : EXCLUSIVE;
+        boolean interrupted = false, waited = false;
+        int result = 1;
+        enter(s);
+        try {
+            for (;;) {
+                boolean acquired;
+                if (waited) {
+                    REACQUIRING.set(s);
+                    try {
+                        acquired = tryAcquire(s, arg, shared);
+                    } finally {
+                        REACQUIRING.remove();
+                    }
+                } else {
+                    acquired = tryAcquire(s, arg, shared);
+                }
+                if (acquired) {
+                    break;
+                }
+                long millis = 0L;
+                if (timed && (millis = millisUntil(time)) == 0L) {
+                    result = 0;
+                    break;
+                }
+                if (!s.sharedContended) {
+                    s.sharedContended = true;  // a write only once: it is a shared field
+                }
+                LockSupport.setCurrentBlocker(s);
+                int status = await0(s, key, me, millis, interruptible);
+                LockSupport.setCurrentBlocker(null);
+                waited = true;
+                if (status == INTERRUPTED) {
+                    if (interruptible) {
+                        result = -1;
+                        break;
+                    }
+                    interrupted = true;
+                }
+            }
+        } finally {
+            exit(s);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return result;
+    }
+
+    /** A release of a shared synchronizer succeeded: wake one exclusive and every shared acquirer. */
+    static void released(AbstractQueuedSynchronizer s) {
+        if (isShared(s)) {
+            signal0(s, EXCLUSIVE, false);
+            signal0(s, SHARED, true);
+        }
+    }
+
+    /**
+     * ConditionObject's awaits for a shared synchronizer: true unless the
+     * deadline passed first. The caller holds the synchronizer exclusively.
+     */
+    static boolean await(AbstractQueuedSynchronizer s,
+                         AbstractQueuedSynchronizer.ConditionObject c,
+                         boolean interruptible, boolean timed, long deadline)
+            throws InterruptedException {
+        if (!s.isHeldExclusively()) {
+            throw new IllegalMonitorStateException();
+        }
+        long key = idOf(c, true);  // its id names its wait set
+        long me = currentThreadId();
+        boolean signalled = true, interrupted = false, cancelled = false;
+        enter(s);
+        try {
+            int savedState = s.getState();
+            // Its signal to acquirers waits behind this thread's hold of
+            // the monitor, so they run only once this thread is waiting.
+            if (!s.release(savedState)) {
+                throw new IllegalMonitorStateException();
+            }
+            long millis = timed ? millisUntil(deadline) : 0L;
+            if (timed && millis == 0L) {
+                signalled = false;
+            } else {
+                LockSupport.setCurrentBlocker(c);
+                int status = await0(s, key, me, millis, interruptible);
+                LockSupport.setCurrentBlocker(null);
+                if (status == TIMED_OUT) {
+                    signalled = false;
+                } else if (status == INTERRUPTED) {
+                    if (interruptible) {
+                        cancelled = true;
+                    } else {
+                        interrupted = true;
+                    }
+                }
+            }
+            // Re-acquire with the saved state, whatever ended the wait.
+            boolean waited = false;
+            for (;;) {
+                boolean acquired;
+                if (waited) {
+                    REACQUIRING.set(s);
+                    try {
+                        acquired = s.tryAcquire(savedState);
+                    } finally {
+                        REACQUIRING.remove();
+                    }
+                } else {
+                    acquired = s.tryAcquire(savedState);
+                }
+                if (acquired) {
+                    break;
+                }
+                if (!s.sharedContended) {
+                    s.sharedContended = true;  // a write only once: it is a shared field
+                }
+                if (await0(s, EXCLUSIVE, me, 0L, false) == INTERRUPTED) {
+                    interrupted = true;
+                }
+                waited = true;
+            }
+        } finally {
+            exit(s);
+        }
+        if (cancelled) {
+            throw new InterruptedException();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return signalled;
+    }
+
+    /** A condition's signal or signalAll for a shared synchronizer. */
+    static void signal(AbstractQueuedSynchronizer s,
+                       AbstractQueuedSynchronizer.ConditionObject c, boolean all) {
+        long key = idOf(c, false);
+        if (key != 0L) {  // else nobody awaits it at the service: a waiter publishes it
+            signal0(s, key, all);
+        }
+    }
+
+    // ---- queue inspection: the service's waiters ----------------------------
+
+    /** The service's waiters of the synchronizer with key (0: both acquirer keys). */
+    static Collection<Thread> waiting(AbstractQueuedSynchronizer s, long key) {
+        ArrayList<Thread> list = new ArrayList<>();
+        if (!isShared(s)) {
+            return list;
+        }
+        long[] q = queue0(s);
+        for (int i = 0; i + 1 < q.length; i += 2) {
+            boolean match = key == 0L ? (q[i] == EXCLUSIVE || q[i] == SHARED) : q[i] == key;
+            if (match && q[i + 1] != 0L && objectOf(q[i + 1]) instanceof Thread t) {
+                list.add(t);
+            }
+        }
+        return list;
+    }
+
+    /** How many threads wait with key (0: both acquirer keys), named or not. */
+    static int waitingCount(AbstractQueuedSynchronizer s, long key) {
+        if (!isShared(s)) {
+            return 0;
+        }
+        long[] q = queue0(s);
+        int n = 0;
+        for (int i = 0; i + 1 < q.length; i += 2) {
+            if (key == 0L ? (q[i] == EXCLUSIVE || q[i] == SHARED) : q[i] == key) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The key of the first acquirer waiting at the service, or 0. */
+    static long firstAcquirerKey(AbstractQueuedSynchronizer s) {
+        if (!isShared(s)) {
+            return 0L;
+        }
+        long[] q = queue0(s);
+        for (int i = 0; i + 1 < q.length; i += 2) {
+            if (q[i] == EXCLUSIVE || q[i] == SHARED) {
+                return q[i];
+            }
+        }
+        return 0L;
+    }
+
+    /** The first acquirer waiting at the service, or null. */
+    static Thread firstAcquirer(AbstractQueuedSynchronizer s) {
+        if (!isShared(s)) {
+            return null;
+        }
+        long[] q = queue0(s);
+        for (int i = 0; i + 1 < q.length; i += 2) {
+            if ((q[i] == EXCLUSIVE || q[i] == SHARED) && q[i + 1] != 0L) {
+                return objectOf(q[i + 1]) instanceof Thread t ? t : null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * hasQueuedPredecessors for a shared synchronizer: another thread waits
+     * to acquire at the service, and the current thread is not the one the
+     * service woke for its turn (it left the wait set, first in line).
+     */
+    static boolean hasQueuedPredecessors(AbstractQueuedSynchronizer s) {
+        if (!isShared(s) || REACQUIRING.get() == s) {
+            return false;
+        }
+        return waitingCount(s, 0L) > 0;
+    }
+
+    /** The shared wait key of a condition, or 0 if no thread ever awaited it at the service. */
+    static long conditionKey(AbstractQueuedSynchronizer.ConditionObject c) {
+        return ENABLED ? idOf(c, false) : 0L;
+    }
+}

@@ -1,0 +1,361 @@
+/*
+ * @test
+ * @summary java.util.concurrent's synchronizers shared between nodes wait at the monitor
+ *          service (SharedSynchronizers) and keep their Java semantics there: mutual exclusion
+ *          and reentrancy of ReentrantLock (fair and not), a Condition's signal and signalAll,
+ *          timed and interruptible waits (tryLock with a timeout, lockInterruptibly,
+ *          awaitNanos), an uninterruptible lock() keeping the interrupt for later, the queue
+ *          inspections (hasQueuedThread, getQueueLength, hasWaiters, getWaitQueueLength) seeing
+ *          threads that wait on other nodes, Semaphore, CountDownLatch and
+ *          ReentrantReadWriteLock.
+ * @library /lib
+ * @run main/othervm SharedLocksAndConditions
+ */
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+public class SharedLocksAndConditions {
+    static final Checks checks = new Checks("SharedLocksAndConditions");
+
+    /** Runs bodies in threads (on the thread servers), failing the test with any throwable. */
+    static void run(String name, Runnable... bodies) throws InterruptedException {
+        Throwable[] failure = new Throwable[1];
+        Thread[] ts = new Thread[bodies.length];
+        for (int i = 0; i < bodies.length; i++) {
+            Runnable body = bodies[i];
+            ts[i] = new Thread(() -> {
+                try {
+                    body.run();
+                } catch (Throwable t) {
+                    synchronized (failure) {
+                        failure[0] = t;
+                    }
+                }
+            }, name + "-" + i);
+        }
+        Threads.startAll(ts);
+        Threads.joinAll(ts);
+        synchronized (failure) {
+            if (failure[0] != null) {
+                checks.fail(name + ": " + failure[0]);
+                failure[0].printStackTrace();
+            }
+        }
+    }
+
+    interface Check {
+        boolean holds();
+    }
+
+    static void awaitTrue(String what, Check c) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!c.holds()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("30 s passed and still not: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    static final class Counter {
+        final ReentrantLock lock;
+        long count;
+
+        Counter(boolean fair) {
+            lock = new ReentrantLock(fair);
+        }
+    }
+
+    static void mutualExclusion(boolean fair) throws InterruptedException {
+        Counter c = new Counter(fair);
+        int perThread = 300;
+        Runnable body = () -> {
+            for (int i = 0; i < perThread; i++) {
+                c.lock.lock();
+                try {
+                    c.lock.lock();  // reentrant
+                    try {
+                        long v = c.count;
+                        Thread.yield();
+                        c.count = v + 1;
+                    } finally {
+                        c.lock.unlock();
+                    }
+                    if (c.lock.getHoldCount() != 1) {
+                        throw new AssertionError("hold count " + c.lock.getHoldCount());
+                    }
+                } finally {
+                    c.lock.unlock();
+                }
+            }
+        };
+        run(fair ? "fair" : "nonfair", body, body, body, body);
+        checks.equal((fair ? "fair" : "nonfair") + " lock: count", c.count, 4L * perThread);
+        checks.check(!c.lock.isLocked(), "lock free at the end");
+    }
+
+    static final class Turns {
+        final ReentrantLock lock = new ReentrantLock();
+        final Condition changed = lock.newCondition();
+        int turn;
+        int handOffs;
+    }
+
+    static void conditionTurns() throws InterruptedException {
+        Turns t = new Turns();
+        int turns = 100;
+        Runnable[] bodies = new Runnable[2];
+        for (int who = 0; who < 2; who++) {
+            int me = who;
+            bodies[who] = () -> {
+                for (int k = 0; k < turns; k++) {
+                    t.lock.lock();
+                    try {
+                        while (t.turn != me) {
+                            t.changed.awaitUninterruptibly();
+                        }
+                        t.turn = 1 - me;
+                        t.handOffs++;
+                        if (k % 2 == 0) {
+                            t.changed.signal();
+                        } else {
+                            t.changed.signalAll();
+                        }
+                    } finally {
+                        t.lock.unlock();
+                    }
+                }
+            };
+        }
+        run("turns", bodies);
+        checks.equal("condition turns", t.handOffs, 2 * turns);
+    }
+
+    static void timeoutsAndInterrupts() throws Exception {
+        InspectableLock lock = new InspectableLock();
+        Condition never = lock.newCondition();
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicBoolean timedOut = new AtomicBoolean();
+        AtomicBoolean interrupted = new AtomicBoolean();
+        AtomicBoolean keptInterrupt = new AtomicBoolean();
+        AtomicInteger awaitNanosLeft = new AtomicInteger(1);
+        Thread holder = new Thread(() -> {
+            lock.lock();
+            try {
+                held.countDown();
+                done.await();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            } finally {
+                lock.unlock();
+            }
+        }, "holder");
+        holder.start();
+        held.await();
+        // A timed tryLock on another node gives up while the holder keeps the lock.
+        Thread timed = new Thread(() -> {
+            try {
+                long t0 = System.nanoTime();
+                boolean got = lock.tryLock(200, TimeUnit.MILLISECONDS);
+                long waited = System.nanoTime() - t0;
+                timedOut.set(!got && waited >= TimeUnit.MILLISECONDS.toNanos(200));
+                if (got) {
+                    lock.unlock();
+                }
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }, "timed");
+        // lockInterruptibly ends with InterruptedException when main interrupts it.
+        Thread interruptible = new Thread(() -> {
+            try {
+                lock.lockInterruptibly();
+                lock.unlock();
+            } catch (InterruptedException e) {
+                interrupted.set(!lock.isHeldByCurrentThread());
+            }
+        }, "interruptible");
+        // lock() ignores an interrupt until it has the lock, then keeps it set.
+        Thread uninterruptible = new Thread(() -> {
+            lock.lock();
+            try {
+                keptInterrupt.set(Thread.currentThread().isInterrupted());
+                // An awaitNanos that times out re-acquires the lock before returning.
+                Thread.interrupted();
+                long left = never.awaitNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                awaitNanosLeft.set(left <= 0 && lock.isHeldByCurrentThread() ? 0 : 1);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            } finally {
+                lock.unlock();
+            }
+        }, "uninterruptible");
+        timed.start();
+        interruptible.start();
+        uninterruptible.start();
+        timed.join(30_000);
+        checks.check(timedOut.get(), "tryLock(200 ms) timed out after 200 ms while another node held the lock");
+        awaitTrue("two threads queued for the lock",
+                () -> lock.hasQueuedThread(interruptible) && lock.hasQueuedThread(uninterruptible));
+        checks.equal("queue length seen from the launcher", lock.getQueueLength(), 2);
+        checks.check(lock.hasQueuedThreads(), "hasQueuedThreads");
+        checks.check(lock.queued().contains(interruptible)
+                && lock.queued().contains(uninterruptible), "getQueuedThreads names them");
+        interruptible.interrupt();
+        uninterruptible.interrupt();
+        interruptible.join(30_000);
+        checks.check(interrupted.get(), "lockInterruptibly threw InterruptedException without the lock");
+        done.countDown();
+        Threads.joinAll(holder, uninterruptible);
+        checks.check(keptInterrupt.get(), "lock() kept the interrupt for after it acquired");
+        checks.equal("awaitNanos timed out holding the lock again", awaitNanosLeft.get(), 0);
+        checks.check(!lock.hasQueuedThreads(), "nobody queued at the end");
+    }
+
+    /** A ReentrantLock whose protected getQueuedThreads the test may call. */
+    static final class InspectableLock extends ReentrantLock {
+        java.util.Collection<Thread> queued() {
+            return getQueuedThreads();
+        }
+    }
+
+    static void conditionQueries() throws Exception {
+        ReentrantLock lock = new ReentrantLock();
+        Condition ready = lock.newCondition();
+        AtomicInteger woken = new AtomicInteger();
+        Runnable waiter = () -> {
+            lock.lock();
+            try {
+                ready.await();
+                woken.incrementAndGet();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            } finally {
+                lock.unlock();
+            }
+        };
+        Thread a = new Thread(waiter, "waiter-a");
+        Thread b = new Thread(waiter, "waiter-b");
+        a.start();
+        b.start();
+        awaitTrue("two threads await the condition", () -> {
+            lock.lock();
+            try {
+                return lock.getWaitQueueLength(ready) == 2;
+            } finally {
+                lock.unlock();
+            }
+        });
+        lock.lock();
+        try {
+            checks.check(lock.hasWaiters(ready), "hasWaiters");
+            ready.signal();
+        } finally {
+            lock.unlock();
+        }
+        awaitTrue("one waiter woke", () -> woken.get() == 1);
+        Thread.sleep(100);
+        checks.equal("signal woke exactly one", woken.get(), 1);
+        lock.lock();
+        try {
+            checks.equal("one still waits", lock.getWaitQueueLength(ready), 1);
+            ready.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        Threads.joinAll(a, b);
+        checks.equal("signalAll woke the other", woken.get(), 2);
+    }
+
+    static void semaphoreAndLatch() throws InterruptedException {
+        Semaphore permits = new Semaphore(2);
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        CountDownLatch finished = new CountDownLatch(4);
+        Runnable body = () -> {
+            for (int i = 0; i < 50; i++) {
+                permits.acquireUninterruptibly();
+                try {
+                    int n = inside.incrementAndGet();
+                    most.accumulateAndGet(n, Math::max);
+                    Thread.yield();
+                    inside.decrementAndGet();
+                } finally {
+                    permits.release();
+                }
+            }
+            finished.countDown();
+        };
+        Thread waiter = new Thread(() -> {
+            try {
+                finished.await();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }, "latch-waiter");
+        waiter.start();
+        run("semaphore", body, body, body, body);
+        waiter.join(30_000);
+        checks.check(!waiter.isAlive(), "latch waiter on another node released");
+        checks.check(most.get() <= 2, "never more than 2 inside (most " + most.get() + ")");
+        checks.equal("permits back", permits.availablePermits(), 2);
+    }
+
+    static final class Shared {
+        final ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
+        int a, b;
+    }
+
+    static void readWrite() throws InterruptedException {
+        Shared s = new Shared();
+        AtomicBoolean torn = new AtomicBoolean();
+        Runnable writer = () -> {
+            for (int i = 0; i < 100; i++) {
+                s.rw.writeLock().lock();
+                try {
+                    s.a++;
+                    Thread.yield();
+                    s.b++;
+                } finally {
+                    s.rw.writeLock().unlock();
+                }
+            }
+        };
+        Runnable reader = () -> {
+            for (int i = 0; i < 100; i++) {
+                s.rw.readLock().lock();
+                try {
+                    if (s.a != s.b) {
+                        torn.set(true);
+                    }
+                } finally {
+                    s.rw.readLock().unlock();
+                }
+            }
+        };
+        run("readwrite", writer, reader, writer, reader);
+        checks.check(!torn.get(), "no reader saw a write half done");
+        checks.equal("writes", s.a, 200);
+    }
+
+    public static void main(String[] args) throws Exception {
+        // The hooks are in: java.base has djava's class (lib/djava-java.base.jar).
+        checks.check(Class.forName("java.util.concurrent.locks.SharedSynchronizers") != null, "java.base carries SharedSynchronizers");
+        mutualExclusion(false);
+        mutualExclusion(true);
+        conditionTurns();
+        timeoutsAndInterrupts();
+        conditionQueries();
+        semaphoreAndLatch();
+        readWrite();
+        checks.done();
+        System.out.println("SharedLocksAndConditions: ok");
+    }
+}
