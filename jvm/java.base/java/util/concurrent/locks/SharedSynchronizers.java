@@ -78,8 +78,18 @@ final class SharedSynchronizers {
         return idOf(Thread.currentThread(), false);
     }
 
-    private static boolean tryAcquire(AbstractQueuedSynchronizer s, int arg, boolean shared) {
-        return shared ? s.tryAcquireShared(arg) >= 0 : s.tryAcquire(arg);
+    /** tryAcquire(Shared); `woken`: the thread is back from a wait, first in line. */
+    private static boolean tryAcquire(AbstractQueuedSynchronizer s, int arg, boolean shared,
+                                      boolean woken) {
+        if (!woken) {
+            return shared ? s.tryAcquireShared(arg) >= 0 : s.tryAcquire(arg);
+        }
+        REACQUIRING.set(s);
+        try {
+            return shared ? s.tryAcquireShared(arg) >= 0 : s.tryAcquire(arg);
+        } finally {
+            REACQUIRING.remove();
+        }
     }
 
     private static long millisUntil(long deadline) {
@@ -100,18 +110,7 @@ final class SharedSynchronizers {
         enter(s);
         try {
             for (;;) {
-                boolean acquired;
-                if (waited) {
-                    REACQUIRING.set(s);
-                    try {
-                        acquired = tryAcquire(s, arg, shared);
-                    } finally {
-                        REACQUIRING.remove();
-                    }
-                } else {
-                    acquired = tryAcquire(s, arg, shared);
-                }
-                if (acquired) {
+                if (tryAcquire(s, arg, shared, waited)) {
                     break;
                 }
                 long millis = 0L;
@@ -122,9 +121,22 @@ final class SharedSynchronizers {
                 if (!s.sharedContended) {
                     s.sharedContended = true;  // a write only once: it is a shared field
                 }
-                LockSupport.setCurrentBlocker(s);
-                int status = await0(s, key, me, millis, interruptible);
-                LockSupport.setCurrentBlocker(null);
+                // Announced, then checked again: a release that wrote the
+                // state before this count sees no waiter and sends no
+                // signal, but then this check sees its state (both are
+                // volatile: Dekker's argument).
+                s.sharedWaiters++;
+                int status = NOTIFIED;
+                boolean acquired = tryAcquire(s, arg, shared, waited);
+                if (!acquired) {
+                    LockSupport.setCurrentBlocker(s);
+                    status = await0(s, key, me, millis, interruptible);
+                    LockSupport.setCurrentBlocker(null);
+                }
+                s.sharedWaiters--;
+                if (acquired) {
+                    break;
+                }
                 waited = true;
                 if (status == INTERRUPTED) {
                     if (interruptible) {
@@ -143,9 +155,13 @@ final class SharedSynchronizers {
         return result;
     }
 
-    /** A release of a shared synchronizer succeeded: wake one exclusive and every shared acquirer. */
+    /**
+     * A release succeeded: if a thread waits at the service, wake one
+     * exclusive and every shared acquirer. The count is 0 in a synchronizer
+     * never shared, so a local one pays a field read and no native call.
+     */
     static void released(AbstractQueuedSynchronizer s) {
-        if (isShared(s)) {
+        if (ENABLED && s.sharedWaiters != 0 && isShared0(s)) {
             signal0(s, EXCLUSIVE, false);
             signal0(s, SHARED, true);
         }
@@ -165,6 +181,9 @@ final class SharedSynchronizers {
         long key = idOf(c, true);  // its id names its wait set
         long me = currentThreadId();
         boolean signalled = true, interrupted = false, cancelled = false;
+        // Counted while the synchronizer is held, so a signaller, which
+        // holds it too, sees the count; taken back once held again.
+        c.sharedWaiters++;
         enter(s);
         try {
             int savedState = s.getState();
@@ -193,29 +212,25 @@ final class SharedSynchronizers {
             // Re-acquire with the saved state, whatever ended the wait.
             boolean waited = false;
             for (;;) {
-                boolean acquired;
-                if (waited) {
-                    REACQUIRING.set(s);
-                    try {
-                        acquired = s.tryAcquire(savedState);
-                    } finally {
-                        REACQUIRING.remove();
-                    }
-                } else {
-                    acquired = s.tryAcquire(savedState);
-                }
-                if (acquired) {
+                if (tryAcquire(s, savedState, false, waited)) {
                     break;
                 }
                 if (!s.sharedContended) {
                     s.sharedContended = true;  // a write only once: it is a shared field
                 }
-                if (await0(s, EXCLUSIVE, me, 0L, false) == INTERRUPTED) {
+                s.sharedWaiters++;  // announced, then checked again, as in acquire
+                boolean acquired = tryAcquire(s, savedState, false, waited);
+                if (!acquired && await0(s, EXCLUSIVE, me, 0L, false) == INTERRUPTED) {
                     interrupted = true;
+                }
+                s.sharedWaiters--;
+                if (acquired) {
+                    break;
                 }
                 waited = true;
             }
         } finally {
+            c.sharedWaiters--;
             exit(s);
         }
         if (cancelled) {
@@ -230,9 +245,8 @@ final class SharedSynchronizers {
     /** A condition's signal or signalAll for a shared synchronizer. */
     static void signal(AbstractQueuedSynchronizer s,
                        AbstractQueuedSynchronizer.ConditionObject c, boolean all) {
-        long key = idOf(c, false);
-        if (key != 0L) {  // else nobody awaits it at the service: a waiter publishes it
-            signal0(s, key, all);
+        if (ENABLED && c.sharedWaiters != 0 && isShared0(s)) {
+            signal0(s, idOf(c, false), all);
         }
     }
 
@@ -241,7 +255,7 @@ final class SharedSynchronizers {
     /** The service's waiters of the synchronizer with key (0: both acquirer keys). */
     static Collection<Thread> waiting(AbstractQueuedSynchronizer s, long key) {
         ArrayList<Thread> list = new ArrayList<>();
-        if (!isShared(s)) {
+        if (!mayWait(s, key)) {
             return list;
         }
         long[] q = queue0(s);
@@ -254,9 +268,25 @@ final class SharedSynchronizers {
         return list;
     }
 
+    /**
+     * Whether a thread may wait at the service with key (0: an acquirer
+     * key): only if it counted itself, so a synchronizer nobody waits for
+     * is inspected without a message. (A condition's count is read under
+     * the synchronizer, which its waiters hold when they count.)
+     */
+    private static boolean mayWait(AbstractQueuedSynchronizer s, long key) {
+        if (!ENABLED) {
+            return false;
+        }
+        if (key == 0L || key == EXCLUSIVE || key == SHARED) {
+            return s.sharedWaiters != 0 && isShared0(s);
+        }
+        return isShared0(s);  // a condition's: its waiters are counted in the condition
+    }
+
     /** How many threads wait with key (0: both acquirer keys), named or not. */
     static int waitingCount(AbstractQueuedSynchronizer s, long key) {
-        if (!isShared(s)) {
+        if (!mayWait(s, key)) {
             return 0;
         }
         long[] q = queue0(s);
@@ -271,7 +301,7 @@ final class SharedSynchronizers {
 
     /** The key of the first acquirer waiting at the service, or 0. */
     static long firstAcquirerKey(AbstractQueuedSynchronizer s) {
-        if (!isShared(s)) {
+        if (!mayWait(s, 0L)) {
             return 0L;
         }
         long[] q = queue0(s);
@@ -285,7 +315,7 @@ final class SharedSynchronizers {
 
     /** The first acquirer waiting at the service, or null. */
     static Thread firstAcquirer(AbstractQueuedSynchronizer s) {
-        if (!isShared(s)) {
+        if (!mayWait(s, 0L)) {
             return null;
         }
         long[] q = queue0(s);
@@ -303,7 +333,7 @@ final class SharedSynchronizers {
      * service woke for its turn (it left the wait set, first in line).
      */
     static boolean hasQueuedPredecessors(AbstractQueuedSynchronizer s) {
-        if (!isShared(s) || REACQUIRING.get() == s) {
+        if (!mayWait(s, 0L) || REACQUIRING.get() == s) {
             return false;
         }
         return waitingCount(s, 0L) > 0;
@@ -311,6 +341,6 @@ final class SharedSynchronizers {
 
     /** The shared wait key of a condition, or 0 if no thread ever awaited it at the service. */
     static long conditionKey(AbstractQueuedSynchronizer.ConditionObject c) {
-        return ENABLED ? idOf(c, false) : 0L;
+        return ENABLED && c.sharedWaiters != 0 ? idOf(c, false) : 0L;
     }
 }
