@@ -6,5 +6,5 @@
 
 extern "C" __attribute__((visibility("default"))) uint32_t djava_node_abi_version() {
   // Raise when any exported signature or struct layout changes.
-  return 16;
+  return 17;
 }

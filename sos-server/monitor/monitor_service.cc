@@ -47,9 +47,18 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
   std::vector<Event> out;
   std::string err;
   switch (req.body_case()) {
-    case monitorpb::MonitorRequest::kEnter:
-      err = table_.Enter(node, req.enter().object(), FromProto(req.enter().thread()), now, &out);
+    case monitorpb::MonitorRequest::kEnter: {
+      const auto& e = req.enter();
+      if (!e.try_only()) {
+        err = table_.Enter(node, e.object(), FromProto(e.thread()), now, &out, e.java_thread());
+      } else if (!e.has_thread()) {
+        // Its answer (Busy or Granted) would name no thread to end.
+        err = "try enter names no thread";
+      } else {
+        err = table_.TryEnter(node, e.object(), FromProto(e.thread()), e.java_thread(), now, &out);
+      }
       break;
+    }
     case monitorpb::MonitorRequest::kExit:
       err = table_.Exit(node, req.exit().object(), FromProto(req.exit().thread()), now, &out);
       break;
@@ -189,6 +198,20 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
           pw->set_java_thread(w.java_thread);
           ToProto(w.thread, pw->mutable_thread());
         }
+        q->set_owned(e.owned);
+        q->set_owner_java_thread(e.owner_java_thread);
+        q->set_leased(e.leased);
+        for (const QueuedWaiter& w : e.entering) {
+          auto* pw = q->add_entering();
+          pw->set_java_thread(w.java_thread);
+          ToProto(w.thread, pw->mutable_thread());
+        }
+        break;
+      }
+      case Event::kBusy: {
+        auto* b = ev.mutable_busy();
+        b->set_object(e.object);
+        ToProto(e.thread, b->mutable_thread());
         break;
       }
     }

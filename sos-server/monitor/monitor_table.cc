@@ -56,18 +56,60 @@ bool MonitorTable::CheckProgram(NodeId node, ObjectId obj, ThreadRef t,
   return false;
 }
 
-std::string MonitorTable::Enter(NodeId node, ObjectId obj, ThreadRef t, TimeNs now,
-                                std::vector<Event>* out) {
-  if (!CheckProgram(node, obj, t, out)) return "";
-  Monitor& m = monitors_[obj];
-  if (m.program == 0) m.program = t.program;
-  if (m.owned && !m.leased && m.owner_thread == t)
-    return "enter by the thread that already owns the monitor";
+MonitorTable::Monitor* MonitorTable::EnterCheck(NodeId node, ObjectId obj, ThreadRef t,
+                                                std::vector<Event>* out, std::string* err) {
+  err->clear();
+  if (!CheckProgram(node, obj, t, out)) return nullptr;
+  Monitor* m = Find(obj);
+  if (m == nullptr) return &monitors_[obj];
+  if (m->owned && !m->leased && m->owner_thread == t) {
+    *err = "enter by the thread that already owns the monitor";
+    return nullptr;
+  }
   // (A Signal of the same thread may be queued: it is no enter.)
-  for (const Request& r : m.entry)
-    if (r.thread == t && !r.signal()) return "enter by a thread already queued";
-  m.entry.push_back(Request{node, t, Wake::kAcquired});
-  Settle(obj, &m, now, out);
+  for (const Request& r : m->entry) {
+    if (r.thread == t && !r.signal()) {
+      *err = "enter by a thread already queued";
+      return nullptr;
+    }
+  }
+  return m;
+}
+
+std::string MonitorTable::Enter(NodeId node, ObjectId obj, ThreadRef t, TimeNs now,
+                                std::vector<Event>* out, uint64_t java_thread) {
+  std::string err;
+  Monitor* m = EnterCheck(node, obj, t, out, &err);
+  if (m == nullptr) return err;
+  if (m->program == 0) m->program = t.program;
+  Request r{node, t, Wake::kAcquired};
+  r.java_thread = java_thread;
+  m->entry.push_back(r);
+  Settle(obj, m, now, out);
+  return "";
+}
+
+std::string MonitorTable::TryEnter(NodeId node, ObjectId obj, ThreadRef t, uint64_t java_thread,
+                                   TimeNs now, std::vector<Event>* out) {
+  std::string err;
+  Monitor* m = EnterCheck(node, obj, t, out, &err);
+  if (m == nullptr) return err;
+  // Owned (by a thread, or by a node's lease: no recall for a try) or
+  // someone is before us: the try fails and leaves nothing behind.
+  if (m->owned || !m->entry.empty()) {
+    Event e{Event::kBusy};
+    e.node = node;
+    e.object = obj;
+    e.thread = t;
+    out->push_back(e);
+    MaybeErase(obj);
+    return "";
+  }
+  if (m->program == 0) m->program = t.program;
+  Request r{node, t, Wake::kAcquired};
+  r.java_thread = java_thread;
+  m->entry.push_back(r);
+  Settle(obj, m, now, out);  // free and nobody queued: granted now
   return "";
 }
 
@@ -130,6 +172,12 @@ std::string MonitorTable::Query(NodeId node, ObjectId obj, ThreadRef /*t*/, uint
   e.object = obj;
   e.nonce = nonce;
   if (const Monitor* m = Find(obj)) {
+    e.owned = m->owned;
+    e.leased = m->owned && m->leased;
+    // Under a lease the node picks the owner among its threads, unknown here.
+    e.owner_java_thread = m->owned && !m->leased ? m->owner_java_thread : 0;
+    for (const Request& r : m->entry)
+      if (!r.signal()) e.entering.push_back(QueuedWaiter{0, r.java_thread, r.thread});
     for (const Waiter& w : m->waiters)
       if (w.key != 0) e.waiters.push_back(QueuedWaiter{w.key, w.java_thread, w.thread});
   }
@@ -331,6 +379,7 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
   m->owned = true;
   m->owner_node = r.node;
   m->owner_thread = r.thread;
+  m->owner_java_thread = r.java_thread;
   m->recall_sent = false;
   m->leased = MayLease(*m, now);
   Event e{Event::kGranted};
@@ -357,6 +406,7 @@ void MonitorTable::ServeSignal(ObjectId obj, Monitor* m, TimeNs now, std::vector
   m->leased = true;
   m->owner_node = r.node;
   m->owner_thread = r.thread;
+  m->owner_java_thread = 0;
   m->recall_sent = false;
   Event e{Event::kGranted};
   e.node = r.node;
@@ -370,6 +420,7 @@ void MonitorTable::ServeSignal(ObjectId obj, Monitor* m, TimeNs now, std::vector
 void MonitorTable::Release(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
   m->owned = false;
   m->leased = false;
+  m->owner_java_thread = 0;
   m->recall_sent = false;
   Settle(obj, m, now, out);
 }
@@ -393,7 +444,9 @@ void MonitorTable::Settle(ObjectId obj, Monitor* m, TimeNs now, std::vector<Even
 }
 
 void MonitorTable::Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake why) {
-  m->entry.push_back(Request{w->node, w->thread, why});
+  Request r{w->node, w->thread, why};
+  r.java_thread = w->java_thread;
+  m->entry.push_back(r);
   Unwait(*w);
   m->waiters.erase(w);
 }

@@ -73,7 +73,8 @@ struct ThreadRef {
 enum class Wake { kAcquired, kNotified, kTimedOut, kInterrupted, kSignalled };
 const char* WakeName(Wake w);
 
-// A waiter in a wait set with a key other than 0, as Query reports it.
+// A waiter in a wait set with a key other than 0, or a thread queued to
+// enter (key unused), as Query reports it.
 struct QueuedWaiter {
   uint64_t key = 0;
   uint64_t java_thread = 0;  // its Thread object's shared id (0: none)
@@ -81,17 +82,23 @@ struct QueuedWaiter {
 };
 
 struct Event {
-  enum Kind { kGranted, kRecall, kFailed, kQueue };
+  enum Kind { kGranted, kRecall, kFailed, kQueue, kBusy };
   explicit Event(Kind k) : kind(k) {}
   Kind kind;
   NodeId node = 0;          // addressee
   ObjectId object = 0;
-  ThreadRef thread;         // kGranted, kFailed
+  ThreadRef thread;         // kGranted, kFailed, kBusy
   bool lease = false;       // kGranted
   Wake reason = Wake::kAcquired;
   std::string error;        // kFailed; thread.thread == 0: the whole program failed
   uint64_t nonce = 0;       // kQueue: the Query's
   std::vector<QueuedWaiter> waiters;  // kQueue, longest waiting first
+  // kQueue: the owner (owner_java_thread 0 if unknown, always under a
+  // lease), and the threads queued to enter, first served first.
+  bool owned = false;
+  bool leased = false;
+  uint64_t owner_java_thread = 0;
+  std::vector<QueuedWaiter> entering;
 };
 
 class MonitorTable {
@@ -105,7 +112,15 @@ class MonitorTable {
 
   // Requests from node `node` for thread `t`. Each returns "" or a protocol
   // error (the request was ignored); results arrive as events in *out.
-  std::string Enter(NodeId node, ObjectId obj, ThreadRef t, TimeNs now, std::vector<Event>* out);
+  // `java_thread` (the thread's Thread object, 0: none) is only reported by
+  // Query, for the owner and for queued enters.
+  std::string Enter(NodeId node, ObjectId obj, ThreadRef t, TimeNs now, std::vector<Event>* out,
+                    uint64_t java_thread = 0);
+  // An enter that does not queue: granted at once (kGranted, a lease as for
+  // Enter) if the monitor is free and nobody is queued, else kBusy and the
+  // request is forgotten. Never recalls a lease (a leased monitor is owned).
+  std::string TryEnter(NodeId node, ObjectId obj, ThreadRef t, uint64_t java_thread, TimeNs now,
+                       std::vector<Event>* out);
   std::string Exit(NodeId node, ObjectId obj, ThreadRef t, TimeNs now, std::vector<Event>* out);
   // Releases the monitor fully and joins its wait set `key` until notified,
   // interrupted or `deadline` (kNoDeadline: none); then re-enters.
@@ -122,8 +137,10 @@ class MonitorTable {
   // thread `t`); otherwise nothing is sent and the next request is served.
   std::string Signal(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all, TimeNs now,
                      std::vector<Event>* out);
-  // Answers at once with kQueue: the waiters with a key other than 0, longest
-  // waiting first. Needs no ownership; changes nothing.
+  // Answers at once with kQueue: the owner, the threads queued to enter
+  // (not Signals) in the order they will be served, and the waiters with a
+  // key other than 0, longest waiting first. Needs no ownership; changes
+  // nothing.
   std::string Query(NodeId node, ObjectId obj, ThreadRef t, uint64_t nonce,
                     std::vector<Event>* out);
   // If `target` waits on a monitor here, it leaves the wait set and re-enters
@@ -165,6 +182,7 @@ class MonitorTable {
     Wake reason;       // kSignalled: a Signal, which notifies and owns nothing
     uint64_t key = 0;  // the Signal's
     bool all = false;  // the Signal's
+    uint64_t java_thread = 0;
     bool signal() const { return reason == Wake::kSignalled; }
   };
   struct Waiter {
@@ -180,12 +198,17 @@ class MonitorTable {
     bool leased = false;        // owned by a node, not a thread
     NodeId owner_node = 0;
     ThreadRef owner_thread;     // meaningful when owned && !leased
+    uint64_t owner_java_thread = 0;  // likewise
     bool recall_sent = false;
     TimeNs last_recall = INT64_MIN / 2;
     std::deque<Request> entry;  // enters and signals, FIFO: no starvation
     std::list<Waiter> waiters;  // all keys, FIFO: notify wakes the longest waiter
   };
 
+  // Enter and TryEnter: the checks common to both, then the monitor (null:
+  // answered or refused, *err says which).
+  Monitor* EnterCheck(NodeId node, ObjectId obj, ThreadRef t, std::vector<Event>* out,
+                      std::string* err);
   Monitor* Find(ObjectId obj);
   const Monitor* Find(ObjectId obj) const;
   bool Owns(const Monitor& m, NodeId node, ThreadRef t) const;

@@ -3,7 +3,7 @@
 namespace djava {
 namespace monitor {
 
-LocalMonitors::Send LocalMonitors::Enter(uint64_t obj, LocalThread t) {
+LocalMonitors::Send LocalMonitors::Enter(uint64_t obj, LocalThread t, uint64_t java_thread) {
   State& s = states_[obj];
   if (s.owned && s.owner == t) {
     s.count++;
@@ -15,12 +15,37 @@ LocalMonitors::Send LocalMonitors::Enter(uint64_t obj, LocalThread t) {
   if (s.lease && !s.recall_pending && !s.owned) {
     s.owned = true;
     s.owner = t;
+    s.owner_java_thread = java_thread;
     s.count = 1;
     return Send::kNothing;
   }
   // Owned by another local thread under the lease: the service queues this
   // request FIFO and recalls the lease from us, so local waiters are served
   // in the same order as remote ones.
+  return Send::kEnter;
+}
+
+LocalMonitors::Send LocalMonitors::TryEnter(uint64_t obj, LocalThread t, uint64_t java_thread) {
+  auto it = states_.find(obj);
+  if (it == states_.end()) return Send::kEnter;  // the service decides
+  State& s = it->second;
+  if (s.owned && s.owner == t) {
+    s.count++;
+    return Send::kNothing;
+  }
+  // Owned by another thread here (with or without a lease: either way it
+  // holds the monitor at the service too).
+  if (s.owned) return Send::kBusy;
+  if (s.lease) {
+    // Recalled with nobody owning cannot last (the lease goes back at
+    // once); were it so, someone is queued at the service: busy.
+    if (s.recall_pending) return Send::kBusy;
+    s.owned = true;
+    s.owner = t;
+    s.owner_java_thread = java_thread;
+    s.count = 1;
+    return Send::kNothing;
+  }
   return Send::kEnter;
 }
 
@@ -31,6 +56,7 @@ bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send) {
   State& s = it->second;
   if (--s.count > 0) return true;
   s.owned = false;
+  s.owner_java_thread = 0;
   if (!s.lease) {
     *send = Send::kExit;
   } else if (s.recall_pending) {
@@ -48,6 +74,7 @@ bool LocalMonitors::BeginWait(uint64_t obj, LocalThread t) {
   State& s = it->second;
   s.saved[t] = s.count;
   s.owned = false;
+  s.owner_java_thread = 0;
   s.count = 0;
   // The service treats Wait as a full release, lease included.
   s.lease = false;
@@ -74,7 +101,7 @@ LocalMonitors::Send LocalMonitors::Signal(uint64_t obj) const {
 }
 
 LocalMonitors::Send LocalMonitors::OnGranted(uint64_t obj, LocalThread t, bool lease,
-                                             bool wanted) {
+                                             bool wanted, uint64_t java_thread) {
   State& s = states_[obj];
   s.lease = lease;
   s.recall_pending = false;
@@ -87,6 +114,7 @@ LocalMonitors::Send LocalMonitors::OnGranted(uint64_t obj, LocalThread t, bool l
   }
   s.owned = true;
   s.owner = t;
+  s.owner_java_thread = java_thread;
   auto sv = s.saved.find(t);
   if (sv != s.saved.end()) {
     s.count = sv->second;  // wait() re-acquires with the same count
@@ -159,6 +187,19 @@ std::vector<uint64_t> LocalMonitors::Leases() const {
 bool LocalMonitors::RecallPending(uint64_t obj) const {
   auto it = states_.find(obj);
   return it != states_.end() && it->second.recall_pending;
+}
+
+bool LocalMonitors::LocalOwner(uint64_t obj, uint64_t* java_thread) const {
+  *java_thread = 0;
+  auto it = states_.find(obj);
+  if (it == states_.end() || !it->second.owned) return false;
+  *java_thread = it->second.owner_java_thread;
+  return true;
+}
+
+bool LocalMonitors::KnowsState(uint64_t obj) const {
+  auto it = states_.find(obj);
+  return it != states_.end() && it->second.lease && !it->second.recall_pending;
 }
 
 void LocalMonitors::MaybeErase(uint64_t obj) {

@@ -5,7 +5,8 @@
 // The networked client (monitor_client.cc) wraps it with a mutex, the
 // connection, and per-thread blocking.
 //
-// Per object it keeps: the local owner thread and its re-entry count, whether
+// Per object it keeps: the local owner thread (and its Thread object's shared
+// id, for state queries) and its re-entry count, whether
 // the node holds the lease, whether the lease was recalled, and the counts of
 // threads in wait() so that re-acquiring restores them (JLS 17.2.1).
 //
@@ -36,11 +37,18 @@ struct LocalThread {
 
 class LocalMonitors {
  public:
-  enum class Send { kNothing, kEnter, kExit, kWait, kNotify, kReturnLease, kSignal };
+  enum class Send { kNothing, kEnter, kExit, kWait, kNotify, kReturnLease, kSignal, kBusy };
 
   // monitorenter. kNothing: the thread owns the monitor now (re-entry, or
   // the node's lease). kEnter: send Enter and block until OnGranted/OnFailed.
-  Send Enter(uint64_t obj, LocalThread t);
+  // `java_thread`: the thread's Thread object (0: none), kept for the owner.
+  Send Enter(uint64_t obj, LocalThread t, uint64_t java_thread = 0);
+  // An enter that must not block (ReentrantLock.tryLock). kNothing: owned
+  // now (re-entry, or the node's idle lease). kBusy: another local thread
+  // owns it, or the lease is recalled (someone is queued at the service):
+  // nothing changes. kEnter: ask the service (Enter with try_only), which
+  // grants at once or answers Busy.
+  Send TryEnter(uint64_t obj, LocalThread t, uint64_t java_thread = 0);
   // monitorexit. Returns false if `t` does not own the monitor
   // (IllegalMonitorStateException); *send says what to send.
   bool Exit(uint64_t obj, LocalThread t, Send* send);
@@ -57,7 +65,9 @@ class LocalMonitors {
 
   // Service events. OnGranted returns what to send back: kExit when the grant
   // is for a request the node has cancelled (not `wanted`), else kNothing.
-  Send OnGranted(uint64_t obj, LocalThread t, bool lease, bool wanted);
+  // `java_thread`: the grantee's Thread object, as its request named it.
+  Send OnGranted(uint64_t obj, LocalThread t, bool lease, bool wanted,
+                 uint64_t java_thread = 0);
   // A Signal of this node left it the lease (Granted, reason SIGNALLED): no
   // thread owns the monitor by it, and nothing is sent back.
   void OnLeaseGranted(uint64_t obj);
@@ -76,11 +86,19 @@ class LocalMonitors {
   // The objects whose lease the node holds.
   std::vector<uint64_t> Leases() const;
   bool RecallPending(uint64_t obj) const;
+  // Whether a thread of this node owns the monitor; if so *java_thread is
+  // the Thread object its enter named (0: none).
+  bool LocalOwner(uint64_t obj, uint64_t* java_thread) const;
+  // The node holds the lease and it is not recalled: no thread of another
+  // node owns, waits on or (barring an enter in flight) is queued for the
+  // monitor, so a state query may be answered here.
+  bool KnowsState(uint64_t obj) const;
 
  private:
   struct State {
     bool owned = false;
     LocalThread owner;
+    uint64_t owner_java_thread = 0;
     int count = 0;
     bool lease = false;
     bool recall_pending = false;

@@ -11,6 +11,7 @@
 using djava::monitor::KeyedWaiter;
 using djava::monitor::LocalThread;
 using djava::monitor::MonitorClient;
+using djava::monitor::MonitorState;
 
 namespace {
 thread_local std::string capi_error;
@@ -65,7 +66,30 @@ void djava_monitor_disconnect(djava_monitor_client* c) {
 
 int djava_monitor_enter(djava_monitor_client* c, uint64_t object, uint64_t program,
                         uint64_t thread) {
-  return Guard(c, [&](MonitorClient* m) { return m->Enter(object, LocalThread{program, thread}); });
+  return djava_monitor_enter_polled(c, object, program, thread, 0, 0, -1);
+}
+
+int djava_monitor_enter_polled(djava_monitor_client* c, uint64_t object, uint64_t program,
+                               uint64_t thread, uint64_t java_thread, int64_t timeout_ms,
+                               int64_t poll_ms) {
+  return Guard(c, [&](MonitorClient* m) {
+    return m->EnterPolled(object, LocalThread{program, thread}, java_thread, timeout_ms,
+                          poll_ms);
+  });
+}
+
+int djava_monitor_enter_more(djava_monitor_client* c, uint64_t program, uint64_t thread,
+                             int64_t poll_ms) {
+  return Guard(c, [&](MonitorClient* m) {
+    return m->EnterMore(LocalThread{program, thread}, poll_ms);
+  });
+}
+
+int djava_monitor_try_enter(djava_monitor_client* c, uint64_t object, uint64_t program,
+                            uint64_t thread, uint64_t java_thread) {
+  return Guard(c, [&](MonitorClient* m) {
+    return m->TryEnter(object, LocalThread{program, thread}, java_thread);
+  });
 }
 
 int djava_monitor_exit(djava_monitor_client* c, uint64_t object, uint64_t program,
@@ -137,6 +161,31 @@ int64_t djava_monitor_queue(djava_monitor_client* c, uint64_t object, uint64_t p
       java_threads[i] = waiters[i].java_thread;
     }
     return static_cast<int64_t>(waiters.size());
+  });
+}
+
+int djava_monitor_state(djava_monitor_client* c, uint64_t object, uint64_t program,
+                        uint64_t thread, int* owned, uint64_t* owner_java_thread,
+                        uint64_t* keys, uint64_t* java_threads, size_t cap, int64_t* count) {
+  if (cap > 0 && (keys == nullptr || java_threads == nullptr))
+    return BadArgument("null output array");
+  return Guard(c, [&](MonitorClient* m) -> int {
+    MonitorState st;
+    if (int r = m->State(object, LocalThread{program, thread}, &st)) return r;
+    if (owned != nullptr) *owned = st.owned ? 1 : 0;
+    if (owner_java_thread != nullptr) *owner_java_thread = st.owner_java_thread;
+    size_t i = 0;
+    for (const auto* list : {&st.entering, &st.waiters}) {
+      for (const KeyedWaiter& w : *list) {
+        if (i < cap) {
+          keys[i] = w.key;
+          java_threads[i] = w.java_thread;
+        }
+        i++;
+      }
+    }
+    if (count != nullptr) *count = static_cast<int64_t>(i);
+    return DJAVA_MON_OK;
   });
 }
 

@@ -107,10 +107,25 @@ void MonitorClient::Finish(Pending* p, int status, const std::string& error) {
 
 int MonitorClient::Block(std::unique_lock<std::mutex>* lock, LocalThread t,
                          const std::shared_ptr<Pending>& p, int64_t poll_ms) {
-  if (poll_ms < 0) {
-    p->cv.wait(*lock, [&p] { return p->done; });
-  } else if (!p->cv.wait_for(*lock, std::chrono::milliseconds(poll_ms), [&p] { return p->done; })) {
-    return DJAVA_MON_WAITING;
+  using Clock = std::chrono::steady_clock;
+  const bool polled = poll_ms >= 0;
+  const Clock::time_point poll_end = Clock::now() + std::chrono::milliseconds(poll_ms);
+  auto done = [&p] { return p->done; };
+  while (!p->done) {
+    const Clock::time_point now = Clock::now();
+    // The deadline first: a poll that ends with it reports the timeout.
+    if (p->has_deadline && now >= p->deadline) {
+      GiveUp(t, p.get(), DJAVA_MON_TIMED_OUT, "monitor enter timed out");
+      break;
+    }
+    if (polled && now >= poll_end) return DJAVA_MON_WAITING;
+    if (!polled && !p->has_deadline) {
+      p->cv.wait(*lock, done);
+    } else {
+      Clock::time_point end = polled ? poll_end : p->deadline;
+      if (polled && p->has_deadline && p->deadline < end) end = p->deadline;
+      p->cv.wait_until(*lock, end, done);
+    }
   }
   auto it = pending_.find(t);
   if (it != pending_.end() && it->second == p) pending_.erase(it);
@@ -130,21 +145,70 @@ bool MonitorClient::AnyBlocked() const {
   return false;
 }
 
-int MonitorClient::Enter(uint64_t obj, LocalThread t) {
+int MonitorClient::EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread,
+                               int64_t timeout_ms, int64_t poll_ms) {
+  if (timeout_ms < 0) return SetError(DJAVA_MON_BAD_ARGUMENT, "timeout value is negative");
+  // Taken before the lock: the time spent waiting for it counts.
+  const auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
-  if (local_.Enter(obj, t) == LocalMonitors::Send::kNothing) return DJAVA_MON_OK;
+  if (local_.Enter(obj, t, java_thread) == LocalMonitors::Send::kNothing) return DJAVA_MON_OK;
   auto p = std::make_shared<Pending>();
   p->obj = obj;
+  p->enter = true;
+  p->java_thread = java_thread;
+  if (timeout_ms > 0) {
+    p->has_deadline = true;
+    p->deadline = start + std::chrono::milliseconds(timeout_ms);
+  }
   pending_[t] = p;
   monitorpb::MonitorRequest req;
   auto* e = req.mutable_enter();
   uint64_t o;
   ToProto(obj, t, &o, e->mutable_thread());
   e->set_object(o);
+  e->set_java_thread(java_thread);
   if (!SendLocked(ShardOf(obj), &req))
     Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
-  return Block(&lock, t, p);
+  return Block(&lock, t, p, poll_ms);
+}
+
+int MonitorClient::EnterMore(LocalThread t, int64_t poll_ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = pending_.find(t);
+  if (it == pending_.end() || !it->second->enter)
+    return SetError(DJAVA_MON_BAD_ARGUMENT, "the thread has no enter in progress");
+  std::shared_ptr<Pending> p = it->second;
+  return Block(&lock, t, p, poll_ms);
+}
+
+int MonitorClient::TryEnter(uint64_t obj, LocalThread t, uint64_t java_thread) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (int st = Check(t)) return st;
+  switch (local_.TryEnter(obj, t, java_thread)) {
+    case LocalMonitors::Send::kNothing:
+      return DJAVA_MON_OK;
+    case LocalMonitors::Send::kBusy:
+      return SetError(DJAVA_MON_BUSY, "monitor is owned or entered by another thread");
+    default:
+      break;
+  }
+  auto p = std::make_shared<Pending>();
+  p->obj = obj;
+  p->enter = true;
+  p->try_only = true;
+  p->java_thread = java_thread;
+  pending_[t] = p;
+  monitorpb::MonitorRequest req;
+  auto* e = req.mutable_enter();
+  uint64_t o;
+  ToProto(obj, t, &o, e->mutable_thread());
+  e->set_object(o);
+  e->set_java_thread(java_thread);
+  e->set_try_only(true);
+  if (!SendLocked(ShardOf(obj), &req))
+    Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
+  return Block(&lock, t, p);  // one round trip: Granted or Busy
 }
 
 int MonitorClient::Exit(uint64_t obj, LocalThread t) {
@@ -173,10 +237,13 @@ int MonitorClient::WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t
   if (timeout_ms < 0) return SetError(DJAVA_MON_BAD_ARGUMENT, "timeout value is negative");
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
+  // Object.wait names no Thread object: the one of the thread's enter then.
+  if (java_thread == 0) local_.LocalOwner(obj, &java_thread);
   if (!local_.BeginWait(obj, t))
     return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
   auto p = std::make_shared<Pending>();
   p->obj = obj;
+  p->java_thread = java_thread;
   pending_[t] = p;
   monitorpb::MonitorRequest req;
   auto* w = req.mutable_wait();
@@ -240,6 +307,41 @@ int MonitorClient::Queue(uint64_t obj, LocalThread t, std::vector<KeyedWaiter>* 
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
   if (local_.HoldsLease(obj)) return DJAVA_MON_OK;  // nobody waits under a lease
+  std::shared_ptr<Pending> p;
+  if (int st = QueryLocked(&lock, obj, t, &p)) return st;
+  *waiters = std::move(p->queue);
+  return DJAVA_MON_OK;
+}
+
+int MonitorClient::State(uint64_t obj, LocalThread t, MonitorState* state) {
+  *state = MonitorState();
+  std::unique_lock<std::mutex> lock(mu_);
+  if (int st = Check(t)) return st;
+  bool enter_in_flight = false;
+  for (const auto& kv : pending_)
+    enter_in_flight |= kv.second->obj == obj && !kv.second->done;
+  // Under an unrecalled lease nobody of another node owns, waits or is
+  // queued (an Enter of theirs would have brought a Recall); enters of this
+  // node's own threads in flight are queued at the service: ask it then.
+  if (local_.KnowsState(obj) && !enter_in_flight) {
+    state->owned = local_.LocalOwner(obj, &state->owner_java_thread);
+    return DJAVA_MON_OK;
+  }
+  std::shared_ptr<Pending> p;
+  if (int st = QueryLocked(&lock, obj, t, &p)) return st;
+  state->owned = p->owned;
+  state->owner_java_thread = p->owner_java_thread;
+  // Leased to this node (it still holds the lease: only one node does):
+  // which thread here owns it, if any, only this node knows.
+  if (p->leased && local_.HoldsLease(obj))
+    state->owned = local_.LocalOwner(obj, &state->owner_java_thread);
+  state->entering = std::move(p->entering);
+  state->waiters = std::move(p->queue);
+  return DJAVA_MON_OK;
+}
+
+int MonitorClient::QueryLocked(std::unique_lock<std::mutex>* lock, uint64_t obj, LocalThread t,
+                               std::shared_ptr<Pending>* answer) {
   auto p = std::make_shared<Pending>();
   p->obj = obj;
   p->thread = t;
@@ -253,10 +355,10 @@ int MonitorClient::Queue(uint64_t obj, LocalThread t, std::vector<KeyedWaiter>* 
   q->set_nonce(nonce);
   if (!SendLocked(ShardOf(obj), &req))
     Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
-  p->cv.wait(lock, [&p] { return p->done; });
+  p->cv.wait(*lock, [&p] { return p->done; });
   queries_.erase(nonce);
   if (p->status != DJAVA_MON_OK) return SetError(p->status, p->error);
-  *waiters = std::move(p->queue);
+  *answer = std::move(p);
   return DJAVA_MON_OK;
 }
 
@@ -282,7 +384,11 @@ int MonitorClient::Cancel(LocalThread t) {
   std::unique_lock<std::mutex> lock(mu_);
   auto it = pending_.find(t);
   if (it == pending_.end() || it->second->done) return DJAVA_MON_OK;
-  Pending* p = it->second.get();
+  GiveUp(t, it->second.get(), DJAVA_MON_CANCELLED, "blocking monitor operation cancelled");
+  return DJAVA_MON_OK;
+}
+
+void MonitorClient::GiveUp(LocalThread t, Pending* p, int status, const std::string& error) {
   local_.Forget(p->obj, t);
   monitorpb::MonitorRequest req;
   auto* c = req.mutable_cancel_enter();
@@ -291,8 +397,7 @@ int MonitorClient::Cancel(LocalThread t) {
   c->set_object(o);
   if (!closed_) SendLocked(ShardOf(p->obj), &req);
   // A grant already on its way finds no pending request and is handed back.
-  Finish(p, DJAVA_MON_CANCELLED, "blocking monitor operation cancelled");
-  return DJAVA_MON_OK;
+  Finish(p, status, error);
 }
 
 int MonitorClient::FreeProgram(uint64_t program) {
@@ -356,7 +461,8 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
       LocalThread t{g.thread().program(), g.thread().thread()};
       Pending* p = Awaiting(t, g.object());
       bool wanted = p != nullptr;
-      if (local_.OnGranted(g.object(), t, g.lease(), wanted) == LocalMonitors::Send::kExit) {
+      if (local_.OnGranted(g.object(), t, g.lease(), wanted, wanted ? p->java_thread : 0) ==
+          LocalMonitors::Send::kExit) {
         monitorpb::MonitorRequest req;
         uint64_t o;
         ToProto(g.object(), t, &o, req.mutable_exit()->mutable_thread());
@@ -411,10 +517,25 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
     case monitorpb::MonitorEvent::kQueue: {
       auto it = queries_.find(ev.queue().nonce());
       if (it == queries_.end() || it->second->done) break;  // its asker gave up
+      Pending* q = it->second.get();
       for (const auto& w : ev.queue().waiters())
-        it->second->queue.push_back(KeyedWaiter{
+        q->queue.push_back(KeyedWaiter{
             w.key(), w.java_thread(), LocalThread{w.thread().program(), w.thread().thread()}});
-      Finish(it->second.get(), DJAVA_MON_OK, "");
+      for (const auto& w : ev.queue().entering())
+        q->entering.push_back(KeyedWaiter{DJAVA_MON_ENTERING_KEY, w.java_thread(),
+                                          LocalThread{w.thread().program(), w.thread().thread()}});
+      q->owned = ev.queue().owned();
+      q->leased = ev.queue().leased();
+      q->owner_java_thread = ev.queue().owner_java_thread();
+      Finish(q, DJAVA_MON_OK, "");
+      break;
+    }
+    case monitorpb::MonitorEvent::kBusy: {
+      // The try found the monitor taken; it left nothing at the service.
+      LocalThread t{ev.busy().thread().program(), ev.busy().thread().thread()};
+      Pending* p = Awaiting(t, ev.busy().object());
+      if (p != nullptr && p->try_only)
+        Finish(p, DJAVA_MON_BUSY, "monitor is owned or entered by another thread");
       break;
     }
     case monitorpb::MonitorEvent::kError:

@@ -6,6 +6,7 @@
 #ifndef DJAVA_MONITOR_MONITOR_CLIENT_H_
 #define DJAVA_MONITOR_MONITOR_CLIENT_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -30,6 +31,16 @@ struct KeyedWaiter {
   LocalThread thread;
 };
 
+// A monitor's owner and queues (MonitorClient::State).
+struct MonitorState {
+  bool owned = false;              // by a thread, or by a node's lease
+  uint64_t owner_java_thread = 0;  // 0: unknown (another node's lease) or none
+  // The threads queued to enter, first to be served first; key is
+  // DJAVA_MON_ENTERING_KEY.
+  std::vector<KeyedWaiter> entering;
+  std::vector<KeyedWaiter> waiters;  // keyed waiters, as Queue lists them
+};
+
 class MonitorClient {
  public:
   // One channel per sos-server shard, in shard order.
@@ -40,7 +51,20 @@ class MonitorClient {
 
   // Each returns a djava_monitor_status; on non-OK the calling thread's
   // LastError() says why.
-  int Enter(uint64_t obj, LocalThread t);
+  int Enter(uint64_t obj, LocalThread t) { return EnterPolled(obj, t, 0, 0, -1); }
+  // monitorenter naming the thread's Thread object `java_thread` (reported
+  // by State). timeout_ms > 0: after that long still queued, the enter is
+  // given up as by Cancel and DJAVA_MON_TIMED_OUT returned (nothing held);
+  // 0: no timeout. poll_ms >= 0: returns DJAVA_MON_WAITING after poll_ms
+  // while still queued; continue with EnterMore (the deadline still
+  // applies) or end it with Cancel. poll_ms < 0: blocks until the end.
+  int EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread, int64_t timeout_ms,
+                  int64_t poll_ms);
+  int EnterMore(LocalThread t, int64_t poll_ms);
+  // An enter that never queues: DJAVA_MON_OK (held now) or DJAVA_MON_BUSY
+  // (nothing held, nothing queued). Decided locally when the node can
+  // (re-entry, a local owner, its lease), else one round trip.
+  int TryEnter(uint64_t obj, LocalThread t, uint64_t java_thread);
   int Exit(uint64_t obj, LocalThread t);
   // Object.wait. poll_ms < 0: blocks until the wait ends. Otherwise returns
   // DJAVA_MON_WAITING after poll_ms if the thread is still in the wait set;
@@ -62,6 +86,10 @@ class MonitorClient {
   // The monitor's keyed waiters, longest waiting first, into *waiters. A
   // round trip to the service unless this node holds the lease.
   int Queue(uint64_t obj, LocalThread t, std::vector<KeyedWaiter>* waiters);
+  // The monitor's owner, the threads queued to enter it and its keyed
+  // waiters. Local (no message) when the node holds the lease, it is not
+  // recalled and no thread here has an enter in flight; else a round trip.
+  int State(uint64_t obj, LocalThread t, MonitorState* state);
   int Interrupt(LocalThread target);
   int Cancel(LocalThread t);
   int FreeProgram(uint64_t program);
@@ -82,8 +110,16 @@ class MonitorClient {
     int status = DJAVA_MON_OK;
     std::string error;
     std::condition_variable cv;
+    bool enter = false;               // an Enter (else a Wait or a Query)
+    bool try_only = false;            // an Enter that Busy may end
+    uint64_t java_thread = 0;         // an Enter's or Wait's, for the grant
+    bool has_deadline = false;        // an Enter's own timeout
+    std::chrono::steady_clock::time_point deadline;
     LocalThread thread;               // a Query's
-    std::vector<KeyedWaiter> queue;   // a Query's answer
+    std::vector<KeyedWaiter> queue;   // a Query's answer: keyed waiters,
+    std::vector<KeyedWaiter> entering;  // the threads queued to enter,
+    bool owned = false, leased = false;  // and the owner
+    uint64_t owner_java_thread = 0;
   };
   // The home shard of an object: the sos directory's own partition, so an
   // object's monitor and its data live on the same server.
@@ -92,12 +128,21 @@ class MonitorClient {
   bool SendLocked(size_t shard, monitorpb::MonitorRequest* req);
   // Waits until p is done (at most poll_ms if >= 0: DJAVA_MON_WAITING).
   // Only the blocked thread removes its entry from pending_, so that a
-  // result that arrives between two polls is kept for it.
+  // result that arrives between two polls is kept for it. An enter whose
+  // deadline passes is given up (GiveUp) and ends DJAVA_MON_TIMED_OUT.
   int Block(std::unique_lock<std::mutex>* lock, LocalThread t, const std::shared_ptr<Pending>& p,
             int64_t poll_ms = -1);
   // Whether a grant or failure for (t, obj) has a blocked request to end.
   Pending* Awaiting(LocalThread t, uint64_t obj);
   bool AnyBlocked() const;
+  // Ends the blocked enter or wait p of t with `status`, as Cancel: the
+  // service is told (CancelEnter) and a grant already on its way is handed
+  // back when it comes.
+  void GiveUp(LocalThread t, Pending* p, int status, const std::string& error);
+  // Sends a Query for obj and blocks until its Queue (or a failure): the
+  // answer is in *answer.
+  int QueryLocked(std::unique_lock<std::mutex>* lock, uint64_t obj, LocalThread t,
+                  std::shared_ptr<Pending>* answer);
   void Finish(Pending* p, int status, const std::string& error);
   // Ends the queries of a failed program.
   void FailQueries(uint64_t program, const std::string& error);

@@ -189,6 +189,80 @@ TEST(LocalMonitorsTest, LeaseLeftBySignalWhileAThreadOwnsKeepsTheOwner) {
   EXPECT_TRUE(m2.HoldsLease(kObj));
 }
 
+TEST(LocalMonitorsTest, TryEnterIsDecidedLocallyWhenTheNodeKnows) {
+  LocalMonitors m;
+  EXPECT_EQ(Send::kEnter, m.TryEnter(kObj, A, 100));  // unknown: ask the service
+  EXPECT_FALSE(m.Owns(kObj, A));
+  // Granted without a lease: A re-enters, B is busy, all locally.
+  m.OnGranted(kObj, A, /*lease=*/false, true, 100);
+  EXPECT_EQ(Send::kNothing, m.TryEnter(kObj, A, 100));
+  EXPECT_EQ(2, m.Count(kObj, A));
+  EXPECT_EQ(Send::kBusy, m.TryEnter(kObj, B, 101));
+  EXPECT_FALSE(m.Owns(kObj, B));
+  Send s;
+  m.Exit(kObj, A, &s);
+  m.Exit(kObj, A, &s);
+  EXPECT_EQ(Send::kExit, s);
+  EXPECT_EQ(Send::kEnter, m.TryEnter(kObj, B, 101));  // free here: the service decides
+  // Under an idle lease the try takes the monitor; owned, others are busy.
+  LocalMonitors l;
+  l.OnLeaseGranted(kObj);
+  EXPECT_EQ(Send::kNothing, l.TryEnter(kObj, A, 100));
+  EXPECT_TRUE(l.Owns(kObj, A));
+  EXPECT_EQ(Send::kBusy, l.TryEnter(kObj, B, 101));
+  // Recalled while A owns: still busy (someone is queued at the service),
+  // and after the lease went back the service decides again.
+  EXPECT_EQ(Send::kNothing, l.OnRecall(kObj));
+  EXPECT_EQ(Send::kBusy, l.TryEnter(kObj, B, 101));
+  EXPECT_EQ(Send::kNothing, l.TryEnter(kObj, A, 100));  // re-entry
+  l.Exit(kObj, A, &s);
+  l.Exit(kObj, A, &s);
+  EXPECT_EQ(Send::kReturnLease, s);
+  EXPECT_EQ(Send::kEnter, l.TryEnter(kObj, B, 101));
+}
+
+TEST(LocalMonitorsTest, LocalOwnerKeepsItsThreadObjectAndKnowsStateOnlyUnderAnUnrecalledLease) {
+  LocalMonitors m;
+  uint64_t jt = 7;
+  EXPECT_FALSE(m.LocalOwner(kObj, &jt));
+  EXPECT_EQ(0u, jt);
+  EXPECT_FALSE(m.KnowsState(kObj));
+  m.Enter(kObj, A, 100);
+  m.OnGranted(kObj, A, /*lease=*/false, true, 100);
+  ASSERT_TRUE(m.LocalOwner(kObj, &jt));
+  EXPECT_EQ(100u, jt);
+  EXPECT_FALSE(m.KnowsState(kObj));  // no lease: others may queue or wait
+  m.Enter(kObj, A, 999);             // re-entry keeps the first
+  ASSERT_TRUE(m.LocalOwner(kObj, &jt));
+  EXPECT_EQ(100u, jt);
+  Send s;
+  m.Exit(kObj, A, &s);
+  m.Exit(kObj, A, &s);
+  EXPECT_FALSE(m.LocalOwner(kObj, &jt));
+  // Under a lease: local enters name the owner, and the node knows.
+  m.OnLeaseGranted(kObj);
+  EXPECT_TRUE(m.KnowsState(kObj));
+  EXPECT_FALSE(m.LocalOwner(kObj, &jt));
+  m.Enter(kObj, B, 101);
+  ASSERT_TRUE(m.LocalOwner(kObj, &jt));
+  EXPECT_EQ(101u, jt);
+  m.Exit(kObj, B, &s);
+  EXPECT_FALSE(m.LocalOwner(kObj, &jt));
+  m.TryEnter(kObj, A, 102);
+  ASSERT_TRUE(m.LocalOwner(kObj, &jt));
+  EXPECT_EQ(102u, jt);
+  m.OnRecall(kObj);
+  EXPECT_FALSE(m.KnowsState(kObj));  // someone is queued at the service
+  // A wait gives the owner up (and the lease with it).
+  ASSERT_TRUE(m.BeginWait(kObj, A));
+  EXPECT_FALSE(m.LocalOwner(kObj, &jt));
+  EXPECT_FALSE(m.KnowsState(kObj));
+  m.OnGranted(kObj, A, /*lease=*/true, true, 102);
+  ASSERT_TRUE(m.LocalOwner(kObj, &jt));
+  EXPECT_EQ(102u, jt);
+  EXPECT_TRUE(m.KnowsState(kObj));
+}
+
 }  // namespace
 }  // namespace monitor
 }  // namespace djava

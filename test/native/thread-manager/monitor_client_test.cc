@@ -524,6 +524,280 @@ TEST_P(MonitorClientTest, QueueEndsWhenTheServiceGoesOrTheProgramFails) {
   EXPECT_EQ(DJAVA_MON_IO, status);
 }
 
+// ---- timed, polled and try enters; monitor state ------------------------------
+
+// Continues a polled enter until it ends (DJAVA_MON_WAITING if it does not
+// within about two seconds).
+int EnterToEnd(MonitorClient* c, LocalThread t, int status) {
+  for (int i = 0; i < 400 && status == DJAVA_MON_WAITING; i++) status = c->EnterMore(t, 5);
+  return status;
+}
+
+size_t EntryQueue(test::InProcMonitorHost* host) {
+  return host->WithTable([](const MonitorTable& t) { return t.EntryQueueLength(kObj); });
+}
+
+// Waits (up to two seconds) until the service has `n` requests queued to
+// enter kObj.
+bool QueuedAtService(test::InProcMonitorHost* host, size_t n) {
+  for (int i = 0; i < 2000; i++) {
+    if (EntryQueue(host) == n) return true;
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  return false;
+}
+
+long MsSince(steady_clock::time_point start) {
+  return static_cast<long>(
+      std::chrono::duration_cast<milliseconds>(steady_clock::now() - start).count());
+}
+
+TEST_P(MonitorClientTest, TimedEnterGivesUpLeavingNothingHeldOrQueued) {
+  auto a = NewNode(&host_), b = NewNode(&host_), c = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2}, tc{kProg, 3};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  auto start = steady_clock::now();
+  EXPECT_EQ(DJAVA_MON_TIMED_OUT, b->EnterPolled(kObj, tb, 202, 50, -1));
+  EXPECT_GE(MsSince(start), 50);
+  EXPECT_LT(MsSince(start), 2000);
+  EXPECT_EQ(0, b->Count(kObj, tb));
+  EXPECT_EQ(DJAVA_MON_BAD_ARGUMENT, b->EnterMore(tb, 0));  // nothing left pending
+  ASSERT_EQ(DJAVA_MON_OK, b->Ping());  // its CancelEnter reached the service
+  EXPECT_EQ(0u, EntryQueue(&host_));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
+  // Nobody is left before c: it gets the monitor at once.
+  start = steady_clock::now();
+  EXPECT_EQ(DJAVA_MON_OK, c->EnterPolled(kObj, tc, 0, 2000, -1));
+  EXPECT_LT(MsSince(start), 1000);
+  ASSERT_EQ(DJAVA_MON_OK, c->Exit(kObj, tc));
+  // Polled with a deadline: WAITING at each poll, then TIMED_OUT once.
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  start = steady_clock::now();
+  int polls = 0;
+  int status = b->EnterPolled(kObj, tb, 0, 60, 5);
+  for (; status == DJAVA_MON_WAITING && polls < 1000; polls++) status = b->EnterMore(tb, 5);
+  EXPECT_EQ(DJAVA_MON_TIMED_OUT, status);
+  EXPECT_GE(MsSince(start), 60);
+  EXPECT_GE(polls, 2);
+  EXPECT_EQ(0, b->Count(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
+  EXPECT_EQ(DJAVA_MON_OK, c->EnterPolled(kObj, tc, 0, 2000, -1));
+  ASSERT_EQ(DJAVA_MON_OK, c->Exit(kObj, tc));
+  EXPECT_EQ(DJAVA_MON_BAD_ARGUMENT, b->EnterPolled(kObj, tb, 0, -1, -1));
+}
+
+// The owner releases about when the enter's deadline passes: whether the
+// grant or the timeout wins, the monitor is never left owned by the thread
+// that gave up (another node then enters without waiting for it).
+TEST_P(MonitorClientTest, AGrantRacingTheDeadlineIsHandedBack) {
+  auto a = NewNode(&host_), b = NewNode(&host_), c = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2}, tc{kProg, 3};
+  int granted = 0, timed_out = 0;
+  for (int i = 0; i < 40; i++) {
+    ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+    std::thread releaser([&, i] {
+      std::this_thread::sleep_for(std::chrono::microseconds(18000 + i * 100));
+      EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
+    });
+    int st = b->EnterPolled(kObj, tb, 0, 20, -1);
+    releaser.join();
+    if (st == DJAVA_MON_OK) {
+      granted++;
+      ASSERT_EQ(1, b->Count(kObj, tb));
+      ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+    } else {
+      ASSERT_EQ(DJAVA_MON_TIMED_OUT, st) << i;
+      timed_out++;
+      ASSERT_EQ(0, b->Count(kObj, tb));
+    }
+    ASSERT_EQ(DJAVA_MON_OK, c->EnterPolled(kObj, tc, 0, 2000, -1)) << "round " << i;
+    ASSERT_EQ(DJAVA_MON_OK, c->Exit(kObj, tc));
+  }
+  EXPECT_EQ(40, granted + timed_out);
+}
+
+TEST_P(MonitorClientTest, PolledEnterReturnsWaitingUntilGranted) {
+  auto a = NewNode(&host_), b = NewNode(&host_), c = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2}, tc{kProg, 3};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  auto start = steady_clock::now();
+  ASSERT_EQ(DJAVA_MON_WAITING, b->EnterPolled(kObj, tb, 202, 0, 20));
+  EXPECT_GE(MsSince(start), 20);
+  ASSERT_EQ(DJAVA_MON_WAITING, b->EnterMore(tb, 5));
+  ASSERT_EQ(DJAVA_MON_WAITING, b->EnterMore(tb, 0));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));  // the grant comes between polls
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(DJAVA_MON_OK, EnterToEnd(b.get(), tb, DJAVA_MON_WAITING));
+  EXPECT_EQ(1, b->Count(kObj, tb));
+  MonitorState st;
+  ASSERT_EQ(DJAVA_MON_OK, c->State(kObj, tc, &st));
+  EXPECT_TRUE(st.owned);
+  EXPECT_EQ(GetParam() ? 0u : 202u, st.owner_java_thread);  // b's lease hides its owner
+  EXPECT_EQ(DJAVA_MON_OK, b->EnterPolled(kObj, tb, 202, 0, 0));  // re-entry: at once
+  EXPECT_EQ(2, b->Count(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  EXPECT_EQ(DJAVA_MON_BAD_ARGUMENT, b->EnterMore(tb, 0));
+  // A wait in progress is no enter to continue.
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_WAITING, b->Wait(kObj, tb, 0, 0));
+  EXPECT_EQ(DJAVA_MON_BAD_ARGUMENT, b->EnterMore(tb, 0));
+  ASSERT_EQ(DJAVA_MON_OK, b->Cancel(tb));
+  EXPECT_EQ(DJAVA_MON_CANCELLED, b->WaitMore(tb, 0));
+}
+
+TEST_P(MonitorClientTest, CancelEndsAPolledEnter) {
+  auto a = NewNode(&host_), b = NewNode(&host_), c = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2}, tc{kProg, 3};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  // Between two polls.
+  ASSERT_EQ(DJAVA_MON_WAITING, b->EnterPolled(kObj, tb, 0, 0, 5));
+  ASSERT_EQ(DJAVA_MON_OK, b->Cancel(tb));
+  EXPECT_EQ(DJAVA_MON_CANCELLED, b->EnterMore(tb, 5));
+  EXPECT_EQ(DJAVA_MON_BAD_ARGUMENT, b->EnterMore(tb, 5));
+  EXPECT_EQ(0, b->Count(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->Ping());  // its CancelEnter reached the service
+  ASSERT_EQ(0u, EntryQueue(&host_));
+  // Inside a blocked timed enter.
+  int status = -1;
+  std::thread blocked([&] { status = b->EnterPolled(kObj, tb, 0, 5000, -1); });
+  EXPECT_TRUE(QueuedAtService(&host_, 1));
+  EXPECT_EQ(DJAVA_MON_OK, b->Cancel(tb));
+  blocked.join();
+  EXPECT_EQ(DJAVA_MON_CANCELLED, status);
+  ASSERT_EQ(DJAVA_MON_OK, b->Ping());
+  EXPECT_EQ(0u, EntryQueue(&host_));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
+  EXPECT_EQ(DJAVA_MON_OK, c->EnterPolled(kObj, tc, 0, 2000, -1));
+  ASSERT_EQ(DJAVA_MON_OK, c->Exit(kObj, tc));
+}
+
+TEST_P(MonitorClientTest, TryEnterIsOkOrBusyNeverQueuesNorRecalls) {
+  const bool leases = GetParam();
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread ta1{kProg, 1}, ta2{kProg, 2}, tb{kProg, 3};
+  EXPECT_EQ(DJAVA_MON_OK, a->TryEnter(kObj, ta1, 101));  // free at the service
+  EXPECT_EQ(DJAVA_MON_OK, a->TryEnter(kObj, ta1, 101));  // re-entry
+  EXPECT_EQ(2, a->Count(kObj, ta1));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  EXPECT_EQ(leases, host_.WithTable([](const MonitorTable& t) { return t.IsLeased(kObj); }));
+  size_t before = host_.Requests();
+  // Another thread of the owner's node: busy, decided here.
+  EXPECT_EQ(DJAVA_MON_BUSY, a->TryEnter(kObj, ta2, 102));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  EXPECT_EQ(before + 1, host_.Requests());
+  // Another node: one round trip, busy, nothing queued or held.
+  EXPECT_EQ(DJAVA_MON_BUSY, b->TryEnter(kObj, tb, 103));
+  EXPECT_EQ(0, b->Count(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->Ping());
+  EXPECT_EQ(0u, EntryQueue(&host_));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta1));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta1));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  if (!leases) {
+    EXPECT_EQ(DJAVA_MON_OK, b->TryEnter(kObj, tb, 103));  // free now
+    ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+    return;
+  }
+  // a keeps its lease, idle: another node's try is busy and does not
+  // recall it...
+  EXPECT_EQ(DJAVA_MON_BUSY, b->TryEnter(kObj, tb, 103));
+  ASSERT_EQ(DJAVA_MON_OK, b->Ping());
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());  // a recall would have come before the Pong
+  EXPECT_TRUE(host_.WithTable([](const MonitorTable& t) { return t.IsLeased(kObj); }));
+  // ...and a's own try under it costs no message.
+  before = host_.Requests();
+  EXPECT_EQ(DJAVA_MON_OK, a->TryEnter(kObj, ta2, 102));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta2));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  EXPECT_EQ(before + 1, host_.Requests());
+  // Recalled while a's thread owns: busy for a's other threads, locally.
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta1));
+  std::thread blocked([&] {
+    EXPECT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+    EXPECT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  });
+  EXPECT_TRUE(QueuedAtService(&host_, 1));
+  EXPECT_EQ(DJAVA_MON_OK, a->Ping());  // the Recall came before the Pong
+  before = host_.Requests();
+  EXPECT_EQ(DJAVA_MON_BUSY, a->TryEnter(kObj, ta2, 102));
+  EXPECT_EQ(DJAVA_MON_OK, a->Ping());
+  EXPECT_EQ(before + 1, host_.Requests());
+  EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta1));
+  blocked.join();
+}
+
+TEST_P(MonitorClientTest, StateListsOwnerEnteringInOrderThenKeyedWaiters) {
+  auto a = NewNode(&host_), b = NewNode(&host_), c = NewNode(&host_), d = NewNode(&host_);
+  LocalThread t1{kProg, 1}, t2{kProg, 2}, t3{kProg, 3}, t4{kProg, 4}, td{kProg, 5};
+  ASSERT_EQ(DJAVA_MON_OK, a->EnterPolled(kObj, t4, 104, 0, -1));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitKeyed(kObj, t4, 5, 104, 0, 0));
+  ASSERT_EQ(DJAVA_MON_OK, a->EnterPolled(kObj, t1, 101, 0, -1));  // no lease: t4 waits
+  ASSERT_EQ(DJAVA_MON_WAITING, b->EnterPolled(kObj, t2, 102, 0, 0));
+  ASSERT_EQ(DJAVA_MON_OK, b->Ping());
+  ASSERT_EQ(DJAVA_MON_WAITING, c->EnterPolled(kObj, t3, 103, 0, 0));
+  ASSERT_EQ(DJAVA_MON_OK, c->Ping());
+  MonitorState st;
+  ASSERT_EQ(DJAVA_MON_OK, d->State(kObj, td, &st));
+  EXPECT_TRUE(st.owned);
+  EXPECT_EQ(101u, st.owner_java_thread);
+  ASSERT_EQ(2u, st.entering.size());
+  EXPECT_EQ(DJAVA_MON_ENTERING_KEY, st.entering[0].key);
+  EXPECT_EQ(102u, st.entering[0].java_thread);
+  EXPECT_EQ(t2, st.entering[0].thread);
+  EXPECT_EQ(103u, st.entering[1].java_thread);
+  ASSERT_EQ(1u, st.waiters.size());
+  EXPECT_EQ(5u, st.waiters[0].key);
+  EXPECT_EQ(104u, st.waiters[0].java_thread);
+  // The owner's node asks the service too (it holds no lease).
+  ASSERT_EQ(DJAVA_MON_OK, a->State(kObj, t1, &st));
+  EXPECT_EQ(101u, st.owner_java_thread);
+  EXPECT_EQ(2u, st.entering.size());
+  // The C ABI: entering first, then the waiters; up to cap, and the total.
+  djava_monitor_client capi;
+  capi.impl = std::move(d);
+  uint64_t keys[3] = {0, 0, 0}, jts[3] = {0, 0, 0}, owner = 0;
+  int owned = 0;
+  int64_t count = 0;
+  ASSERT_EQ(DJAVA_MON_OK,
+            djava_monitor_state(&capi, kObj, kProg, td.thread, &owned, &owner, keys, jts, 2, &count));
+  EXPECT_EQ(1, owned);
+  EXPECT_EQ(101u, owner);
+  EXPECT_EQ(3, count);
+  EXPECT_EQ(DJAVA_MON_ENTERING_KEY, keys[0]);
+  EXPECT_EQ(102u, jts[0]);
+  EXPECT_EQ(DJAVA_MON_ENTERING_KEY, keys[1]);
+  EXPECT_EQ(103u, jts[1]);
+  EXPECT_EQ(0u, keys[2]);  // beyond cap: untouched
+  ASSERT_EQ(DJAVA_MON_OK,
+            djava_monitor_state(&capi, kObj, kProg, td.thread, &owned, &owner, keys, jts, 3, &count));
+  EXPECT_EQ(5u, keys[2]);
+  EXPECT_EQ(104u, jts[2]);
+  EXPECT_EQ(DJAVA_MON_OK, djava_monitor_state(&capi, kObj, kProg, td.thread, nullptr, nullptr,
+                                              nullptr, nullptr, 0, &count));
+  EXPECT_EQ(3, count);
+  EXPECT_EQ(DJAVA_MON_BAD_ARGUMENT, djava_monitor_state(&capi, kObj, kProg, td.thread, &owned,
+                                                        &owner, nullptr, jts, 1, &count));
+  EXPECT_EQ(DJAVA_MON_BAD_ARGUMENT, djava_monitor_state(nullptr, kObj, kProg, td.thread, &owned,
+                                                        &owner, keys, jts, 1, &count));
+  // djava_monitor_queue is unchanged: the keyed waiters only.
+  EXPECT_EQ(1, djava_monitor_queue(&capi, kObj, kProg, td.thread, keys, jts, 3));
+  EXPECT_EQ(5u, keys[0]);
+  // A monitor nobody uses.
+  ASSERT_EQ(DJAVA_MON_OK, djava_monitor_state(&capi, kObj + 1, kProg, td.thread, &owned, &owner,
+                                              keys, jts, 3, &count));
+  EXPECT_EQ(0, owned);
+  EXPECT_EQ(0, count);
+  // Served in that order.
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, t1));
+  EXPECT_EQ(DJAVA_MON_OK, EnterToEnd(b.get(), t2, DJAVA_MON_WAITING));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, t2));
+  EXPECT_EQ(DJAVA_MON_OK, EnterToEnd(c.get(), t3, DJAVA_MON_WAITING));
+  ASSERT_EQ(DJAVA_MON_OK, c->Exit(kObj, t3));
+  ASSERT_EQ(DJAVA_MON_OK, a->Cancel(t4));
+  EXPECT_EQ(DJAVA_MON_CANCELLED, a->WaitMore(t4, 0));
+}
+
 INSTANTIATE_TEST_SUITE_P(Leases, MonitorClientTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& i) {
                            return i.param ? "WithLeases" : "NoLeases";
@@ -567,6 +841,172 @@ TEST(MonitorServiceTest, MisuseIsReportedNotFatal) {
   ASSERT_TRUE(raw->Send(req));  // still served
   ASSERT_TRUE(raw->Receive(&ev));
   EXPECT_EQ(3u, ev.pong().nonce());
+}
+
+TEST(MonitorServiceTest, TryEnterNamingNoThreadIsReportedNotFatal) {
+  test::InProcMonitorHost host;  // leases on
+  std::unique_ptr<Channel> raw = host.Connect();
+  monitorpb::MonitorRequest req;
+  monitorpb::MonitorEvent ev;
+  req.set_seq(31);
+  req.mutable_enter()->set_object(kObj);
+  req.mutable_enter()->set_try_only(true);
+  ASSERT_TRUE(raw->Send(req));
+  ASSERT_TRUE(raw->Receive(&ev));
+  ASSERT_TRUE(ev.has_error());
+  EXPECT_EQ(31u, ev.error().seq());
+  EXPECT_EQ(0u, host.MonitorCount());
+  // Still served: a try naming its thread is granted, the next one is Busy.
+  for (uint64_t thread : {1, 2}) {
+    req.Clear();
+    req.mutable_enter()->set_object(kObj);
+    req.mutable_enter()->mutable_thread()->set_program(kProg);
+    req.mutable_enter()->mutable_thread()->set_thread(thread);
+    req.mutable_enter()->set_try_only(true);
+    ASSERT_TRUE(raw->Send(req));
+    ASSERT_TRUE(raw->Receive(&ev));
+    if (thread == 1) {
+      ASSERT_TRUE(ev.has_granted());
+      EXPECT_EQ(1u, ev.granted().thread().thread());
+    } else {
+      ASSERT_TRUE(ev.has_busy());
+      EXPECT_EQ(kObj, ev.busy().object());
+      EXPECT_EQ(2u, ev.busy().thread().thread());
+    }
+  }
+  EXPECT_EQ(0u, host.WithTable([](const MonitorTable& t) { return t.EntryQueueLength(kObj); }));
+  req.Clear();
+  req.mutable_ping()->set_nonce(6);
+  ASSERT_TRUE(raw->Send(req));
+  ASSERT_TRUE(raw->Receive(&ev));
+  EXPECT_EQ(6u, ev.pong().nonce());
+}
+
+// The client against a scripted "service": what it sends when an enter times
+// out, and what it does with a grant or a Busy that comes late or for nobody.
+bool ReceiveSoon(Channel* ch, monitorpb::MonitorRequest* req) {
+  auto f = std::async(std::launch::async, [&] { return ch->Receive(req); });
+  if (f.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    ch->Shutdown();  // ends the Receive: the test fails instead of hanging
+    f.get();
+    return false;
+  }
+  return f.get();
+}
+
+TEST(MonitorClientScriptedTest, AGrantAfterTheDeadlineIsHandedBackAndBusyEndsOnlyItsTry) {
+  auto pipe = test::MakePipe();
+  Channel* svc = pipe.second.get();
+  std::vector<std::unique_ptr<Channel>> shards;
+  shards.push_back(std::move(pipe.first));
+  MonitorClient c(std::move(shards));
+  LocalThread t{kProg, 1};
+  EXPECT_EQ(DJAVA_MON_TIMED_OUT, c.EnterPolled(kObj, t, 301, 30, -1));
+  monitorpb::MonitorRequest req;
+  ASSERT_TRUE(ReceiveSoon(svc, &req));
+  ASSERT_TRUE(req.has_enter());
+  EXPECT_EQ(301u, req.enter().java_thread());
+  EXPECT_FALSE(req.enter().try_only());
+  ASSERT_TRUE(ReceiveSoon(svc, &req));
+  ASSERT_TRUE(req.has_cancel_enter());
+  EXPECT_EQ(1u, req.cancel_enter().thread().thread());
+  // The service had granted it before it read the CancelEnter.
+  monitorpb::MonitorEvent g;
+  g.mutable_granted()->set_object(kObj);
+  g.mutable_granted()->mutable_thread()->set_program(kProg);
+  g.mutable_granted()->mutable_thread()->set_thread(1);
+  g.mutable_granted()->set_reason(monitorpb::ACQUIRED);
+  ASSERT_TRUE(svc->Send(g));
+  ASSERT_TRUE(ReceiveSoon(svc, &req));
+  ASSERT_TRUE(req.has_exit());
+  EXPECT_EQ(1u, req.exit().thread().thread());
+  EXPECT_EQ(0, c.Count(kObj, t));
+  // A try: a Busy naming nobody (or another thread) does not end it.
+  int status = -1;
+  // (No fatal assertion while `trying` runs: it is joined first.)
+  std::thread trying([&] { status = c.TryEnter(kObj, t, 301); });
+  EXPECT_TRUE(ReceiveSoon(svc, &req));
+  EXPECT_TRUE(req.has_enter());
+  EXPECT_TRUE(req.enter().try_only());
+  monitorpb::MonitorEvent busy;
+  busy.mutable_busy()->set_object(kObj);
+  EXPECT_TRUE(svc->Send(busy));
+  busy.mutable_busy()->mutable_thread()->set_program(kProg);
+  busy.mutable_busy()->mutable_thread()->set_thread(2);
+  EXPECT_TRUE(svc->Send(busy));
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(-1, status);
+  busy.mutable_busy()->mutable_thread()->set_thread(1);
+  svc->Send(busy);  // (a closed pipe ends the try with IO)
+  trying.join();
+  EXPECT_EQ(DJAVA_MON_BUSY, status);
+  EXPECT_EQ(0, c.Count(kObj, t));
+  // The service goes: a query blocked on it ends, and the client knows it
+  // is closed (no leave attempted at destruction).
+  std::vector<KeyedWaiter> w;
+  auto query = std::async(std::launch::async, [&] { return c.Queue(kObj, t, &w); });
+  ASSERT_TRUE(ReceiveSoon(svc, &req));
+  EXPECT_TRUE(req.has_query());
+  svc->Shutdown();
+  EXPECT_EQ(DJAVA_MON_IO, query.get());
+}
+
+// Under the node's own lease, unrecalled, the state is known here: no message.
+TEST(MonitorStateTest, UnderTheNodesLeaseTheStateIsLocalUnlessRecalled) {
+  test::InProcMonitorHost host;  // leases on
+  auto a = NewNode(&host), b = NewNode(&host);
+  LocalThread ta1{kProg, 1}, ta2{kProg, 2}, ta3{kProg, 3}, tb{kProg, 4};
+  ASSERT_EQ(DJAVA_MON_OK, a->EnterPolled(kObj, ta1, 201, 0, -1));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  ASSERT_TRUE(host.WithTable([](const MonitorTable& t) { return t.IsLeased(kObj); }));
+  size_t before = host.Requests();
+  MonitorState st;
+  ASSERT_EQ(DJAVA_MON_OK, a->State(kObj, ta2, &st));
+  EXPECT_TRUE(st.owned);
+  EXPECT_EQ(201u, st.owner_java_thread);
+  EXPECT_TRUE(st.entering.empty());
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta1));
+  ASSERT_EQ(DJAVA_MON_OK, a->State(kObj, ta2, &st));
+  EXPECT_FALSE(st.owned);
+  EXPECT_EQ(0u, st.owner_java_thread);
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  EXPECT_EQ(before + 1, host.Requests());  // only the Ping
+  // Another node sees the lease: owned, by a thread it cannot know.
+  ASSERT_EQ(DJAVA_MON_OK, b->State(kObj, tb, &st));
+  EXPECT_TRUE(st.owned);
+  EXPECT_EQ(0u, st.owner_java_thread);
+  // A local thread queued behind the local owner (its Enter recalls the
+  // lease): the service is asked, whether or not the Recall is here yet.
+  ASSERT_EQ(DJAVA_MON_OK, a->EnterPolled(kObj, ta1, 201, 0, -1));
+  before = host.Requests();
+  int status = -1;
+  std::thread local([&] { status = a->EnterPolled(kObj, ta3, 203, 0, -1); });
+  for (int i = 0; i < 2000 && host.Requests() == before; i++)
+    std::this_thread::sleep_for(milliseconds(1));
+  EXPECT_EQ(DJAVA_MON_OK, a->State(kObj, ta2, &st));
+  EXPECT_TRUE(st.owned);
+  EXPECT_EQ(201u, st.owner_java_thread);  // the lease holder knows its owner
+  EXPECT_EQ(1u, st.entering.size());
+  if (!st.entering.empty()) EXPECT_EQ(203u, st.entering[0].java_thread);
+  // Recalled, with another node queued too (threads are joined below even
+  // if a check fails: no fatal assertion until then).
+  std::thread remote([&] {
+    EXPECT_EQ(DJAVA_MON_OK, b->EnterPolled(kObj, tb, 204, 0, -1));
+    EXPECT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  });
+  EXPECT_TRUE(QueuedAtService(&host, 2));
+  EXPECT_EQ(DJAVA_MON_OK, a->State(kObj, ta2, &st));
+  EXPECT_EQ(201u, st.owner_java_thread);
+  EXPECT_EQ(2u, st.entering.size());
+  if (st.entering.size() == 2) {
+    EXPECT_EQ(203u, st.entering[0].java_thread);
+    EXPECT_EQ(204u, st.entering[1].java_thread);
+  }
+  EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta1));
+  local.join();
+  EXPECT_EQ(DJAVA_MON_OK, status);
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta3));
+  remote.join();
 }
 
 TEST(MonitorServiceTest, SignalOrQueryNamingNoThreadIsReportedNotFatal) {

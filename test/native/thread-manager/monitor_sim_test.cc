@@ -129,7 +129,8 @@ class Sim {
       case Send::kNotify: err = table_.Notify(id, m.obj, t, m.key, m.all, now_, &ev); break;
       case Send::kSignal: err = table_.Signal(id, m.obj, t, m.key, m.all, now_, &ev); break;
       case Send::kReturnLease: err = table_.ReturnLease(id, m.obj, now_, &ev); break;
-      case Send::kNothing: break;
+      case Send::kNothing:
+      case Send::kBusy: break;  // never sent
     }
     ASSERT_EQ("", err);
     Route(ev);

@@ -556,6 +556,136 @@ TEST_F(LeaseTest, SignalQueuedBehindALeaseReturnedWithoutAWait) {
   EXPECT_EQ(0u, table_.MonitorCount());
 }
 
+// ---- try-enter, owner and entry queue in Query ------------------------------
+
+TEST_F(MonitorTableTest, TryEnterGrantsAFreeMonitorElseBusyAndLeavesNothing) {
+  ASSERT_EQ("", table_.TryEnter(1, kObj, T(1), 101, now_, &out_));
+  ExpectGrant(1, T(1), Wake::kAcquired);
+  EXPECT_TRUE(table_.OwnerIs(kObj, T(1)));
+  table_.Enter(2, kObj, T(2), now_, &out_);  // queued behind T1
+  ASSERT_EQ("", table_.TryEnter(3, kObj, T(3), 103, now_, &out_));
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kBusy, ev[0].kind);
+  EXPECT_EQ(3u, ev[0].node);
+  EXPECT_EQ(kObj, ev[0].object);
+  EXPECT_EQ(T(3), ev[0].thread);
+  EXPECT_EQ(1u, table_.EntryQueueLength(kObj));  // T3 was not queued
+  // The owner's release goes to T2; T3 gets nothing later.
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  ExpectGrant(2, T(2), Wake::kAcquired);
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  ExpectNothing();
+  EXPECT_EQ(0u, table_.MonitorCount());
+  // A busy try on a monitor nobody else uses: nothing kept either.
+  table_.Enter(1, 43, T(1), now_, &out_);
+  Take();
+  table_.TryEnter(2, 43, T(2), 0, now_, &out_);
+  EXPECT_EQ(Event::kBusy, Take().at(0).kind);
+  table_.Exit(1, 43, T(1), now_, &out_);
+  EXPECT_EQ(0u, table_.MonitorCount());
+}
+
+TEST_F(MonitorTableTest, TryEnterMisuseAndFailedPrograms) {
+  table_.TryEnter(1, kObj, T(1), 0, now_, &out_);
+  Take();
+  EXPECT_NE("", table_.TryEnter(1, kObj, T(1), 0, now_, &out_));  // owns it already
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  EXPECT_NE("", table_.TryEnter(2, kObj, T(2), 0, now_, &out_));  // queued already
+  ExpectNothing();
+  EXPECT_EQ(1u, table_.EntryQueueLength(kObj));
+  table_.FreeProgram(kProg, now_, &out_);
+  Take();
+  EXPECT_EQ("", table_.TryEnter(1, kObj, T(3), 0, now_, &out_));
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kFailed, ev[0].kind);
+  EXPECT_EQ(0u, table_.MonitorCount());
+}
+
+TEST_F(LeaseTest, TryEnterGetsALeaseButNeverRecallsOne) {
+  ASSERT_EQ("", table_.TryEnter(1, kObj, T(1), 0, now_, &out_));
+  ExpectGrant(1, T(1), Wake::kAcquired, /*lease=*/true);
+  // Leased to node 1 (idle or not, the service cannot tell): busy for
+  // everyone, node 1 included, and no recall.
+  table_.TryEnter(2, kObj, T(2), 0, now_, &out_);
+  table_.TryEnter(1, kObj, T(3), 0, now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(2u, ev.size());
+  EXPECT_EQ(Event::kBusy, ev[0].kind);
+  EXPECT_EQ(Event::kBusy, ev[1].kind);
+  NodeId n = 0;
+  EXPECT_TRUE(table_.IsLeased(kObj, &n));
+  EXPECT_EQ(1u, n);
+  EXPECT_EQ(0u, table_.EntryQueueLength(kObj));
+  // An ordinary enter still recalls it.
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kRecall, ev[0].kind);
+}
+
+TEST_F(MonitorTableTest, QueryReportsTheOwnerAndTheEnteringInOrder) {
+  table_.Enter(1, kObj, T(4), now_, &out_, 104);
+  table_.Wait(1, kObj, T(4), 5, 104, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(1), now_, &out_, 101);
+  table_.Enter(2, kObj, T(2), now_, &out_, 102);
+  table_.Signal(3, kObj, T(9), 6, false, now_, &out_);  // no enter: not listed
+  table_.Enter(3, kObj, T(3), now_, &out_, 103);
+  table_.Notify(1, kObj, T(1), 5, false, now_, &out_);  // T4 re-enters last
+  Take();
+  table_.Query(4, kObj, T(8), 1, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_TRUE(ev[0].owned);
+  EXPECT_FALSE(ev[0].leased);
+  EXPECT_EQ(101u, ev[0].owner_java_thread);
+  ASSERT_EQ(3u, ev[0].entering.size());
+  EXPECT_EQ(102u, ev[0].entering[0].java_thread);
+  EXPECT_EQ(T(2), ev[0].entering[0].thread);
+  EXPECT_EQ(103u, ev[0].entering[1].java_thread);
+  EXPECT_EQ(104u, ev[0].entering[2].java_thread);  // the woken waiter's
+  EXPECT_TRUE(ev[0].waiters.empty());
+  // The next owner's Thread object is reported once it is granted.
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Query(4, kObj, T(8), 2, &out_);
+  ev = Take();
+  EXPECT_EQ(102u, ev[0].owner_java_thread);
+  ASSERT_EQ(2u, ev[0].entering.size());
+  // Woken, T4 owns with the Thread object of its wait.
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  table_.Exit(3, kObj, T(3), now_, &out_);
+  Take();
+  table_.Query(4, kObj, T(8), 3, &out_);
+  ev = Take();
+  EXPECT_EQ(104u, ev[0].owner_java_thread);
+  EXPECT_TRUE(ev[0].entering.empty());
+  table_.Exit(1, kObj, T(4), now_, &out_);
+  table_.Query(4, kObj, T(8), 4, &out_);
+  ev = Take();
+  EXPECT_FALSE(ev[0].owned);
+  EXPECT_EQ(0u, ev[0].owner_java_thread);
+}
+
+TEST_F(LeaseTest, QueryOfALeasedMonitorReportsAnUnknownOwner) {
+  table_.Enter(1, kObj, T(1), now_, &out_, 101);
+  ExpectGrant(1, T(1), Wake::kAcquired, true);
+  table_.Query(2, kObj, T(2), 1, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_TRUE(ev[0].owned);
+  EXPECT_TRUE(ev[0].leased);
+  EXPECT_EQ(0u, ev[0].owner_java_thread);  // node 1 decides who owns it
+  table_.Enter(2, kObj, T(2), now_, &out_, 102);  // recalls
+  Take();
+  table_.Query(2, kObj, T(3), 2, &out_);
+  ev = Take();
+  EXPECT_TRUE(ev[0].leased);
+  ASSERT_EQ(1u, ev[0].entering.size());
+  EXPECT_EQ(102u, ev[0].entering[0].java_thread);
+}
+
 // ---- failures ----------------------------------------------------------------
 
 TEST_F(MonitorTableTest, NodeDeathHoldingLockFailsProgramAndWakesEveryone) {

@@ -84,13 +84,19 @@ class JavaThread;
   X(djava_monitor_connect)                                                    \
   X(djava_monitor_disconnect)                                                 \
   X(djava_monitor_enter)                                                      \
+  X(djava_monitor_enter_polled)                                               \
+  X(djava_monitor_enter_more)                                                 \
+  X(djava_monitor_try_enter)                                                  \
+  X(djava_monitor_cancel)                                                     \
   X(djava_monitor_exit)                                                       \
   X(djava_monitor_wait_keyed)                                                 \
   X(djava_monitor_wait_more)                                                  \
   X(djava_monitor_interrupt)                                                  \
   X(djava_monitor_notify)                                                     \
+  X(djava_monitor_notify_keyed)                                               \
   X(djava_monitor_signal)                                                     \
   X(djava_monitor_queue)                                                      \
+  X(djava_monitor_state)                                                      \
   X(djava_monitor_count)                                                      \
   X(djava_monitor_last_error)
 
@@ -105,7 +111,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 16;
+  static const uint32_t abi_version = 17;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

@@ -35,8 +35,14 @@ enum djava_monitor_status {
   DJAVA_MON_FAILED = 5,       /* the program failed; see djava_monitor_last_error */
   DJAVA_MON_IO = 6,           /* the monitor service is unreachable */
   DJAVA_MON_BAD_ARGUMENT = 7,
-  DJAVA_MON_WAITING = 8       /* wait_polled/wait_more: still in the wait set */
+  DJAVA_MON_WAITING = 8,      /* wait_polled/wait_more: still in the wait set;
+                                 enter_polled/enter_more: still queued */
+  DJAVA_MON_BUSY = 9          /* try_enter: owned or entered by another thread;
+                                 nothing held, nothing queued */
 };
+
+/* The key djava_monitor_state gives the threads queued to enter. */
+#define DJAVA_MON_ENTERING_KEY UINT64_MAX
 
 /* Connects to the monitor service of every sos-server shard ("host:port",
  * comma-separated, in shard order) and authenticates with the cluster secret
@@ -50,8 +56,38 @@ void djava_monitor_close(djava_monitor_client* c);
  * threads may still be in the client (a JVM between leaving and halting). */
 void djava_monitor_disconnect(djava_monitor_client* c);
 
+/* djava_monitor_enter_polled with no Thread object, no timeout, no polls. */
 int djava_monitor_enter(djava_monitor_client* c, uint64_t object, uint64_t program,
                         uint64_t thread);
+/* monitorenter for java.util.concurrent's locks on shared objects.
+ * `java_thread` is the shared id of the entering thread's Thread object (0:
+ * none), which djava_monitor_state reports for the owner and for queued
+ * enters. timeout_ms > 0: once that long has passed with the thread still
+ * queued, the client gives the enter up itself (as djava_monitor_cancel:
+ * a grant already on its way is handed back) and returns
+ * DJAVA_MON_TIMED_OUT, monitor not held; 0 = no timeout. poll_ms >= 0:
+ * returns DJAVA_MON_WAITING every poll_ms while still queued, so that the
+ * caller can look at its interrupt status; it stays queued and continues
+ * with djava_monitor_enter_more (the deadline of this call still applies)
+ * or gives up with djava_monitor_cancel. poll_ms < 0: no polls. Re-entry
+ * and enters under this node's lease return OK at once, with no message. */
+int djava_monitor_enter_polled(djava_monitor_client* c, uint64_t object, uint64_t program,
+                               uint64_t thread, uint64_t java_thread, int64_t timeout_ms,
+                               int64_t poll_ms);
+/* Continues an enter_polled that returned DJAVA_MON_WAITING; same results
+ * (poll_ms < 0: until it ends). After djava_monitor_cancel it returns
+ * DJAVA_MON_CANCELLED once (the cancelled enter's result), then, as for a
+ * thread with no enter in progress, DJAVA_MON_BAD_ARGUMENT. */
+int djava_monitor_enter_more(djava_monitor_client* c, uint64_t program, uint64_t thread,
+                             int64_t poll_ms);
+/* ReentrantLock.tryLock: DJAVA_MON_OK (held now: re-entry, this node's
+ * lease with no thread here owning it, or the service granted it at once)
+ * or DJAVA_MON_BUSY (owned by another thread or a lease, or someone is
+ * queued: nothing is held and nothing stays queued). Decided here when the
+ * node knows (re-entry; another thread here owns it; its lease, recalled
+ * or not), else one round trip. Never queues, never recalls a lease. */
+int djava_monitor_try_enter(djava_monitor_client* c, uint64_t object, uint64_t program,
+                            uint64_t thread, uint64_t java_thread);
 int djava_monitor_exit(djava_monitor_client* c, uint64_t object, uint64_t program,
                        uint64_t thread);
 /* Object.wait(timeout_ms); 0 = no timeout. Releases the monitor fully and
@@ -102,10 +138,26 @@ int djava_monitor_signal(djava_monitor_client* c, uint64_t object, uint64_t prog
 int64_t djava_monitor_queue(djava_monitor_client* c, uint64_t object, uint64_t program,
                             uint64_t thread, uint64_t* keys, uint64_t* java_threads,
                             size_t cap);
+/* The monitor's owner and queues (ReentrantLock.isLocked, getQueueLength,
+ * hasWaiters...), needing no ownership. *owned = 1 if a thread owns it (or
+ * another node's lease holds it, whose owner is unknown here); then
+ * *owner_java_thread is the owner's Thread object (0: unknown or none).
+ * Then writes up to `cap` entries (keys[i], java_threads[i]), *count = how
+ * many there are (possibly more than cap): first the threads queued to
+ * enter (enters and woken waiters re-entering, not signals), first to be
+ * served first, with key DJAVA_MON_ENTERING_KEY; then the keyed waiters as
+ * djava_monitor_queue lists them. A round trip to the service, except when
+ * this node holds the lease, unrecalled, and none of its threads has an
+ * enter in flight (then nobody waits or is queued: answered here). Any of
+ * owned, owner_java_thread and count may be NULL. */
+int djava_monitor_state(djava_monitor_client* c, uint64_t object, uint64_t program,
+                        uint64_t thread, int* owned, uint64_t* owner_java_thread,
+                        uint64_t* keys, uint64_t* java_threads, size_t cap, int64_t* count);
 /* Thread.interrupt() of (program, thread): if it waits on a shared monitor it
  * leaves the wait set and its wait returns INTERRUPTED. */
 int djava_monitor_interrupt(djava_monitor_client* c, uint64_t program, uint64_t thread);
-/* Ends a blocked enter/wait of a local thread with DJAVA_MON_CANCELLED. */
+/* Ends a blocked enter/wait (also one between polls) of a local thread
+ * with DJAVA_MON_CANCELLED. */
 int djava_monitor_cancel(djava_monitor_client* c, uint64_t program, uint64_t thread);
 /* The program ended: free its monitors everywhere. */
 int djava_monitor_free_program(djava_monitor_client* c, uint64_t program);
