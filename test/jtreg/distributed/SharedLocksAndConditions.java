@@ -7,7 +7,7 @@
  *          awaitNanos), an uninterruptible lock() keeping the interrupt for later, the queue
  *          inspections (hasQueuedThread, getQueueLength, hasWaiters, getWaitQueueLength) seeing
  *          threads that wait on other nodes, Semaphore, CountDownLatch and
- *          ReentrantReadWriteLock.
+ *          ReentrantReadWriteLock, and a ReentrantLock held when it became shared.
  * @library /lib
  * @run main/othervm SharedLocksAndConditions
  */
@@ -345,9 +345,43 @@ public class SharedLocksAndConditions {
         checks.equal("writes", s.a, 200);
     }
 
+    /** A lock held when it becomes shared stays held until its holder's unlock. */
+    static void heldWhenShared() throws Exception {
+        ReentrantLock lock = new ReentrantLock();
+        Condition cond = lock.newCondition();
+        AtomicBoolean got = new AtomicBoolean();
+        AtomicBoolean signalled = new AtomicBoolean();
+        lock.lock();  // local still: held through its state
+        Thread t = new Thread(() -> {
+            lock.lock();
+            try {
+                got.set(true);
+                signalled.set(true);
+                cond.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }, "after-sharing");
+        t.start();  // shares the lock with t's node
+        Thread.sleep(300);
+        checks.check(!got.get(), "a lock held when it became shared is not granted to another");
+        checks.check(lock.isHeldByCurrentThread() && lock.isLocked() && lock.getHoldCount() == 1,
+                "its holder still holds it once");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!signalled.get() && System.nanoTime() < deadline) {
+            cond.await(1, TimeUnit.SECONDS);  // releases it: t gets it and signals
+        }
+        checks.check(signalled.get() && lock.isHeldByCurrentThread(),
+                "await let the other node in and re-acquired the lock");
+        lock.unlock();
+        t.join(30_000);
+        checks.check(got.get() && !lock.isLocked(), "free at the end");
+    }
+
     public static void main(String[] args) throws Exception {
         // The hooks are in: java.base has djava's class (lib/djava-java.base.jar).
         checks.check(Class.forName("java.util.concurrent.locks.SharedSynchronizers") != null, "java.base carries SharedSynchronizers");
+        heldWhenShared();
         mutualExclusion(false);
         mutualExclusion(true);
         conditionTurns();

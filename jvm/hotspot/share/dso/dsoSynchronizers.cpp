@@ -168,6 +168,159 @@ JVM_ENTRY(static void, SS_signal0(JNIEnv* env, jclass, jobject sync, jlong key, 
   }
 JVM_END
 
+// A ReentrantLock's lock: enter the monitor, as a djava_monitor_status
+// (OK: held; TIMED_OUT, INTERRUPTED: not held). Every poll interval the
+// thread looks at its interrupt status, which another node may have set.
+JVM_ENTRY(static jint, SS_enterLock0(JNIEnv* env, jclass, jobject sync, jlong java_thread,
+                                     jlong millis, jboolean interruptible))
+  Handle h(thread, JNIHandles::resolve_non_null(sync));
+  if (!shared_here(thread, h())) {
+    return DJAVA_MON_OK;  // the node left: the lock is this last thread's alone
+  }
+  if (interruptible != JNI_FALSE && DsoThreads::is_interrupted(thread, true)) {
+    return DJAVA_MON_INTERRUPTED;
+  }
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(h->mark()));
+  uint64_t monitor = monitor_of(h());
+  uint64_t program = DsoThreads::current_program(thread);
+  uint64_t key = DsoMonitors::thread_key(thread);
+  djava_monitor_client* client = DsoMonitors::client();
+  int status;
+  jlong start = os::javaTimeNanos();
+  {
+    JavaThreadParkedState parked(thread, millis != 0);
+    {
+      ThreadToNativeFromVM in_native(thread);
+      status = DsoNode::lib().djava_monitor_enter_polled(client, monitor, program, key,
+                                                         (uint64_t)java_thread, millis,
+                                                         DsoThreads::poll_interval_ms);
+    }
+    while (status == DJAVA_MON_WAITING) {
+      if (interruptible != JNI_FALSE && DsoThreads::is_interrupted(thread, false)) {
+        // Given up; a grant on its way is handed back by the client.
+        DsoNode::lib().djava_monitor_cancel(client, program, key);
+        DsoThreads::is_interrupted(thread, true);
+        status = DJAVA_MON_INTERRUPTED;
+        break;
+      }
+      ThreadToNativeFromVM in_native(thread);
+      status = DsoNode::lib().djava_monitor_enter_more(client, program, key,
+                                                       DsoThreads::poll_interval_ms);
+    }
+  }
+  Atomic::inc(&e->_lock_enters);
+  Atomic::add(&e->_lock_wait_ns, (uint64_t)(os::javaTimeNanos() - start));
+  switch (status) {
+    case DJAVA_MON_OK:
+    case DJAVA_MON_TIMED_OUT:
+    case DJAVA_MON_INTERRUPTED:
+      return status;
+    default:
+      throw_for(thread, status, "cannot lock", h(), THREAD);
+      return status;
+  }
+JVM_END
+
+JVM_ENTRY(static jboolean, SS_tryEnter0(JNIEnv* env, jclass, jobject sync, jlong java_thread))
+  Handle h(thread, JNIHandles::resolve_non_null(sync));
+  if (!shared_here(thread, h())) {
+    return JNI_TRUE;
+  }
+  int status;
+  {
+    ThreadToNativeFromVM in_native(thread);
+    status = DsoNode::lib().djava_monitor_try_enter(DsoMonitors::client(), monitor_of(h()),
+                                                    DsoThreads::current_program(thread),
+                                                    DsoMonitors::thread_key(thread),
+                                                    (uint64_t)java_thread);
+  }
+  if (status == DJAVA_MON_OK) {
+    return JNI_TRUE;
+  }
+  if (status != DJAVA_MON_BUSY) {
+    throw_for(thread, status, "cannot try to lock", h(), THREAD);
+  }
+  return JNI_FALSE;
+JVM_END
+
+JVM_ENTRY(static jint, SS_count0(JNIEnv* env, jclass, jobject sync))
+  oop o = JNIHandles::resolve_non_null(sync);
+  if (!shared_here(thread, o)) {
+    return 0;
+  }
+  return (jint)DsoNode::lib().djava_monitor_count(DsoMonitors::client(), monitor_of(o),
+                                                  DsoThreads::current_program(thread),
+                                                  DsoMonitors::thread_key(thread));
+JVM_END
+
+JVM_ENTRY(static void, SS_notify0(JNIEnv* env, jclass, jobject sync, jlong key, jboolean all))
+  oop o = JNIHandles::resolve_non_null(sync);
+  if (!shared_here(thread, o)) {
+    return;
+  }
+  int status = DsoNode::lib().djava_monitor_notify_keyed(DsoMonitors::client(), monitor_of(o),
+                                                         DsoThreads::current_program(thread),
+                                                         DsoMonitors::thread_key(thread),
+                                                         (uint64_t)key, all != JNI_FALSE ? 1 : 0);
+  if (status != DJAVA_MON_OK) {
+    throw_for(thread, status, "cannot signal", o, THREAD);
+  }
+JVM_END
+
+// A lock's owner and queue: owned (0/1), the owner's Thread id, then key
+// and Thread id of each waiter, those queued to enter first with key -1.
+JVM_ENTRY(static jlongArray, SS_state0(JNIEnv* env, jclass, jobject sync))
+  Handle h(thread, JNIHandles::resolve_non_null(sync));
+  int owned = 0;
+  uint64_t owner = 0;
+  size_t cap = 0;
+  uint64_t* keys = NULL;
+  uint64_t* threads = NULL;
+  int64_t n = 0;
+  if (shared_here(thread, h())) {
+    uint64_t monitor = monitor_of(h());
+    for (cap = 16;; cap = (size_t)n) {
+      keys = NEW_C_HEAP_ARRAY(uint64_t, cap, mtInternal);
+      threads = NEW_C_HEAP_ARRAY(uint64_t, cap, mtInternal);
+      int status;
+      {
+        ThreadToNativeFromVM in_native(thread);
+        status = DsoNode::lib().djava_monitor_state(DsoMonitors::client(), monitor,
+                                                    DsoThreads::current_program(thread),
+                                                    DsoMonitors::thread_key(thread), &owned,
+                                                    &owner, keys, threads, cap, &n);
+      }
+      if (status != DJAVA_MON_OK) {
+        FREE_C_HEAP_ARRAY(uint64_t, keys);
+        FREE_C_HEAP_ARRAY(uint64_t, threads);
+        throw_for(thread, status, "cannot list the queue of", h(), CHECK_NULL);
+      }
+      if (n <= (int64_t)cap) {
+        break;
+      }
+      FREE_C_HEAP_ARRAY(uint64_t, keys);
+      FREE_C_HEAP_ARRAY(uint64_t, threads);
+    }
+  }
+  typeArrayOop a = oopFactory::new_longArray((int)(2 + 2 * n), THREAD);
+  if (!HAS_PENDING_EXCEPTION) {
+    a->long_at_put(0, owned != 0 ? 1 : 0);
+    a->long_at_put(1, (jlong)owner);
+    for (int64_t i = 0; i < n; i++) {
+      a->long_at_put((int)(2 + 2 * i), (jlong)keys[i]);
+      a->long_at_put((int)(3 + 2 * i), (jlong)threads[i]);
+    }
+  }
+  if (keys != NULL) {
+    FREE_C_HEAP_ARRAY(uint64_t, keys);
+    FREE_C_HEAP_ARRAY(uint64_t, threads);
+  }
+  if (HAS_PENDING_EXCEPTION) {
+    return NULL;
+  }
+  return (jlongArray)JNIHandles::make_local(THREAD, a);
+JVM_END
+
 JVM_ENTRY(static jlongArray, SS_queue0(JNIEnv* env, jclass, jobject sync))
   Handle h(thread, JNIHandles::resolve_non_null(sync));
   size_t cap = 0;
@@ -228,6 +381,11 @@ static JNINativeMethod synchronizer_methods[] = {
   { CC"await0",    CC"(Ljava/lang/Object;JJJZ)I", FN_PTR(SS_await0) },
   { CC"signal0",   CC"(Ljava/lang/Object;JZ)V", FN_PTR(SS_signal0) },
   { CC"queue0",    CC"(Ljava/lang/Object;)[J",  FN_PTR(SS_queue0) },
+  { CC"notify0",   CC"(Ljava/lang/Object;JZ)V", FN_PTR(SS_notify0) },
+  { CC"enterLock0", CC"(Ljava/lang/Object;JJZ)I", FN_PTR(SS_enterLock0) },
+  { CC"tryEnter0", CC"(Ljava/lang/Object;J)Z",  FN_PTR(SS_tryEnter0) },
+  { CC"count0",    CC"(Ljava/lang/Object;)I",   FN_PTR(SS_count0) },
+  { CC"state0",    CC"(Ljava/lang/Object;)[J",  FN_PTR(SS_state0) },
 };
 
 JVM_ENTRY(void, JVM_RegisterDjavaSynchronizerMethods(JNIEnv* env, jclass sync_class))
