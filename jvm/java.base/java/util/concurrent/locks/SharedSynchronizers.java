@@ -58,16 +58,6 @@ final class SharedSynchronizers {
     private static native int await0(Object sync, long key, long thread, long millis,
                                      boolean interruptible);
     private static native void signal0(Object sync, long key, boolean all);
-    /** notify/notifyAll of the wait set `key`; the caller owns the monitor. */
-    private static native void notify0(Object sync, long key, boolean all);
-    /** Enters the monitor as a lock (millis 0: no timeout); a status above, held only if 0. */
-    private static native int enterLock0(Object sync, long thread, long millis,
-                                         boolean interruptible);
-    private static native boolean tryEnter0(Object sync, long thread);
-    /** The current thread's entries into the monitor (0: not its owner). */
-    private static native int count0(Object sync);
-    /** owned (0/1), the owner's thread id, then key, thread id, ... (entering: key -1). */
-    private static native long[] state0(Object sync);
     /** The service's waiters, longest first: key, thread id, key, thread id, ... */
     private static native long[] queue0(Object sync);
 
@@ -82,137 +72,6 @@ final class SharedSynchronizers {
 
     static boolean isShared(Object o) {
         return ENABLED && isShared0(o);
-    }
-
-    // ---- ReentrantLock: the lock is the monitor ------------------------------
-    //
-    // A shared ReentrantLock is its synchronizer's monitor at the service:
-    // lock() enters it, unlock() exits it (counted by the node, so a re-entry
-    // or, under the node's lease, any lock costs no message), a condition's
-    // await is a wait on it with the condition's key, which releases and
-    // re-acquires it in the service's steps. A hand-off between nodes is the
-    // exit and the next owner's grant. The state stays 0; a thread that held
-    // the lock through the state when it became shared keeps it that way
-    // until its unlock, and a monitor owner waits for that (the lock is held
-    // if the monitor is, or the state is not 0).
-
-    /** The lock is held by the current thread through the monitor. */
-    static boolean holdsLock(ReentrantLock.Sync s) {
-        return ENABLED && isShared0(s) && count0(s) > 0;
-    }
-
-    static int holdCount(ReentrantLock.Sync s) {
-        return ENABLED && isShared0(s) ? count0(s) : 0;
-    }
-
-    static boolean isLocked(ReentrantLock.Sync s) {
-        return ENABLED && isShared0(s) && (count0(s) > 0 || state0(s)[0] != 0L);
-    }
-
-    static Thread owner(ReentrantLock.Sync s) {
-        if (!ENABLED || !isShared0(s)) {
-            return null;
-        }
-        if (count0(s) > 0) {
-            return Thread.currentThread();
-        }
-        long[] st = state0(s);
-        return st[0] != 0L && st[1] != 0L && objectOf(st[1]) instanceof Thread t ? t : null;
-    }
-
-    /** lock(), lockInterruptibly() and tryLock(timeout): false if the deadline passed. */
-    static boolean lock(ReentrantLock.Sync s, boolean interruptible, boolean timed, long deadline)
-            throws InterruptedException {
-        long me = currentThreadId();
-        long millis = 0L;
-        if (timed && (millis = millisUntil(deadline)) == 0L) {
-            return tryLock(s);
-        }
-        int status = enterLock0(s, me, millis, interruptible);
-        if (status == TIMED_OUT) {
-            return false;
-        }
-        if (status == INTERRUPTED) {
-            throw new InterruptedException();
-        }
-        if (count0(s) == 1) {
-            awaitStateFree(s, me);
-        }
-        return true;
-    }
-
-    static void lock(ReentrantLock.Sync s) {
-        try {
-            lock(s, false, false, 0L);
-        } catch (InterruptedException cannotHappen) {
-            throw new InternalError(cannotHappen);
-        }
-    }
-
-    static boolean tryLock(ReentrantLock.Sync s) {
-        if (!tryEnter0(s, currentThreadId())) {
-            return false;
-        }
-        if (count0(s) == 1 && s.getState() != 0 &&
-            s.getExclusiveOwnerThread() != Thread.currentThread()) {
-            exit(s);  // held the old way
-            return false;
-        }
-        return true;
-    }
-
-    static void unlock(ReentrantLock.Sync s) {
-        exit(s);
-    }
-
-    /**
-     * The monitor is held for the first time: wait while a thread holds
-     * the lock through the state (from before the lock was shared). Its
-     * release signals, as any AQS release.
-     */
-    private static void awaitStateFree(ReentrantLock.Sync s, long me) {
-        boolean interrupted = false;
-        while (s.getState() != 0 && s.getExclusiveOwnerThread() != Thread.currentThread()) {
-            s.sharedWaiters++;
-            if (s.getState() != 0 &&
-                await0(s, EXCLUSIVE, me, 0L, false) == INTERRUPTED) {
-                interrupted = true;
-            }
-            s.sharedWaiters--;
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** A condition's await while the lock is held through the monitor. */
-    private static boolean awaitLock(ReentrantLock.Sync s,
-                                     AbstractQueuedSynchronizer.ConditionObject c,
-                                     boolean interruptible, boolean timed, long deadline)
-            throws InterruptedException {
-        long key = idOf(c, true);  // its id names its wait set
-        long me = currentThreadId();
-        long millis = timed ? millisUntil(deadline) : 0L;
-        if (timed && millis == 0L) {
-            return false;  // the lock was never released: nothing to re-acquire
-        }
-        int status;
-        c.sharedWaiters++;  // while the lock is held: a signaller holds it too
-        try {
-            LockSupport.setCurrentBlocker(c);
-            status = await0(s, key, me, millis, interruptible);
-            LockSupport.setCurrentBlocker(null);
-            awaitStateFree(s, me);
-        } finally {
-            c.sharedWaiters--;
-        }
-        if (status == INTERRUPTED) {
-            if (interruptible) {
-                throw new InterruptedException();
-            }
-            Thread.currentThread().interrupt();
-        }
-        return status != TIMED_OUT;
     }
 
     private static long currentThreadId() {
@@ -319,10 +178,6 @@ final class SharedSynchronizers {
         if (!s.isHeldExclusively()) {
             throw new IllegalMonitorStateException();
         }
-        if (s instanceof ReentrantLock.Sync rs && rs.getExclusiveOwnerThread() !=
-            Thread.currentThread() && count0(rs) > 0) {
-            return awaitLock(rs, c, interruptible, timed, deadline);
-        }
         long key = idOf(c, true);  // its id names its wait set
         long me = currentThreadId();
         boolean signalled = true, interrupted = false, cancelled = false;
@@ -391,11 +246,7 @@ final class SharedSynchronizers {
     static void signal(AbstractQueuedSynchronizer s,
                        AbstractQueuedSynchronizer.ConditionObject c, boolean all) {
         if (ENABLED && c.sharedWaiters != 0 && isShared0(s)) {
-            if (s instanceof ReentrantLock.Sync rs && count0(rs) > 0) {
-                notify0(s, idOf(c, false), all);  // the caller owns the monitor
-            } else {
-                signal0(s, idOf(c, false), all);
-            }
+            signal0(s, idOf(c, false), all);
         }
     }
 
@@ -407,7 +258,7 @@ final class SharedSynchronizers {
         if (!mayWait(s, key)) {
             return list;
         }
-        long[] q = waiters(s);
+        long[] q = queue0(s);
         for (int i = 0; i + 1 < q.length; i += 2) {
             boolean match = key == 0L ? (q[i] == EXCLUSIVE || q[i] == SHARED) : q[i] == key;
             if (match && q[i + 1] != 0L && objectOf(q[i + 1]) instanceof Thread t) {
@@ -415,23 +266,6 @@ final class SharedSynchronizers {
             }
         }
         return list;
-    }
-
-    /**
-     * The service's waiters: key, thread id, ... A ReentrantLock's threads
-     * queued to enter its monitor are its exclusive acquirers.
-     */
-    private static long[] waiters(AbstractQueuedSynchronizer s) {
-        if (!(s instanceof ReentrantLock.Sync)) {
-            return queue0(s);
-        }
-        long[] st = state0(s);
-        long[] q = new long[st.length - 2];
-        for (int i = 2; i + 1 < st.length; i += 2) {
-            q[i - 2] = st[i] == -1L ? EXCLUSIVE : st[i];
-            q[i - 1] = st[i + 1];
-        }
-        return q;
     }
 
     /**
@@ -444,9 +278,6 @@ final class SharedSynchronizers {
         if (!ENABLED) {
             return false;
         }
-        if (s instanceof ReentrantLock.Sync && (key == 0L || key == EXCLUSIVE)) {
-            return isShared0(s);  // its acquirers queue to enter, uncounted
-        }
         if (key == 0L || key == EXCLUSIVE || key == SHARED) {
             return s.sharedWaiters != 0 && isShared0(s);
         }
@@ -458,7 +289,7 @@ final class SharedSynchronizers {
         if (!mayWait(s, key)) {
             return 0;
         }
-        long[] q = waiters(s);
+        long[] q = queue0(s);
         int n = 0;
         for (int i = 0; i + 1 < q.length; i += 2) {
             if (key == 0L ? (q[i] == EXCLUSIVE || q[i] == SHARED) : q[i] == key) {
@@ -473,7 +304,7 @@ final class SharedSynchronizers {
         if (!mayWait(s, 0L)) {
             return 0L;
         }
-        long[] q = waiters(s);
+        long[] q = queue0(s);
         for (int i = 0; i + 1 < q.length; i += 2) {
             if (q[i] == EXCLUSIVE || q[i] == SHARED) {
                 return q[i];
@@ -487,7 +318,7 @@ final class SharedSynchronizers {
         if (!mayWait(s, 0L)) {
             return null;
         }
-        long[] q = waiters(s);
+        long[] q = queue0(s);
         for (int i = 0; i + 1 < q.length; i += 2) {
             if ((q[i] == EXCLUSIVE || q[i] == SHARED) && q[i + 1] != 0L) {
                 return objectOf(q[i + 1]) instanceof Thread t ? t : null;
