@@ -64,10 +64,13 @@ final class SharedSynchronizers {
     private static final boolean ENABLED;
     /** The synchronizer a thread re-acquires after waiting (fair locks' turn). */
     private static final ThreadLocal<AbstractQueuedSynchronizer> REACQUIRING;
+    /** The synchronizer a thread checks again right after counting itself a waiter. */
+    private static final ThreadLocal<AbstractQueuedSynchronizer> COUNTED;
     static {
         registerNatives();
         ENABLED = enabled();
         REACQUIRING = ENABLED ? new ThreadLocal<>() : null;
+        COUNTED = ENABLED ? new ThreadLocal<>() : null;
     }
 
     static boolean isShared(Object o) {
@@ -105,7 +108,7 @@ final class SharedSynchronizers {
                        boolean interruptible, boolean timed, long time) {
         long me = currentThreadId();
         long key = shared ? SHARED : EXCLUSIVE;
-        boolean interrupted = false, waited = false;
+        boolean interrupted = false, waited = false, counted = false;
         int result = 1;
         enter(s);
         try {
@@ -121,22 +124,29 @@ final class SharedSynchronizers {
                 if (!s.sharedContended) {
                     s.sharedContended = true;  // a write only once: it is a shared field
                 }
-                // Announced, then checked again: a release that wrote the
-                // state before this count sees no waiter and sends no
-                // signal, but then this check sees its state (both are
-                // volatile: Dekker's argument).
-                s.sharedWaiters++;
-                int status = NOTIFIED;
-                boolean acquired = tryAcquire(s, arg, shared, waited);
-                if (!acquired) {
-                    LockSupport.setCurrentBlocker(s);
-                    status = await0(s, key, me, millis, interruptible);
-                    LockSupport.setCurrentBlocker(null);
+                if (!counted) {
+                    // Counted until the thread leaves this loop, as an AQS
+                    // queue node stays queued until its thread acquires:
+                    // a fair synchronizer's newcomer then queues behind a
+                    // woken waiter that has not re-checked yet. Announced,
+                    // then checked again: a release that wrote the state
+                    // before this count sees no waiter and sends no signal,
+                    // but then this check sees its state (both volatile:
+                    // Dekker's argument).
+                    s.sharedWaiters++;
+                    counted = true;
+                    COUNTED.set(s);
+                    try {
+                        if (tryAcquire(s, arg, shared, waited)) {
+                            break;
+                        }
+                    } finally {
+                        COUNTED.remove();
+                    }
                 }
-                s.sharedWaiters--;
-                if (acquired) {
-                    break;
-                }
+                LockSupport.setCurrentBlocker(s);
+                int status = await0(s, key, me, millis, interruptible);
+                LockSupport.setCurrentBlocker(null);
                 waited = true;
                 if (status == INTERRUPTED) {
                     if (interruptible) {
@@ -147,6 +157,9 @@ final class SharedSynchronizers {
                 }
             }
         } finally {
+            if (counted) {
+                s.sharedWaiters--;  // under the monitor, as every change of the count
+            }
             exit(s);
         }
         if (interrupted) {
@@ -180,7 +193,7 @@ final class SharedSynchronizers {
         }
         long key = idOf(c, true);  // its id names its wait set
         long me = currentThreadId();
-        boolean signalled = true, interrupted = false, cancelled = false;
+        boolean signalled = true, interrupted = false, cancelled = false, counted = false;
         // Counted while the synchronizer is held, so a signaller, which
         // holds it too, sees the count; taken back once held again.
         c.sharedWaiters++;
@@ -211,23 +224,35 @@ final class SharedSynchronizers {
             }
             // Re-acquire with the saved state, whatever ended the wait.
             boolean waited = false;
-            for (;;) {
-                if (tryAcquire(s, savedState, false, waited)) {
-                    break;
+            try {
+                for (;;) {
+                    if (tryAcquire(s, savedState, false, waited)) {
+                        break;
+                    }
+                    if (!s.sharedContended) {
+                        s.sharedContended = true;  // a write only once: it is a shared field
+                    }
+                    if (!counted) {  // counted and checked again, as in acquire
+                        s.sharedWaiters++;
+                        counted = true;
+                        COUNTED.set(s);
+                        try {
+                            if (tryAcquire(s, savedState, false, waited)) {
+                                break;
+                            }
+                        } finally {
+                            COUNTED.remove();
+                        }
+                    }
+                    if (await0(s, EXCLUSIVE, me, 0L, false) == INTERRUPTED) {
+                        interrupted = true;
+                    }
+                    waited = true;
                 }
-                if (!s.sharedContended) {
-                    s.sharedContended = true;  // a write only once: it is a shared field
+            } finally {
+                if (counted) {
+                    s.sharedWaiters--;
                 }
-                s.sharedWaiters++;  // announced, then checked again, as in acquire
-                boolean acquired = tryAcquire(s, savedState, false, waited);
-                if (!acquired && await0(s, EXCLUSIVE, me, 0L, false) == INTERRUPTED) {
-                    interrupted = true;
-                }
-                s.sharedWaiters--;
-                if (acquired) {
-                    break;
-                }
-                waited = true;
             }
         } finally {
             c.sharedWaiters--;
@@ -333,10 +358,11 @@ final class SharedSynchronizers {
      * service woke for its turn (it left the wait set, first in line).
      */
     static boolean hasQueuedPredecessors(AbstractQueuedSynchronizer s) {
-        if (!mayWait(s, 0L) || REACQUIRING.get() == s) {
+        if (!ENABLED || REACQUIRING.get() == s) {
             return false;
         }
-        return waitingCount(s, 0L) > 0;
+        // The acquirers counted, less this thread if it is one of them.
+        return s.sharedWaiters > (COUNTED.get() == s ? 1 : 0) && isShared0(s);
     }
 
     /** The shared wait key of a condition, or 0 if no thread ever awaited it at the service. */
