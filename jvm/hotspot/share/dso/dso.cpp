@@ -70,6 +70,17 @@ void Dso::adjust_vm_flags() {
   FLAG_SET_ERGO(UseFastJNIAccessors, false);
   // A biased lock would displace a replica's mark, where the shared tag is.
   FLAG_SET_ERGO(UseBiasedLocking, false);
+  // Reference.get's intrinsic reads the referent unchecked, and a shared
+  // reference's referent is a coherent field (dsoReferences.hpp): compiled
+  // code runs its bytecode, as the interpreters do (patches/0025).
+  const char* disabled = DisableIntrinsic != NULL ? DisableIntrinsic : "";
+  if (strstr(disabled, "_Reference_get") == NULL) {
+    size_t size = strlen(disabled) + sizeof(",_Reference_get");
+    char* list = NEW_C_HEAP_ARRAY(char, size, mtArguments);
+    jio_snprintf(list, size, "%s%s_Reference_get", disabled, disabled[0] != '\0' ? "," : "");
+    FLAG_SET_ERGO(DisableIntrinsic, list);  // copies it
+    FREE_C_HEAP_ARRAY(char, list);
+  }
 #ifndef ZERO
   // C1 code carries the shared-object checks (dso/c1); C2's does not yet,
   // so a node compiles with C1 alone (tiered, stopping at level 1).

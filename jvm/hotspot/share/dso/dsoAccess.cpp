@@ -32,6 +32,16 @@
 void DsoAccess::refuse(JavaThread* current, oop obj, const char* what, const char* why) {
   ResourceMark rm(current);
   uint index = DsoMark::index(obj->mark());
+  uint64_t id = DsoReplicaTable::entry(index)->_global_id;
+  if (DsoHeap::is_foreign_id(id)) {
+    // An object its node cannot share: say which and why, as the interpreter does.
+    const char* unshareable = DsoHeap::unshareable_reason(obj);
+    Exceptions::fthrow(current, __FILE__, __LINE__, vmSymbols::java_lang_IllegalStateException(),
+                       "djava: cannot %s a %s of node %u on this node: %s", what,
+                       obj->klass()->external_name(), DsoHeap::foreign_owner(id),
+                       unshareable != NULL ? unshareable : "it cannot be shared");
+    return;
+  }
   Exceptions::fthrow(current, __FILE__, __LINE__, vmSymbols::java_lang_InternalError(),
                      "djava: cannot %s shared object 0x" UINT64_FORMAT_X " (%s) on this node: %s",
                      what, DsoReplicaTable::entry(index)->_global_id,

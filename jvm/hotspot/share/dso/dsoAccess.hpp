@@ -9,9 +9,11 @@
  * (dsoInterpreter.hpp): DsoHeap::begin_access for read (S or M) or write (M;
  * also every compare-and-set, which is a write whether it succeeds or not),
  * the raw access, then DsoHeap::end_access, after the store for a write, so
- * that a flush never loses it. A replica with no chunk (a VM that is not a
- * cluster node: the self-test's replicas) is refused with an InternalError
- * that names the object's id and class; so is a failed access (lost chunk,
+ * that a flush never loses it. A foreign object (one its node cannot share)
+ * is refused with an IllegalStateException naming its class, its node and
+ * the reason; a replica with no chunk (a VM that is not a cluster node: the
+ * self-test's replicas) with an InternalError that names the object's id
+ * and class; so is a failed access (lost chunk,
  * disconnected cluster), with the cache's reason. A replica's bytes are never
  * read or written without coherence.
  *
@@ -219,7 +221,8 @@ class DsoAccess : AllStatic {
   static void stress_local_write(oop dst);
 
   // Throws InternalError: "djava: cannot <what> shared object 0x<id> (<class>)
-  // on this node: <why>".
+  // on this node: <why>"; for a foreign object IllegalStateException: "djava:
+  // cannot <what> a <class> of node <n> on this node: <why it is unshareable>".
   static void refuse(JavaThread* current, oop obj, const char* what, const char* why);
 };
 

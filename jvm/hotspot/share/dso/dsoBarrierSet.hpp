@@ -18,8 +18,9 @@
  *    accesses of bytecode templates carry the check (BytecodeScope): they
  *    run in an interpreter frame whose oop map describes the operand stack,
  *    so the slow path may block and GC may run. The interpreter's other
- *    code (method entries, the Reference.get entry) and the stubs touch no
- *    shared object (references are never shared, docs/HEAP.md).
+ *    code (method entries) and the stubs touch no shared object; a node
+ *    runs Reference.get as bytecode, not through its special entry (a
+ *    shared reference's referent is a coherent field, dsoReferences.hpp).
  *  - dso/c1/dsoBarrierSetC1: C1's code tests the mark the same way and
  *    calls the same slow path out of line (see there).
  *  - C2 and the runtime's Access API: the card table's, unchanged. Until

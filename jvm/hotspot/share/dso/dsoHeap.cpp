@@ -16,6 +16,7 @@
 #include "dso/dsoMarshal.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
+#include "dso/dsoReferences.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoThrowables.hpp"
@@ -74,9 +75,11 @@ const char* DsoHeap::unshareable_reason(oop obj) {
     return DsoThreads::belongs_to_program(obj) ? NULL
                : "the JDK started this thread for this node's own work";
   }
+  if (k->is_subclass_of(vmClasses::Reference_klass())) {
+    return DsoReferences::unshareable_reason(k);  // weak and soft ones can be
+  }
   struct { Klass* klass; const char* why; } native_state[] = {
     { vmClasses::ClassLoader_klass(),     "class loaders are per node" },
-    { vmClasses::Reference_klass(),       "references are cleared by each node's GC" },
     { vmClasses::Module_klass(),          "modules are per node" },
     { vmClasses::MemberName_klass(),      "it points into this node's class metadata" },
     { vmClasses::MethodHandle_klass(),    "it points into this node's class metadata" },
@@ -97,7 +100,8 @@ const char* DsoHeap::unshareable_reason(oop obj) {
 
 bool DsoHeap::is_node_local_field(Klass* k, int offset, int* size) {
   return DsoThreads::is_node_local_field(k, offset, size) ||
-         DsoThrowables::is_node_local_field(k, offset, size);
+         DsoThrowables::is_node_local_field(k, offset, size) ||
+         DsoReferences::is_node_local_field(k, offset, size);
 }
 
 static bool travels_by_value(oop obj) {

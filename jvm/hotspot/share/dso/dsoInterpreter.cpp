@@ -27,26 +27,6 @@ static const jint DsoBarrierSetC1_dynamic = 4;
 #include <sys/syscall.h>
 #include <unistd.h>
 
-// A replica with no chunk: this VM is not a cluster node (the self-test's
-// replicas), so its bytes cannot be kept coherent.
-static void refuse(JavaThread* current, oop obj, const char* what) {
-  ResourceMark rm(current);
-  uint index = DsoMark::index(obj->mark());
-  uint64_t id = DsoReplicaTable::entry(index)->_global_id;
-  if (DsoHeap::is_foreign_id(id)) {
-    const char* why = DsoHeap::unshareable_reason(obj);
-    Exceptions::fthrow(current, __FILE__, __LINE__, vmSymbols::java_lang_IllegalStateException(),
-                       "djava: cannot %s a %s of node %u on this node: %s", what,
-                       obj->klass()->external_name(), DsoHeap::foreign_owner(id),
-                       why != NULL ? why : "it cannot be shared");
-    return;
-  }
-  Exceptions::fthrow(current, __FILE__, __LINE__, vmSymbols::java_lang_InternalError(),
-                     "djava: cannot %s shared object " UINT64_FORMAT_X " (%s) on this node: "
-                     "it has no shared-object cache here", what,
-                     DsoReplicaTable::entry(index)->_global_id, obj->klass()->external_name());
-}
-
 static bool has_chunk(oop obj) {
   return DsoReplicaTable::entry(DsoMark::index(obj->mark()))->_chunk != NULL;
 }
@@ -54,7 +34,10 @@ static bool has_chunk(oop obj) {
 void DsoInterpreter::gain_access(JavaThread* current, Handle h, jlong offset, jlong end,
                                  bool is_write, TRAPS) {
   if (!has_chunk(h())) {
-    refuse(current, h(), is_write ? "write" : "read");
+    // A foreign object (unshareable where it lives), or a replica of a VM
+    // that is not a cluster node (the self-test's).
+    DsoAccess::refuse(current, h(), is_write ? "write" : "read",
+                      "it has no shared-object cache here");
     return;
   }
   DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(h->mark()));

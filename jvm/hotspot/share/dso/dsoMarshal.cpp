@@ -12,6 +12,7 @@
 #include "dso/dsoMarshal.hpp"
 #include "dso/dsoNamedValues.hpp"
 #include "dso/dsoMark.hpp"
+#include "dso/dsoReferences.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoThrowables.hpp"
@@ -208,9 +209,14 @@ int compare_holes(Hole* a, Hole* b) {
 // ...): they neither leave this node nor are overwritten here. Node-local
 // references are reference slots, handled with the others.
 void node_local_holes(InstanceKlass* ik, GrowableArray<Hole>* holes) {
+  if (ik->reference_type() != REF_NONE) {
+    // The GC's link: a reference field no oop map names (dsoReferences.hpp).
+    holes->append(Hole{java_lang_ref_Reference::discovered_offset(), heapOopSize});
+  }
   InstanceKlass* holder = ik->is_subclass_of(vmClasses::Thread_klass()) ? vmClasses::Thread_klass()
                           : ik->is_subclass_of(vmClasses::Throwable_klass())
                               ? vmClasses::Throwable_klass()
+                          : ik->reference_type() == REF_SOFT ? vmClasses::SoftReference_klass()
                               : NULL;
   if (holder == NULL) {
     return;
@@ -228,13 +234,15 @@ size_t instance_block_size(InstanceKlass* ik) {
   return (size_t)ik->size_helper() * HeapWordSize - instanceOopDesc::base_offset_in_bytes();
 }
 
+// An instance's reference slots on the wire: its oop maps' in order, then
+// a reference's referent, which HotSpot's maps leave out (dsoReferences.hpp).
 int reference_slots(InstanceKlass* ik) {
   int n = 0;
   OopMapBlock* map = ik->start_of_nonstatic_oop_maps();
   for (OopMapBlock* end = map + ik->nonstatic_oop_map_count(); map < end; map++) {
     n += (int)map->count();
   }
-  return n;
+  return DsoReferences::extra_reference_slot(ik) >= 0 ? n + 1 : n;
 }
 
 void decode_error(const char* what, oop replica, size_t size, TRAPS) {
@@ -542,6 +550,10 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
         entries.append(entry_for(v, &blob, program, unpublishable));
       }
     }
+    int referent = DsoReferences::extra_reference_slot(ik);
+    if (referent >= 0) {
+      entries.append(entry_for(obj->obj_field(referent), &blob, program, unpublishable));
+    }
   }
   if (*unpublishable != NULL) {
     return not_now;
@@ -571,6 +583,10 @@ size_t DsoMarshal::encode(oop obj, u1* buffer, size_t capacity, uint64_t program
     OopMapBlock* map = ik->start_of_nonstatic_oop_maps();
     for (OopMapBlock* end = map + ik->nonstatic_oop_map_count(); map < end; map++) {
       memset(out + (map->offset() - base), 0, (size_t)map->offset_span());
+    }
+    int referent = DsoReferences::extra_reference_slot(ik);
+    if (referent >= 0) {
+      memset(out + (referent - base), 0, heapOopSize);
     }
     GrowableArray<Hole> holes;
     node_local_holes(ik, &holes);
@@ -640,6 +656,11 @@ void DsoMarshal::decode(JavaThread* current, uint64_t program, Handle replica, c
       next_ref++;
       holes.append(Hole{offset, heapOopSize});
     }
+  }
+  int referent = DsoReferences::extra_reference_slot(ik);
+  if (referent >= 0) {
+    obj->obj_field_put(referent, refs.at(next_ref)());
+    holes.append(Hole{referent, heapOopSize});
   }
   node_local_holes(ik, &holes);
   int eetop_offset;

@@ -6,6 +6,7 @@
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
+#include "dso/dsoReferences.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoStatistics.hpp"
 #include "gc/shared/oopStorage.hpp"
@@ -254,6 +255,7 @@ uint DsoReplicaTable::install_stack_locked(Thread* current, Handle h, uint64_t g
       }
     }
   }
+  DsoReferences::mark_shared(obj);
   return index;
 }
 
@@ -347,6 +349,7 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
       break;
     }
   }
+  DsoReferences::mark_shared(obj);  // no safepoint since the tag: GC sees both or neither
   log_trace(dso)("replica of " UINT64_FORMAT_X " at index %u (%s)", global_id, index,
                  obj->klass()->external_name());
   return index;
@@ -535,6 +538,7 @@ size_t DsoReplicaTable::drop_program(uint64_t program,
         kept_here++;
         continue;
       }
+      DsoReferences::unmark_shared(obj);  // a local reference again: the GC's to clear
     }
     forget(index);
     dropped++;

@@ -36,7 +36,7 @@ int DsoBarrierSetC1::check_kind(LIRAccess& access) {
   DecoratorSet decorators = access.decorators();
   if (!DistributedJava || (decorators & IN_HEAP) == 0 ||
       (decorators & (ON_WEAK_OOP_REF | ON_PHANTOM_OOP_REF)) != 0) {
-    return no_check;  // not a Java object's field, or a Reference's referent
+    return no_check;  // not a Java object's field, or the disabled Reference.get intrinsic's
   }
   Compilation* compilation = access.gen()->compilation();
   Instruction* x = compilation->current_instruction();

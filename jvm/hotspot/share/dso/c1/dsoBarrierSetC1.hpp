@@ -30,7 +30,9 @@
  * the access (with at most register moves, a boolean mask and a membar).
  *
  * Not checked: java.lang.Class's own fields (each node's; a mirror's
- * statics are checked), Reference.referent (references are never shared).
+ * statics are checked), and a weak or phantom load, which only the
+ * Reference.get intrinsic emits and a node disables (Dso::adjust_vm_flags:
+ * Reference.get is compiled from its bytecode, whose getfield is checked).
  * Thread.threadStatus of a replica always takes the slow path (a remote
  * thread's state is asked of its node). Unsafe's accesses and atomics
  * (Unsafe, VarHandles, java.util.concurrent) are checked too, with what
