@@ -184,6 +184,18 @@ struct ThreadsStarted {
 };
 GrowableArrayCHeap<ThreadsStarted, mtInternal>* threads_started = NULL;
 
+// Serializes settle() with itself and with print(): the shares a settle
+// took from the retired list are in neither list until it has read their
+// counters (in native state: a chunk's mutex may be held by a flush waiting
+// for a safepoint), and a print meanwhile would miss them (a program's
+// "published here" came out thousands short). Waiting for it is safepoint
+// safe.
+Mutex* settle_lock() {
+  static Mutex* lock = new Mutex(Mutex::nonleaf, "DsoStatistics_settle_lock", true,
+                                 Mutex::_safepoint_check_always);
+  return lock;
+}
+
 // A plain mutex, never held across anything else.
 os::PlatformMutex* threads_started_lock() {
   static os::PlatformMutex* mutex = new os::PlatformMutex();
@@ -223,7 +235,10 @@ void DsoStatistics::thread_started(uint64_t program) {
 
 void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t program,
                           const char* title) {
-  settle(current);
+  // Held to the end of the snapshot: the reclaim thread's settle may have
+  // taken retired shares it has not yet made rows of, in neither list.
+  MutexLocker settling(current, settle_lock());
+  settle_locked(current);
   ResourceMark rm(current);
   // The snapshot lists handles another program's end may forget meanwhile.
   DsoHandlesHeld held(current);
@@ -442,6 +457,12 @@ bool DsoStatistics::has_retired() {
 }
 
 void DsoStatistics::settle(JavaThread* current) {
+  MutexLocker settling(current, settle_lock());
+  settle_locked(current);
+}
+
+void DsoStatistics::settle_locked(JavaThread* current) {
+  assert_lock_strong(settle_lock());
   GrowableArrayCHeap<RetiredShare, mtInternal> taken;
   {
     MutexLocker ml(DsoReplicaTable::_lock, Mutex::_no_safepoint_check_flag);

@@ -53,6 +53,10 @@ class DsoStatistics : AllStatic {
   static void thread_started(uint64_t program);
   // Appends the chunks the retired parts still name. Under the table's lock.
   static void retained_chunks(GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out);
+
+ private:
+  // settle's work, with the settle lock held (dsoStatistics.cpp).
+  static void settle_locked(JavaThread* current);
 };
 
 #endif // SHARE_DSO_DSOSTATISTICS_HPP
