@@ -51,9 +51,13 @@ struct LocalField {
 // program's thread groups are ordinary shared objects (the system group, the
 // root, is each node's own: DsoNamedValues), so a group counts and lists its
 // threads wherever they run, and Thread.exit where a thread ends takes it out.
+// So is parkBlocker: LockSupport.getBlocker(t) on any node reads what t
+// parked on (the thread's own node writes it, where its Thread object stays
+// modified while nobody else looks; a reader costs the next park a write
+// miss, and makes the blocker shared if it was not).
 const char* const node_local_field_names[] = {
   "contextClassLoader", "inheritedAccessControlContext", "threadLocals",
-  "inheritableThreadLocals", "stackSize", "threadStatus", "parkBlocker", "blocker",
+  "inheritableThreadLocals", "stackSize", "threadStatus", "blocker",
   "blockerLock", "threadLocalRandomSeed", "threadLocalRandomProbe",
   "threadLocalRandomSecondarySeed",
 };
