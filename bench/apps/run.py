@@ -113,20 +113,34 @@ STATISTICS_LINE = re.compile(
     r"(?:\n  flushes put off until an object they reference was unlocked or a fence "
     r"passed: "
     r"(?P<deferred_flushes>\d+))?")
+# Every frame the node's connections carried (cache, monitors, thread
+# manager), under the first line; absent from older VMs.
+WIRE_LINE = re.compile(
+    r"^  messages of this node \(every program, every connection\): sent (?P<sent>\d+) "
+    r"\((?P<sent_bytes>\d+) bytes\), received (?P<received>\d+) \((?P<received_bytes>\d+) bytes\)$",
+    re.M)
 COUNTERS = ["threads_shipped", "objects", "published", "misses", "upgrades", "invalidations",
             "flushes", "deferred_flushes", "bytes_in", "bytes_out", "monitor_enters",
-            "monitor_enter_ms"]
+            "monitor_enter_ms", "wire_messages", "wire_bytes"]
 
 
 def parse_statistics(text):
     """Every node's counters in text (a run's stdout and stderr), one block
     a node: a node that printed twice is counted once, by its last."""
     nodes = {}
-    for m in STATISTICS_LINE.finditer(text):
+    matches = list(STATISTICS_LINE.finditer(text))
+    for i, m in enumerate(matches):
         node = {"node": m["node"], "role": m["role"]}
         for key in COUNTERS:
+            if key.startswith("wire_"):
+                continue
             value = m[key] or "0"  # an optional line's counter is 0 when absent
             node[key] = float(value) if key == "monitor_enter_ms" else int(value)
+        # The node's own block: up to the next node's first line.
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        wire = WIRE_LINE.search(text, m.end(), end)
+        node["wire_messages"] = int(wire["sent"]) + int(wire["received"]) if wire else -1
+        node["wire_bytes"] = int(wire["sent_bytes"]) + int(wire["received_bytes"]) if wire else -1
         nodes[m["node"]] = node
     return list(nodes.values())
 
@@ -143,10 +157,16 @@ def estimated_messages(counts):
 
 
 def summed(nodes):
+    """Totals over the nodes. "messages" is what the nodes' connections
+    carried, each frame once (every message is between a node and a
+    server); the estimate from the cache's counters where a node did not
+    count (an older VM)."""
     total = {key: sum(n[key] for n in nodes) for key in COUNTERS}
     total["monitor_enter_ms"] = round(total["monitor_enter_ms"], 3)
     total["bytes"] = total["bytes_in"] + total["bytes_out"]
-    total["messages"] = estimated_messages(total)
+    total["estimated_messages"] = estimated_messages(total)
+    counted = all(n["wire_messages"] >= 0 for n in nodes)
+    total["messages"] = total["wire_messages"] if counted else total["estimated_messages"]
     return total
 
 
@@ -236,9 +256,9 @@ def times_table(med, names, servers, rounds, small):
 def protocol_table(protocol, servers):
     lines = ["", "Protocol costs: one run per application and server count with "
              f"`{STATISTICS}`, totals over the launcher and the thread servers (the whole run: "
-             "set-up and the result check included). Messages are estimated from the counters: "
-             "2 per miss, invalidation and flush, 3 per monitor enter through the monitor "
-             "service. Bytes are the objects' bytes moved (frame headers not counted). "
+             "set-up and the result check included). Messages are the frames the nodes' "
+             "connections carried (cache, monitors, thread manager), each once. Bytes are the "
+             "objects' bytes moved (frame headers not counted). "
              f"Per thread: over the program's {THREADS} threads.", "",
              "| application | servers | operation (count) | misses | invalidations | flushes "
              "| bytes | monitor enters (ms) | messages | messages/op | bytes/op | messages/s "

@@ -10,8 +10,8 @@ For each shape and configuration: µs per operation (median of --rounds
 runs, each timed by the program after a warm-up) and the processes its
 threads ran in; under djava the messages per operation, from two runs with
 -XX:+PrintDistributedStatistics of N and 2N operations (the counters'
-difference over N leaves set-up out; bench/apps/run.py's estimate: 2 a
-miss, invalidation or flush, 3 a monitor enter).
+difference over N leaves set-up out; every frame the nodes' connections
+carried, bench/apps/run.py's summed).
 
 With --delays (root; bench/now's network namespaces, one per daemon, a
 chosen round trip added between any two), each shape also runs on a
@@ -165,8 +165,9 @@ def delay_runs(args, classes):
 def report(args, rows, delays):
     lines = [f"Synchronization across nodes (bench/micro/sync.py{' --small' if args.small else ''}, "
              f"median of {args.rounds}): µs per operation, the processes its threads ran in, "
-             "and under djava the messages per operation (misses / invalidations / flushes / "
-             "monitor enters per operation in brackets).", "",
+             "and under djava the messages per operation, every frame the nodes' connections "
+             "carried (misses / invalidations / flushes / monitor enters per operation in "
+             "brackets).", "",
              "| shape | " + " | ".join(next(iter(rows.values())).keys()) + " |",
              "|---|" + "---|" * len(next(iter(rows.values())))]
     names = list(next(iter(rows.values())).keys())

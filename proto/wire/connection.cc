@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "wire/traffic.h"
+
 namespace djava {
 namespace wire {
 
@@ -46,6 +48,7 @@ bool Connection::Send(const google::protobuf::MessageLite& msg) {
     }
     sent += static_cast<size_t>(n);
   }
+  CountSent(frame.size());
   return true;
 }
 
@@ -85,6 +88,7 @@ bool Connection::ReadFrame(std::string* frame) {
 bool Connection::Receive(google::protobuf::MessageLite* msg) {
   std::string frame;
   if (!ReadFrame(&frame)) return false;
+  CountReceived(frame.size() + kFrameHeaderSize);
   if (!msg->ParseFromString(frame)) {
     SetError("malformed frame: not a valid " + msg->GetTypeName());
     return false;

@@ -4,7 +4,20 @@
 // calling through mismatched signatures.
 #include <cstdint>
 
+#include "wire/traffic.h"
+
 extern "C" __attribute__((visibility("default"))) uint32_t djava_node_abi_version() {
   // Raise when any exported signature or struct layout changes.
-  return 17;
+  return 18;
+}
+
+// What all of this process's cluster connections carried (wire/traffic.h):
+// counts[0] frames sent, [1] their bytes, [2] frames received, [3] their
+// bytes.
+extern "C" __attribute__((visibility("default"))) void djava_node_traffic(uint64_t counts[4]) {
+  djava::wire::Traffic t = djava::wire::ProcessTraffic();
+  counts[0] = t.frames_sent;
+  counts[1] = t.bytes_sent;
+  counts[2] = t.frames_received;
+  counts[3] = t.bytes_received;
 }

@@ -30,19 +30,23 @@ def load_apps_driver():
 apps_run = load_apps_driver()
 
 
-def statistics_text(scale):
+def statistics_text(scale, wire=(None, None, None)):
     """A launcher's and two thread servers' first lines, as the VM prints
-    them (the per-class rows below them are not read)."""
-    def line(node, role, title, misses, deferred=""):
+    them (the per-class rows below them are not read); wire: each node's
+    (frames sent, frames received), None for a node without that line."""
+    def line(node, role, title, misses, frames, deferred=""):
+        counted = "" if frames is None else (
+            f"  messages of this node (every program, every connection): sent {frames[0]} "
+            f"({frames[0] * 50} bytes), received {frames[1]} ({frames[1] * 60} bytes)\n")
         return (f"djava statistics of {node} ({role}){title}: threads shipped "
                 f"{4 if role == 'launcher' else 0}, shared objects here 60 (published here 50, collected 3); "
                 f"cache misses {misses} (upgrades 3), invalidations {misses // 2}, flushes "
                 f"{misses // 3}, bytes in {misses * 100}, out {misses * 90}; monitor enters 5 "
-                f"(1.5 ms)\n{deferred}  class   objects published\n")
-    return (line("vm:1", "launcher", "", 40, deferred="  flushes put off until an object they "
-                 "reference was unlocked or a fence passed: 7\n") +
-            line("vm:2", "thread server", ", program 77", 100 * scale) +
-            line("vm:3", "thread server", ", program 77", 120 * scale))
+                f"(1.5 ms)\n{deferred}{counted}  class   objects published\n")
+    return (line("vm:1", "launcher", "", 40, wire[0], deferred="  flushes put off until an "
+                 "object they reference was unlocked or a fence passed: 7\n") +
+            line("vm:2", "thread server", ", program 77", 100 * scale, wire[1]) +
+            line("vm:3", "thread server", ", program 77", 120 * scale, wire[2]))
 
 
 def write_fixtures(directory, skip=()):
@@ -152,3 +156,17 @@ def test_statistics_parser_reads_every_node():
     assert costs["per_operation"]["misses"] == 65  # 4 iterations
     with pytest.raises(SystemExit):  # no thread server's block: not silently zero
         apps_run.protocol_costs("SOR", ["40", "4", "4"], nodes[:1], 200.0)
+
+
+def test_messages_are_the_frames_every_node_counted():
+    counted = apps_run.summed(apps_run.parse_statistics(
+        statistics_text(1, wire=((10, 12), (100, 90), (7, 5)))))
+    assert counted["messages"] == 10 + 12 + 100 + 90 + 7 + 5
+    assert counted["wire_bytes"] == 117 * 50 + 107 * 60
+    # A node that did not count (an older VM): the estimate from the counters,
+    # never a partial sum. Each node's line is read from its own block only.
+    partial = apps_run.parse_statistics(statistics_text(1, wire=((10, 12), None, (7, 5))))
+    assert [n["wire_messages"] for n in partial] == [22, -1, 12]
+    total = apps_run.summed(partial)
+    assert total["messages"] == total["estimated_messages"] == (
+        2 * (260 + 130 + 86) + 3 * 15)

@@ -24,6 +24,7 @@ class JavaThread;
 // X(name) for each: the member is `name` with the prefix djava_ removed.
 #define DSO_NODE_FUNCTIONS(X)                                                  \
   X(djava_node_abi_version)                                                   \
+  X(djava_node_traffic)                                                       \
   X(djava_tm_connect)                                                         \
   X(djava_tm_close)                                                           \
   X(djava_tm_register_program_sized)                                          \
@@ -95,6 +96,9 @@ class JavaThread;
   X(djava_monitor_last_error)
 
 extern "C" uint32_t djava_node_abi_version();
+// What this process's cluster connections carried: frames sent, their
+// bytes, frames received, their bytes (sos-client/node/node_library.cc).
+extern "C" void djava_node_traffic(uint64_t counts[4]);
 
 struct DsoNodeLibrary {
 #define DSO_NODE_MEMBER(name) decltype(&::name) name;
@@ -105,7 +109,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 17;
+  static const uint32_t abi_version = 18;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

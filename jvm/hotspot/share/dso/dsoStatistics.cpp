@@ -390,6 +390,13 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
                  ", received " UINT64_FORMAT, DsoThreads::unparks_sent_count(),
                  DsoThreads::unparks_received_count());
   }
+  // Every message, whatever it was for: the cache's, the monitor client's
+  // and the thread manager's (what the counters above estimate by kind).
+  uint64_t traffic[4];
+  DsoNode::lib().djava_node_traffic(traffic);
+  st->print_cr("  messages of this node (every program, every connection): sent " UINT64_FORMAT
+               " (" UINT64_FORMAT " bytes), received " UINT64_FORMAT " (" UINT64_FORMAT " bytes)",
+               traffic[0], traffic[1], traffic[2], traffic[3]);
   djava_sos_stats node_wide;
   DsoNode::lib().djava_sos_get_stats(DsoNode::sos(), &node_wide);
   if (node_wide.chunks_released > 0) {

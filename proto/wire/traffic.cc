@@ -1,0 +1,37 @@
+#include "wire/traffic.h"
+
+#include <atomic>
+
+namespace djava {
+namespace wire {
+
+namespace {
+
+std::atomic<uint64_t> frames_sent{0};
+std::atomic<uint64_t> bytes_sent{0};
+std::atomic<uint64_t> frames_received{0};
+std::atomic<uint64_t> bytes_received{0};
+
+}  // namespace
+
+Traffic ProcessTraffic() {
+  Traffic t;
+  t.frames_sent = frames_sent.load(std::memory_order_relaxed);
+  t.bytes_sent = bytes_sent.load(std::memory_order_relaxed);
+  t.frames_received = frames_received.load(std::memory_order_relaxed);
+  t.bytes_received = bytes_received.load(std::memory_order_relaxed);
+  return t;
+}
+
+void CountSent(uint64_t bytes) {
+  frames_sent.fetch_add(1, std::memory_order_relaxed);
+  bytes_sent.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+void CountReceived(uint64_t bytes) {
+  frames_received.fetch_add(1, std::memory_order_relaxed);
+  bytes_received.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+}  // namespace wire
+}  // namespace djava
