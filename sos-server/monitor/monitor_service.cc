@@ -83,8 +83,8 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
         err = "signal names no thread";
         break;
       }
-      err = table_.Signal(node, sg.object(), FromProto(sg.thread()), sg.key(), sg.all(), now,
-                          &out);
+      err = table_.Signal(node, sg.object(), FromProto(sg.thread()), sg.key(), sg.all(),
+                          sg.to_key(), now, &out);
       break;
     }
     case monitorpb::MonitorRequest::kQuery: {

@@ -150,13 +150,15 @@ std::string MonitorTable::Notify(NodeId node, ObjectId obj, ThreadRef t, uint64_
 }
 
 std::string MonitorTable::Signal(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all,
-                                 TimeNs now, std::vector<Event>* out) {
+                                 uint64_t to_key, TimeNs now, std::vector<Event>* out) {
+  if (to_key == key && to_key != 0) return "signal moves waiters to their own wait set";
   if (!CheckProgram(node, obj, t, out)) return "";
   Monitor& m = monitors_[obj];
   if (m.program == 0) m.program = t.program;
   Request r{node, t, Wake::kSignalled};
   r.key = key;
   r.all = all;
+  r.to_key = to_key;
   m.entry.push_back(r);
   Settle(obj, &m, now, out);
   MaybeErase(obj);  // served at once, with nobody to wake and no lease
@@ -192,7 +194,9 @@ std::string MonitorTable::Interrupt(ThreadRef target, TimeNs now, std::vector<Ev
   Monitor* m = Find(obj);
   if (m == nullptr) return "";
   for (auto it = m->waiters.begin(); it != m->waiters.end(); ++it) {
-    if (it->thread == target) {
+    // A moved waiter was signalled first: it waits for its new key's notify
+    // (its thread sees the interrupt once it returns).
+    if (it->thread == target && !it->moved) {
       Wake(obj, m, it, Wake::kInterrupted, now, out);
       break;
     }
@@ -397,7 +401,7 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
 void MonitorTable::ServeSignal(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
   Request r = m->entry.front();
   m->entry.pop_front();
-  NotifyWaiters(m, r.key, r.all);
+  NotifyWaiters(m, r.key, r.all, r.to_key);
   // A node that signals is likely to use the monitor again: leave it a lease
   // when it may have one. Otherwise the monitor stays free and Settle serves
   // the next request.
@@ -451,13 +455,25 @@ void MonitorTable::Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake 
   m->waiters.erase(w);
 }
 
-void MonitorTable::NotifyWaiters(Monitor* m, uint64_t key, bool all) {
-  for (auto it = m->waiters.begin(); it != m->waiters.end();) {
+void MonitorTable::NotifyWaiters(Monitor* m, uint64_t key, bool all, uint64_t to_key) {
+  // Moved waiters go after the end as it was: each is met once.
+  auto end = m->waiters.end();
+  std::list<Waiter> moved;
+  for (auto it = m->waiters.begin(); it != end;) {
     auto w = it++;
     if (w->key != key) continue;
-    Requeue(m, w, Wake::kNotified);
+    if (to_key == 0) {
+      Requeue(m, w, Wake::kNotified);
+    } else {
+      if (w->deadline != kNoDeadline) deadlines_.erase({w->deadline, w->thread});
+      w->deadline = kNoDeadline;
+      w->key = to_key;
+      w->moved = true;
+      moved.splice(moved.end(), m->waiters, w);
+    }
     if (!all) break;
   }
+  m->waiters.splice(m->waiters.end(), moved);
 }
 
 void MonitorTable::Wake(ObjectId obj, Monitor* m, std::list<Waiter>::iterator w,

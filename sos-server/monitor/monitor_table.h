@@ -28,6 +28,10 @@
 // turn, when the monitor is free (a waiter that checked its condition while
 // owning the monitor and then waits cannot miss it). If then nobody is
 // queued or waiting, the monitor may stay leased to the signalling node.
+// A Signal may move its waiters instead, to the end of another wait set
+// (a condition's to its lock's acquirers): a moved waiter has been signalled,
+// so neither its deadline nor an interrupt wakes it any more, only a notify
+// or Signal of its new key.
 //
 // Failures: a node that dies fails every program it ran threads of; all
 // requests of a failed program end with kFailed naming the reason, and any
@@ -135,8 +139,10 @@ class MonitorTable {
   // its turn, if no one is then queued or waiting and a lease may be
   // granted, the monitor stays leased to `node` (kGranted, kSignalled, for
   // thread `t`); otherwise nothing is sent and the next request is served.
-  std::string Signal(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all, TimeNs now,
-                     std::vector<Event>* out);
+  // With to_key other than 0 the waiters are moved to the end of wait set
+  // to_key instead of woken (see the file's comment).
+  std::string Signal(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all,
+                     uint64_t to_key, TimeNs now, std::vector<Event>* out);
   // Answers at once with kQueue: the owner, the threads queued to enter
   // (not Signals) in the order they will be served, and the waiters with a
   // key other than 0, longest waiting first. Needs no ownership; changes
@@ -182,6 +188,7 @@ class MonitorTable {
     Wake reason;       // kSignalled: a Signal, which notifies and owns nothing
     uint64_t key = 0;  // the Signal's
     bool all = false;  // the Signal's
+    uint64_t to_key = 0;  // the Signal's: move to this wait set, or (0) wake
     uint64_t java_thread = 0;
     bool signal() const { return reason == Wake::kSignalled; }
   };
@@ -191,6 +198,7 @@ class MonitorTable {
     TimeNs deadline;
     uint64_t key;
     uint64_t java_thread;
+    bool moved = false;  // by a Signal: only a notify of its key wakes it
   };
   struct Monitor {
     ProgramId program = 0;      // program of the first thread to use it
@@ -224,7 +232,9 @@ class MonitorTable {
   // Moves a waiter to the entry queue's tail.
   void Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake why);
   // Requeues the longest waiter (all: every waiter) of the wait set `key`.
-  void NotifyWaiters(Monitor* m, uint64_t key, bool all);
+  // Wakes the waiters of key (all: every one), or moves them to the end of
+  // wait set to_key if it is not 0.
+  void NotifyWaiters(Monitor* m, uint64_t key, bool all, uint64_t to_key = 0);
   // Requeues a waiter and serves the monitor if it is free.
   void Wake(ObjectId obj, Monitor* m, std::list<Waiter>::iterator w, enum Wake why,
             TimeNs now, std::vector<Event>* out);

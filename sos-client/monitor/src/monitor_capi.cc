@@ -140,9 +140,9 @@ int djava_monitor_notify_keyed(djava_monitor_client* c, uint64_t object, uint64_
 }
 
 int djava_monitor_signal(djava_monitor_client* c, uint64_t object, uint64_t program,
-                         uint64_t thread, uint64_t key, int all) {
+                         uint64_t thread, uint64_t key, int all, uint64_t to_key) {
   return Guard(c, [&](MonitorClient* m) {
-    return m->Signal(object, LocalThread{program, thread}, key, all != 0);
+    return m->Signal(object, LocalThread{program, thread}, key, all != 0, to_key);
   });
 }
 

@@ -286,7 +286,7 @@ int MonitorClient::NotifyKeyed(uint64_t obj, LocalThread t, uint64_t key, bool a
   return DJAVA_MON_OK;
 }
 
-int MonitorClient::Signal(uint64_t obj, LocalThread t, uint64_t key, bool all) {
+int MonitorClient::Signal(uint64_t obj, LocalThread t, uint64_t key, bool all, uint64_t to_key) {
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
   if (local_.Signal(obj) == LocalMonitors::Send::kNothing) return DJAVA_MON_OK;
@@ -297,6 +297,7 @@ int MonitorClient::Signal(uint64_t obj, LocalThread t, uint64_t key, bool all) {
   sg->set_object(o);
   sg->set_key(key);
   sg->set_all(all);
+  sg->set_to_key(to_key);
   if (!SendLocked(ShardOf(obj), &req))
     return SetError(DJAVA_MON_IO, "monitor service connection lost");
   return DJAVA_MON_OK;

@@ -82,7 +82,7 @@ class MonitorClient {
   int NotifyKeyed(uint64_t obj, LocalThread t, uint64_t key, bool all);
   // Notify (key, all) in the monitor's next free turn; `t` need not own it.
   // Never blocks: at most one message, none under an idle lease.
-  int Signal(uint64_t obj, LocalThread t, uint64_t key, bool all);
+  int Signal(uint64_t obj, LocalThread t, uint64_t key, bool all, uint64_t to_key = 0);
   // The monitor's keyed waiters, longest waiting first, into *waiters. A
   // round trip to the service unless this node holds the lease.
   int Queue(uint64_t obj, LocalThread t, std::vector<KeyedWaiter>* waiters);

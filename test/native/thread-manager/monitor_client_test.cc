@@ -483,7 +483,7 @@ TEST_P(MonitorClientTest, QueueListsKeyedWaitersLongestFirstWithTheirThreads) {
   EXPECT_EQ(-1, djava_monitor_queue(&capi, kObj, kProg, tc.thread, nullptr, nullptr, 1));
   EXPECT_EQ(-1, djava_monitor_queue(nullptr, kObj, kProg, tc.thread, keys, threads, 1));
   // A signal through the C ABI wakes t3 (key 6) once a's threads are done.
-  ASSERT_EQ(DJAVA_MON_OK, djava_monitor_signal(&capi, kObj, kProg, tc.thread, 6, 0));
+  ASSERT_EQ(DJAVA_MON_OK, djava_monitor_signal(&capi, kObj, kProg, tc.thread, 6, 0, 0));
   EXPECT_EQ(DJAVA_MON_OK, WaitToEnd(a.get(), t3, DJAVA_MON_WAITING));
   ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, t3));
   ASSERT_EQ(DJAVA_MON_OK, a->Ping());

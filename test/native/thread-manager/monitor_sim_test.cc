@@ -127,7 +127,7 @@ class Sim {
                           m.timeout < 0 ? kNoDeadline : now_ + m.timeout, now_, &ev);
         break;
       case Send::kNotify: err = table_.Notify(id, m.obj, t, m.key, m.all, now_, &ev); break;
-      case Send::kSignal: err = table_.Signal(id, m.obj, t, m.key, m.all, now_, &ev); break;
+      case Send::kSignal: err = table_.Signal(id, m.obj, t, m.key, m.all, 0, now_, &ev); break;
       case Send::kReturnLease: err = table_.ReturnLease(id, m.obj, now_, &ev); break;
       case Send::kNothing:
       case Send::kBusy: break;  // never sent

@@ -330,7 +330,7 @@ TEST_F(MonitorTableTest, SignalWaitsForTheOwnersReleaseSoACheckThenWaitIsNotMiss
   Take();
   // T1 checked its condition (false) and is about to wait for key 5; T2 on
   // node 2 makes it true and signals meanwhile.
-  ASSERT_EQ("", table_.Signal(2, kObj, T(2), 5, false, now_, &out_));
+  ASSERT_EQ("", table_.Signal(2, kObj, T(2), 5, false, 0, now_, &out_));
   ExpectNothing();
   EXPECT_EQ(1u, table_.EntryQueueLength(kObj));
   table_.Enter(3, kObj, T(3), now_, &out_);  // queued behind the signal
@@ -346,15 +346,15 @@ TEST_F(MonitorTableTest, SignalOfAnotherKeyOrOnAFreeMonitorWithNobodyWaitingDoes
   table_.Enter(1, kObj, T(1), now_, &out_);
   table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);
   Take();
-  table_.Signal(2, kObj, T(2), 6, true, now_, &out_);
-  table_.Signal(2, kObj, T(2), 0, true, now_, &out_);
+  table_.Signal(2, kObj, T(2), 6, true, 0, now_, &out_);
+  table_.Signal(2, kObj, T(2), 0, true, 0, now_, &out_);
   ExpectNothing();
   EXPECT_EQ(1u, table_.WaitSetSize(kObj));
   EXPECT_FALSE(table_.IsOwned(kObj));
-  table_.Signal(2, kObj, T(2), 5, false, now_, &out_);
+  table_.Signal(2, kObj, T(2), 5, false, 0, now_, &out_);
   ExpectGrant(1, T(1), Wake::kNotified);
   table_.Exit(1, kObj, T(1), now_, &out_);
-  table_.Signal(2, kObj, T(2), 5, false, now_, &out_);
+  table_.Signal(2, kObj, T(2), 5, false, 0, now_, &out_);
   ExpectNothing();
   EXPECT_EQ(0u, table_.MonitorCount());  // no lease: nothing kept
 }
@@ -364,8 +364,8 @@ TEST_F(MonitorTableTest, QueuedSignalsAndTheEnterBehindThemAreServedInOneTurn) {
   table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);
   table_.Enter(1, kObj, T(2), now_, &out_);
   Take();
-  table_.Signal(2, kObj, T(3), 6, false, now_, &out_);  // nobody: no effect
-  table_.Signal(3, kObj, T(4), 5, false, now_, &out_);  // wakes T1
+  table_.Signal(2, kObj, T(3), 6, false, 0, now_, &out_);  // nobody: no effect
+  table_.Signal(3, kObj, T(4), 5, false, 0, now_, &out_);  // wakes T1
   table_.Enter(4, kObj, T(5), now_, &out_);
   ExpectNothing();
   EXPECT_EQ(3u, table_.EntryQueueLength(kObj));
@@ -381,7 +381,7 @@ TEST_F(MonitorTableTest, SignalIsNoEnterAndCancelLeavesIt) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   Take();
   ASSERT_TRUE(table_.OwnerIs(kObj, T(1)));
-  table_.Signal(2, kObj, T(3), 5, false, now_, &out_);
+  table_.Signal(2, kObj, T(3), 5, false, 0, now_, &out_);
   // The signalling thread may enter after its signal...
   ASSERT_EQ("", table_.Enter(2, kObj, T(3), now_, &out_));
   EXPECT_EQ(2u, table_.EntryQueueLength(kObj));
@@ -395,7 +395,7 @@ TEST_F(MonitorTableTest, SignalIsNoEnterAndCancelLeavesIt) {
 TEST_F(MonitorTableTest, SignalAndQueryNeedNoOwnershipButCheckTheProgram) {
   table_.FreeProgram(kProg, now_, &out_);
   Take();
-  EXPECT_EQ("", table_.Signal(1, kObj, T(1), 5, false, now_, &out_));
+  EXPECT_EQ("", table_.Signal(1, kObj, T(1), 5, false, 0, now_, &out_));
   auto ev = Take();
   ASSERT_EQ(1u, ev.size());
   EXPECT_EQ(Event::kFailed, ev[0].kind);
@@ -443,6 +443,47 @@ TEST_F(MonitorTableTest, QueryListsKeyedWaitersInFifoOrder) {
   EXPECT_EQ(103u, ev[0].waiters[0].java_thread);
 }
 
+TEST_F(MonitorTableTest, ASignalThatMovesWaitersLeavesThemSignalledUnderTheNewKey) {
+  // An acquirer (key 1) waits, then two condition waiters (key 5), one timed.
+  table_.Enter(1, kObj, T(3), now_, &out_);
+  table_.Wait(1, kObj, T(3), 1, 103, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), 5, 101, now_ + 10 * kMs, now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  table_.Wait(2, kObj, T(2), 5, 102, kNoDeadline, now_, &out_);
+  Take();
+  EXPECT_NE("", table_.Signal(3, kObj, T(4), 5, true, 5, now_, &out_));  // onto itself
+  // signalAll of the condition: both join the acquirers, behind T3; nobody wakes.
+  ASSERT_EQ("", table_.Signal(3, kObj, T(4), 5, true, 1, now_, &out_));
+  ExpectNothing();
+  EXPECT_EQ(3u, table_.WaitSetSize(kObj));
+  table_.Query(3, kObj, T(4), 21, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  ASSERT_EQ(3u, ev[0].waiters.size());
+  const uint64_t order[] = {103, 101, 102};
+  for (size_t i = 0; i < 3; i++) {
+    EXPECT_EQ(1u, ev[0].waiters[i].key);
+    EXPECT_EQ(order[i], ev[0].waiters[i].java_thread);
+  }
+  // Signalled, so neither an interrupt nor T1's deadline wakes them now.
+  table_.Interrupt(T(1), now_, &out_);
+  table_.Tick(now_ + 20 * kMs, &out_);
+  ExpectNothing();
+  // Each release's signal of the acquirers wakes the next, FIFO.
+  table_.Signal(3, kObj, T(4), 1, false, 0, now_, &out_);
+  ExpectGrant(1, T(3), Wake::kNotified);
+  table_.Exit(1, kObj, T(3), now_, &out_);
+  ExpectNothing();
+  table_.Signal(3, kObj, T(4), 1, false, 0, now_, &out_);
+  ExpectGrant(1, T(1), Wake::kNotified);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  table_.Signal(3, kObj, T(4), 1, false, 0, now_, &out_);
+  ExpectGrant(2, T(2), Wake::kNotified);
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  EXPECT_EQ(0u, table_.WaitSetSize(kObj));
+}
+
 TEST_F(MonitorTableTest, SignalsOfADeadNodeAreDropped) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);
@@ -450,7 +491,7 @@ TEST_F(MonitorTableTest, SignalsOfADeadNodeAreDropped) {
   Take();
   // A thread of program 8 on node 2 signals and its node dies: program 8
   // fails (and with it the owner), and the signal goes.
-  table_.Signal(2, kObj, ThreadRef{8, 2}, 5, false, now_, &out_);
+  table_.Signal(2, kObj, ThreadRef{8, 2}, 5, false, 0, now_, &out_);
   table_.NodeDown(2, "node 2 died", now_, &out_);
   auto ev = Take();
   for (const Event& e : ev) {
@@ -465,7 +506,7 @@ TEST_F(MonitorTableTest, SignalsOfADeadNodeAreDropped) {
 
 TEST_F(MonitorTableTest, SignalsOfAFailedProgramAreDroppedQuietly) {
   table_.Enter(1, kObj, ThreadRef{8, 1}, now_, &out_);  // program 8 owns
-  table_.Signal(2, kObj, T(2), 0, true, now_, &out_);
+  table_.Signal(2, kObj, T(2), 0, true, 0, now_, &out_);
   table_.Enter(3, 43, T(3), now_, &out_);  // node 3 runs program 7 too
   Take();
   table_.NodeDown(3, "node 3 died", now_, &out_);
@@ -485,8 +526,8 @@ TEST_F(LeaseTest, SignalsOfANodeThatLeftCleanlyStillNotifyButLeaveNoLease) {
   table_.Wait(3, kObj, T(3), 5, 0, kNoDeadline, now_, &out_);
   table_.Enter(1, kObj, T(1), now_, &out_);
   Take();
-  table_.Signal(2, kObj, T(2), 5, false, now_, &out_);
-  table_.Signal(2, kObj, T(2), 6, false, now_, &out_);
+  table_.Signal(2, kObj, T(2), 5, false, 0, now_, &out_);
+  table_.Signal(2, kObj, T(2), 6, false, 0, now_, &out_);
   EXPECT_TRUE(table_.NodeLeave(2, now_, &out_));  // queued signals are no holding
   table_.NodeDown(2, "node 2 disconnected", now_, &out_);
   ExpectNothing();
@@ -499,7 +540,7 @@ TEST_F(LeaseTest, SignalsOfANodeThatLeftCleanlyStillNotifyButLeaveNoLease) {
 }
 
 TEST_F(LeaseTest, SignalLeavesTheLeaseWhenNobodyWaitsOrQueues) {
-  ASSERT_EQ("", table_.Signal(2, kObj, T(2), 5, true, now_, &out_));
+  ASSERT_EQ("", table_.Signal(2, kObj, T(2), 5, true, 0, now_, &out_));
   ExpectGrant(2, T(2), Wake::kSignalled, /*lease=*/true);
   NodeId n = 0;
   EXPECT_TRUE(table_.IsLeased(kObj, &n));
@@ -513,7 +554,7 @@ TEST_F(LeaseTest, SignalLeavesTheLeaseWhenNobodyWaitsOrQueues) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   Take();
   table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);
-  table_.Signal(2, kObj, T(2), 5, true, now_, &out_);
+  table_.Signal(2, kObj, T(2), 5, true, 0, now_, &out_);
   ExpectGrant(1, T(1), Wake::kNotified, true);
 }
 
@@ -522,7 +563,7 @@ TEST_F(LeaseTest, SignalFromTheLeaseHolderWhileItsThreadOwnsRecallsItsOwnLease) 
   ExpectGrant(1, T(1), Wake::kAcquired, true);
   // T1 owns under node 1's lease; T2 of node 1 signals: it must wait for
   // T1's release, which the node makes only when recalled.
-  table_.Signal(1, kObj, T(2), 5, false, now_, &out_);
+  table_.Signal(1, kObj, T(2), 5, false, 0, now_, &out_);
   auto ev = Take();
   ASSERT_EQ(1u, ev.size());
   EXPECT_EQ(Event::kRecall, ev[0].kind);
@@ -533,7 +574,7 @@ TEST_F(LeaseTest, SignalFromTheLeaseHolderWhileItsThreadOwnsRecallsItsOwnLease) 
   table_.Exit(1, kObj, T(1), now_, &out_);
   // Idle, the monitor is forgotten with its cool-down: a signal leaves the
   // lease to node 1.
-  table_.Signal(1, kObj, T(2), 5, false, now_, &out_);
+  table_.Signal(1, kObj, T(2), 5, false, 0, now_, &out_);
   ExpectGrant(1, T(2), Wake::kSignalled, true);
   // An enter of another node recalls that lease as any other.
   table_.Enter(2, kObj, T(3), now_, &out_);
@@ -547,7 +588,7 @@ TEST_F(LeaseTest, SignalFromTheLeaseHolderWhileItsThreadOwnsRecallsItsOwnLease) 
 TEST_F(LeaseTest, SignalQueuedBehindALeaseReturnedWithoutAWait) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   Take();
-  table_.Signal(2, kObj, T(2), 0, false, now_, &out_);
+  table_.Signal(2, kObj, T(2), 0, false, 0, now_, &out_);
   auto ev = Take();
   ASSERT_EQ(1u, ev.size());
   EXPECT_EQ(Event::kRecall, ev[0].kind);
@@ -630,7 +671,7 @@ TEST_F(MonitorTableTest, QueryReportsTheOwnerAndTheEnteringInOrder) {
   table_.Wait(1, kObj, T(4), 5, 104, kNoDeadline, now_, &out_);
   table_.Enter(1, kObj, T(1), now_, &out_, 101);
   table_.Enter(2, kObj, T(2), now_, &out_, 102);
-  table_.Signal(3, kObj, T(9), 6, false, now_, &out_);  // no enter: not listed
+  table_.Signal(3, kObj, T(9), 6, false, 0, now_, &out_);  // no enter: not listed
   table_.Enter(3, kObj, T(3), now_, &out_, 103);
   table_.Notify(1, kObj, T(1), 5, false, now_, &out_);  // T4 re-enters last
   Take();

@@ -245,6 +245,12 @@ uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
     index = publish_one(current, obj(), DsoThreads::current_program(current));
   }
   if (index == 0) {
+    // Another thread of this node made it shared meanwhile (two threads
+    // that await one condition publish it at once): its id, then.
+    header = header_seen_by(current, obj());
+    if (DsoMark::is_shared(header)) {
+      return DsoReplicaTable::entry(DsoMark::index(header))->_global_id;
+    }
     DsoNode::stop_if_left(current);
     ResourceMark rm(current);
     THROW_MSG_0(vmSymbols::java_lang_IllegalStateException(),

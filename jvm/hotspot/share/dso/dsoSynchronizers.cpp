@@ -154,7 +154,9 @@ JVM_ENTRY(static jint, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, j
   }
 JVM_END
 
-JVM_ENTRY(static void, SS_signal0(JNIEnv* env, jclass, jobject sync, jlong key, jboolean all))
+// Wakes the waiters of key, or (to_key not 0) moves them to wait set to_key.
+JVM_ENTRY(static void, SS_signal0(JNIEnv* env, jclass, jobject sync, jlong key, jboolean all,
+                                  jlong to_key))
   oop o = JNIHandles::resolve_non_null(sync);
   if (!shared_here(thread, o)) {
     return;
@@ -162,7 +164,8 @@ JVM_ENTRY(static void, SS_signal0(JNIEnv* env, jclass, jobject sync, jlong key, 
   int status = DsoNode::lib().djava_monitor_signal(DsoMonitors::client(), monitor_of(o),
                                                    DsoThreads::current_program(thread),
                                                    DsoMonitors::thread_key(thread),
-                                                   (uint64_t)key, all != JNI_FALSE ? 1 : 0);
+                                                   (uint64_t)key, all != JNI_FALSE ? 1 : 0,
+                                                   (uint64_t)to_key);
   if (status != DJAVA_MON_OK) {
     throw_for(thread, status, "cannot signal", o, THREAD);
   }
@@ -226,7 +229,7 @@ static JNINativeMethod synchronizer_methods[] = {
   { CC"enter",     CC"(Ljava/lang/Object;)V",   FN_PTR(SS_enter) },
   { CC"exit",      CC"(Ljava/lang/Object;)V",   FN_PTR(SS_exit) },
   { CC"await0",    CC"(Ljava/lang/Object;JJJZ)I", FN_PTR(SS_await0) },
-  { CC"signal0",   CC"(Ljava/lang/Object;JZ)V", FN_PTR(SS_signal0) },
+  { CC"signal0",   CC"(Ljava/lang/Object;JZJ)V", FN_PTR(SS_signal0) },
   { CC"queue0",    CC"(Ljava/lang/Object;)[J",  FN_PTR(SS_queue0) },
 };
 

@@ -127,9 +127,12 @@ int djava_monitor_notify_keyed(djava_monitor_client* c, uint64_t object, uint64_
  * one message; none when this node holds the monitor's lease and no thread
  * here owns it (a lease is granted only while nobody waits, and a wait
  * gives it back, so then no thread anywhere waits on it). The service may
- * leave the lease with this node afterwards. */
+ * leave the lease with this node afterwards. With to_key other than 0 the
+ * waiters are not woken but moved to the end of wait set to_key, signalled:
+ * no deadline or interrupt wakes them any more, only a notify or signal of
+ * to_key (a condition's signal moving its waiters to its lock's acquirers). */
 int djava_monitor_signal(djava_monitor_client* c, uint64_t object, uint64_t program,
-                         uint64_t thread, uint64_t key, int all);
+                         uint64_t thread, uint64_t key, int all, uint64_t to_key);
 /* The monitor's waiters in wait sets with a key other than 0, longest
  * waiting first: writes up to `cap` of them as (keys[i], java_threads[i])
  * and returns how many there are (possibly more than cap), or -1 with

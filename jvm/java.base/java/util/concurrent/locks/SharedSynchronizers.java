@@ -10,6 +10,7 @@ package java.util.concurrent.locks;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import jdk.internal.misc.Unsafe;
 
 /**
  * Blocking and waking of an {@link AbstractQueuedSynchronizer} that is a
@@ -57,11 +58,25 @@ final class SharedSynchronizers {
     /** Waits in the wait set `key` (millis 0: no timeout); a status above. */
     private static native int await0(Object sync, long key, long thread, long millis,
                                      boolean interruptible);
-    private static native void signal0(Object sync, long key, boolean all);
+    /** Wakes the waiters of `key` (all or the longest), or moves them to wait set toKey (not 0). */
+    private static native void signal0(Object sync, long key, boolean all, long toKey);
     /** The service's waiters, longest first: key, thread id, key, thread id, ... */
     private static native long[] queue0(Object sync);
 
     private static final boolean ENABLED;
+    /**
+     * AbstractQueuedSynchronizer.sharedWaiters, changed atomically: by a
+     * waiter under the synchronizer's monitor at the service, and by a
+     * condition's signaller, which holds the synchronizer but not that
+     * monitor.
+     */
+    private static final Unsafe U = Unsafe.getUnsafe();
+    private static final long WAITERS =
+        U.objectFieldOffset(AbstractQueuedSynchronizer.class, "sharedWaiters");
+
+    private static void addWaiters(AbstractQueuedSynchronizer s, int delta) {
+        U.getAndAddInt(s, WAITERS, delta);
+    }
     /** The synchronizer a thread re-acquires after waiting (fair locks' turn). */
     private static final ThreadLocal<AbstractQueuedSynchronizer> REACQUIRING;
     /** The synchronizer a thread checks again right after counting itself a waiter. */
@@ -133,7 +148,7 @@ final class SharedSynchronizers {
                     // before this count sees no waiter and sends no signal,
                     // but then this check sees its state (both volatile:
                     // Dekker's argument).
-                    s.sharedWaiters++;
+                    addWaiters(s, 1);
                     counted = true;
                     COUNTED.set(s);
                     try {
@@ -158,7 +173,7 @@ final class SharedSynchronizers {
             }
         } finally {
             if (counted) {
-                s.sharedWaiters--;  // under the monitor, as every change of the count
+                addWaiters(s, -1);
             }
             exit(s);
         }
@@ -175,14 +190,25 @@ final class SharedSynchronizers {
      */
     static void released(AbstractQueuedSynchronizer s) {
         if (ENABLED && s.sharedWaiters != 0 && isShared0(s)) {
-            signal0(s, EXCLUSIVE, false);
-            signal0(s, SHARED, true);
+            signal0(s, EXCLUSIVE, false, 0L);
+            signal0(s, SHARED, true, 0L);
         }
     }
 
     /**
      * ConditionObject's awaits for a shared synchronizer: true unless the
      * deadline passed first. The caller holds the synchronizer exclusively.
+     *
+     * A signal moves its waiters to the synchronizer's acquirers at the
+     * service (as AQS moves a condition's nodes to its queue), so that they
+     * wake once, when a release lets one in, and queue inspections see them
+     * queued at once. The counts, both changed by threads that hold the
+     * synchronizer: c.sharedWaiters, the waiters no signal has moved yet;
+     * a signal turns those it moves into acquirers (s.sharedWaiters), so
+     * that the next release wakes one. A waiter that left the condition's
+     * wait set by itself (timed out, interrupted) takes its own slot back
+     * once it holds the synchronizer again, or, if a signal counted it as
+     * moved meanwhile, the acquirer slot that signal made for it.
      */
     static boolean await(AbstractQueuedSynchronizer s,
                          AbstractQueuedSynchronizer.ConditionObject c,
@@ -193,9 +219,8 @@ final class SharedSynchronizers {
         }
         long key = idOf(c, true);  // its id names its wait set
         long me = currentThreadId();
-        boolean signalled = true, interrupted = false, cancelled = false, counted = false;
-        // Counted while the synchronizer is held, so a signaller, which
-        // holds it too, sees the count; taken back once held again.
+        boolean signalled = true, interrupted = false, cancelled = false;
+        boolean moved = false, counted = false;
         c.sharedWaiters++;
         enter(s);
         try {
@@ -220,10 +245,14 @@ final class SharedSynchronizers {
                     } else {
                         interrupted = true;
                     }
+                } else {
+                    // Moved by a signal, then woken by a release: an
+                    // acquirer the signal counted, first in line.
+                    moved = counted = true;
                 }
             }
             // Re-acquire with the saved state, whatever ended the wait.
-            boolean waited = false;
+            boolean waited = moved;
             try {
                 for (;;) {
                     if (tryAcquire(s, savedState, false, waited)) {
@@ -233,7 +262,7 @@ final class SharedSynchronizers {
                         s.sharedContended = true;  // a write only once: it is a shared field
                     }
                     if (!counted) {  // counted and checked again, as in acquire
-                        s.sharedWaiters++;
+                        addWaiters(s, 1);
                         counted = true;
                         COUNTED.set(s);
                         try {
@@ -251,11 +280,19 @@ final class SharedSynchronizers {
                 }
             } finally {
                 if (counted) {
-                    s.sharedWaiters--;
+                    addWaiters(s, -1);
+                }
+            }
+            if (!moved) {
+                // Held again: this thread's slot in the condition, or the
+                // acquirer slot a signal made of it.
+                if (c.sharedWaiters > 0) {
+                    c.sharedWaiters--;
+                } else {
+                    addWaiters(s, -1);
                 }
             }
         } finally {
-            c.sharedWaiters--;
             exit(s);
         }
         if (cancelled) {
@@ -267,11 +304,18 @@ final class SharedSynchronizers {
         return signalled;
     }
 
-    /** A condition's signal or signalAll for a shared synchronizer. */
+    /**
+     * A condition's signal or signalAll for a shared synchronizer, by the
+     * thread that holds it: the waiters not yet moved become acquirers.
+     */
     static void signal(AbstractQueuedSynchronizer s,
                        AbstractQueuedSynchronizer.ConditionObject c, boolean all) {
-        if (ENABLED && c.sharedWaiters != 0 && isShared0(s)) {
-            signal0(s, idOf(c, false), all);
+        int waiting = c.sharedWaiters;
+        if (ENABLED && waiting != 0 && isShared0(s)) {
+            int moving = all ? waiting : 1;
+            c.sharedWaiters = waiting - moving;
+            addWaiters(s, moving);
+            signal0(s, idOf(c, false), all, EXCLUSIVE);
         }
     }
 
