@@ -2,8 +2,9 @@
  * @test
  * @summary interrupt() of a thread (on a thread server) blocked in wait() on a shared object
  *          makes wait throw InterruptedException with the interrupt status cleared, within
- *          bounded time; a thread interrupted before it calls wait() gets the exception at
- *          once.
+ *          bounded time; so does an interrupt of a thread that waits on an object of its own
+ *          node, which the interrupt reaches through the thread's shared Thread; a thread
+ *          interrupted before it calls wait() gets the exception at once.
  * @library /lib
  * @run main/othervm InterruptWait
  */
@@ -26,6 +27,7 @@ public class InterruptWait {
         long caughtAtNanos;
         long garbage;
 
+        /** lock null: the thread waits on a lock it makes, an object of its own node. */
         Waiter(Lock lock, boolean interruptFirst, String name) {
             super(name);
             this.lock = lock;
@@ -47,6 +49,7 @@ public class InterruptWait {
                 }
                 interruptedBeforeWait = Thread.currentThread().isInterrupted();
             }
+            Lock lock = this.lock != null ? this.lock : new Lock();
             synchronized (lock) {
                 waiting = true;
                 try {
@@ -96,6 +99,20 @@ public class InterruptWait {
             System.out.println("wait() ended by interrupt after about " + ms + " ms");
             c.check(ms < LIMIT_MS, "the interrupt took " + ms + " ms to end wait()");
         }
+
+        // Interrupted while waiting on an object only its own node has.
+        Waiter local = new Waiter(null, false, "local-waiter");
+        local.start();
+        deadline = System.nanoTime() + LIMIT_MS * 1_000_000;
+        while (!local.waiting && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        Thread.sleep(300);
+        local.interrupt();
+        local.join(LIMIT_MS + 10_000);
+        c.check(!local.isAlive(), "local-waiter still alive " + (LIMIT_MS + 10_000) + " ms later");
+        c.equal("local-waiter outcome", local.outcome, "interrupted");
+        c.check(!local.statusAfterCatch, "local-waiter's interrupt status still set after the exception");
 
         // Interrupted before calling wait(): wait() throws at once.
         Lock lock2 = new Lock();
