@@ -4,7 +4,8 @@
  *          (issue 25): a task's exception through Future.get and CompletableFuture, one stored
  *          in a shared field, with its cause and suppressed exceptions; getStackTrace and
  *          printStackTrace give the frames, files, lines and modules of the node that threw,
- *          and the receiver may add suppressed exceptions and read them back anywhere.
+ *          and the receiver may add suppressed exceptions and read them back anywhere; a deep
+ *          stack trace arrives whole.
  * @library /lib
  * @run main/othervm ThrowablesAcrossNodes
  */
@@ -97,6 +98,27 @@ public class ThrowablesAcrossNodes {
         String there = printedWhereThrown;
         c.check(here.lines().count() > 8 && here.equals(there),
                 "main prints the throwable as its node would:\n" + here + "--- there:\n" + there);
+
+        // A deep stack trace, its frames' text many times longer than a line the VM formats
+        // (2000 bytes), arrives whole: every frame, the bottom one last.
+        Thread deep = new Thread(() -> {
+            try {
+                failingTask(300);
+            } catch (Throwable x) {
+                stored = x;  // not looked at here: its frames travel as text
+            }
+        }, "deep thrower");
+        deep.start();
+        deep.join();
+        StackTraceElement[] deepTrace = stored.getStackTrace();
+        long failingFrames = Arrays.stream(deepTrace)
+                .filter(e -> e.getMethodName().equals("failingTask")).count();
+        c.equal("failingTask frames of a deep trace", failingFrames, 301L);
+        c.check(deepTrace.length > 301
+                        && deepTrace[deepTrace.length - 1].getMethodName().equals("run")
+                        && deepTrace[deepTrace.length - 1].getClassName().equals("java.lang.Thread"),
+                "a deep trace ends in Thread.run: " + deepTrace[deepTrace.length - 1]);
+        stored = t;
 
         // Suppressed exceptions added here are seen by a thread on a server.
         t.addSuppressed(new Error("added by main"));

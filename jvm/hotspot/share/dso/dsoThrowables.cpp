@@ -58,11 +58,15 @@ bool DsoThrowables::travels_as_frames(oop obj, int offset) {
 
 // ---- out --------------------------------------------------------------------
 
+// Text goes in by write, never through a format: print() cuts what it
+// formats at 2000 bytes (O_BUFLEN), and a trace is longer than that.
 static void put_field(stringStream* out, const char* s) {
   if (s == NULL) {
-    out->print("-");
+    out->write("-", 1);
   } else {
-    out->print("%zu:%s", strlen(s), s);
+    size_t length = strlen(s);
+    out->print("%zu:", length);
+    out->write(s, length);
   }
 }
 
@@ -146,7 +150,8 @@ void DsoThrowables::describe_stack_trace(oop throwable, stringStream* out) {
       index = 0;
     }
   }
-  out->print("%d;%s", count, frames.as_string());
+  out->print("%d;", count);
+  out->write(frames.base(), frames.size());
 }
 
 // ---- in ---------------------------------------------------------------------
@@ -227,7 +232,7 @@ oop DsoThrowables::make_stack_trace(JavaThread* current, const char* text, TRAPS
       ok = in.field(&fields[f]);
     }
     if (!ok || fields[3] == NULL || fields[4] == NULL) {
-      THROW_MSG_NULL(vmSymbols::java_lang_InternalError(), "djava: malformed stack trace");
+            THROW_MSG_NULL(vmSymbols::java_lang_InternalError(), "djava: malformed stack trace");
     }
     Handle element = element_klass->allocate_instance_handle(CHECK_NULL);
     oop v = interned_or_null(fields[0], CHECK_NULL);
