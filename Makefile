@@ -119,7 +119,9 @@ jdk: libjvm native $(RUNTIME_JAR) $(JAVA_BASE_JAR) $(BASE_STAMP)
 # class library's (-XX:+DistributedJava; dso/dso.cpp): sources of the pinned
 # tree as patches/ leave them, and our own (jvm/java.base). After libjvm,
 # whose prepare_tree brings the tree's sources up to date.
-JAVA_BASE_PATCHED := java/util/concurrent/locks/AbstractQueuedSynchronizer.java
+JAVA_BASE_PATCHED := java/util/concurrent/locks/AbstractQueuedSynchronizer.java \
+    $(addprefix java/util/concurrent/,CompletableFuture.java ForkJoinPool.java \
+        ForkJoinTask.java SubmissionPublisher.java)
 JAVA_BASE_SOURCES := $(shell find jvm/java.base -name '*.java') \
     $(addprefix $(DJAVA_SRC)/src/java.base/share/classes/,$(JAVA_BASE_PATCHED))
 $(JAVA_BASE_JAR): $(JAVA_BASE_SOURCES) $(BASE_STAMP) | libjvm

@@ -24,11 +24,11 @@ import shutil
 import subprocess
 import sys
 
-# Only libjvm and the few java.base classes of lib/djava-java.base.jar are
-# built from source (the rest of the class library is Debian's binary), so a
-# patch anywhere else would silently have no effect.
+# Only libjvm and the few java.base classes of lib/djava-java.base.jar (all in
+# java.util.concurrent) are built from source (the rest of the class library
+# is Debian's binary), so a patch anywhere else would silently have no effect.
 PATCHABLE = ("make", "src/hotspot",
-             "src/java.base/share/classes/java/util/concurrent/locks")
+             "src/java.base/share/classes/java/util/concurrent")
 SEPARATOR = "---\n"
 DIFF_OPTIONS = ["--no-color", "--no-ext-diff", "--no-renames", "-U3",
                 "--src-prefix=a/", "--dst-prefix=b/"]
@@ -143,8 +143,9 @@ def render_patches(tree):
         paths = git(tree, "diff", "--name-only", commit + "^", commit).split()
         stray = [p for p in paths if not p.startswith(tuple(p + "/" for p in PATCHABLE))]
         if stray:
-            fail(f"commit {commit[:12]} changes {', '.join(stray)}: only make/ and src/hotspot/ "
-                 "are built from source, so a patch elsewhere would have no effect")
+            fail(f"commit {commit[:12]} changes {', '.join(stray)}: only make/, src/hotspot/ "
+                 "and java.util.concurrent are built from source, so a patch elsewhere would "
+                 "have no effect")
         diff = git(tree, "diff", *DIFF_OPTIONS, commit + "^", commit)
         patches.append((name, header + SEPARATOR + diff))
     return patches

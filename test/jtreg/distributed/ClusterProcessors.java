@@ -4,19 +4,22 @@
  *          is the thread servers' capacities added up, the same on main and on threads on
  *          every server; in a launcher (a child djava JVM, whose main runs there) the common
  *          pool's parallelism follows it and a parallel stream's elements and a ForkJoin
- *          divide-and-conquer run on every thread server; CompletableFuture's default executor
- *          and the common pool give their answers from a thread on a server (jtreg's main
- *          itself runs on one).
+ *          divide-and-conquer run on every thread server; from a thread on a server, the
+ *          common pool is the program's (main's), with its parallelism, and CompletableFuture's
+ *          default executor and parallel streams use it (jtreg's main itself runs on one).
  * @library /lib
  * @run main/othervm ClusterProcessors
  */
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 
 public class ClusterProcessors {
@@ -131,14 +134,38 @@ public class ClusterProcessors {
         System.out.println("ClusterProcessors (launcher): ok");
     }
 
-    /** The JDK's pools used from a thread on a server give their answers. */
+    /**
+     * The JDK's pools used from a thread on a server give their answers, and they are the
+     * program's: the common pool there is the one main sees (the launcher's), with its
+     * parallelism, and CompletableFuture's default executor and parallel streams use it.
+     */
     static void checkPoolsFromAServer(Checks c) throws InterruptedException {
+        ForkJoinPool common = ForkJoinPool.commonPool();
+        int parallelism = ForkJoinPool.getCommonPoolParallelism();
         long[] remote = new long[3];
+        // Compared where they are got: a JDK singleton that comes back from a server is the
+        // node's own again (docs/HEAP.md, named values), so == on main would prove nothing.
+        String[] notCommon = new String[4];
+        int[] remoteParallelism = new int[1];
+        boolean[] streamInCommonPool = new boolean[1];
         Thread user = new Thread(() -> {
             try {
                 remote[0] = CompletableFuture.supplyAsync(() -> 6L * 7).get(30, TimeUnit.SECONDS);
                 remote[1] = LongStream.range(0, 1000).parallel().map(i -> 2 * i).sum();
                 remote[2] = ForkJoinPool.commonPool().submit(() -> 5L).get(30, TimeUnit.SECONDS);
+                notCommon[0] = unless(ForkJoinPool.commonPool(), common);
+                notCommon[1] = unless(new CompletableFuture<Void>().defaultExecutor(), common);
+                notCommon[2] = unless(CompletableFuture.supplyAsync(ForkJoinTask::getPool)
+                        .get(30, TimeUnit.SECONDS), common);
+                notCommon[3] = unless(ForkJoinPool.commonPool()
+                        .submit((Callable<ForkJoinPool>) ForkJoinTask::getPool).get(30, TimeUnit.SECONDS), common);
+                remoteParallelism[0] = ForkJoinPool.getCommonPoolParallelism();
+                // Bounded rounds: this thread takes part, and may finish a round alone.
+                for (int r = 0; r < ROUNDS && !streamInCommonPool[0]; r++) {
+                    streamInCommonPool[0] = IntStream.range(0, 256).parallel()
+                            .map(i -> ForkJoinTask.getPool() == common ? 1 + (int) (work(i) & 0) : 0)
+                            .sum() > 0;
+                }
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }
@@ -148,6 +175,24 @@ public class ClusterProcessors {
         c.equal("supplyAsync on a server", remote[0], 42L);
         c.equal("parallel stream on a server", remote[1], 999000L);
         c.equal("common pool task on a server", remote[2], 5L);
+        c.check(notCommon[0] == null, "ForkJoinPool.commonPool() on a server is " + notCommon[0]
+                + ", not the program's " + common);
+        c.equal("common pool parallelism on a server", remoteParallelism[0], parallelism);
+        c.check(notCommon[3] == null, "a common pool task on a server ran in " + notCommon[3]
+                + ", not in the program's common pool " + common);
+        if (parallelism > 1) {
+            c.check(notCommon[1] == null, "CompletableFuture's default executor on a server is "
+                    + notCommon[1] + ", not the program's common pool " + common);
+            c.check(notCommon[2] == null, "supplyAsync on a server ran in " + notCommon[2]
+                    + ", not in the program's common pool " + common);
+            c.check(streamInCommonPool[0], "no element of a parallel stream on a server ran in the "
+                    + "program's common pool in " + ROUNDS + " rounds");
+        }
+    }
+
+    /** null if got is expected, else what got is. */
+    static String unless(Object got, Object expected) {
+        return got == expected ? null : String.valueOf(got);
     }
 
     static boolean onEveryServer(Map<Long, Integer> where, Set<Long> serverPids) {

@@ -128,6 +128,18 @@ public final class Launcher {
             answerAll(e.requestId, name.substring(ProgramLoader.ALL_RESOURCES_PREFIX.length()));
             return;
         }
+        if (name.equals(ThreadServer.COMMON_POOL_RESOURCE)) {
+            // The program's common pool is this JVM's; a thread server's
+            // threads of the program fork into it (ProgramCommonPool).
+            try {
+                long id = Node.publish(java.util.concurrent.ForkJoinPool.commonPool());
+                Node.answerResource(e.requestId,
+                        java.nio.ByteBuffer.allocate(Long.BYTES).putLong(id).array(), null);
+            } catch (Throwable t) {
+                Node.answerResource(e.requestId, null, "the program's common pool: " + t);
+            }
+            return;
+        }
         if (name.equals(ProgramProperties.RESOURCE)) {
             try {
                 Node.answerResource(e.requestId, ProgramProperties.launcherProperties(), null);

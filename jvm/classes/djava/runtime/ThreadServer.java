@@ -146,6 +146,29 @@ public final class ThreadServer {
         }
     }
 
+    /** Resource name under which a launcher answers with its common pool's id. */
+    static final String COMMON_POOL_RESOURCE = "djava:common-pool";
+
+    /**
+     * The ForkJoin common pool of a program with threads here: its
+     * launcher's, as a shared object. Called by the VM when a thread of the
+     * program first asks for it (java.util.concurrent.ProgramCommonPool);
+     * the VM keeps the answer until the program ends.
+     */
+    static java.util.concurrent.ForkJoinPool fetchCommonPool(long program) {
+        try {
+            byte[] id = Node.fetchResource(program, COMMON_POOL_RESOURCE, Node.RESOURCE_TIMEOUT_MS);
+            if (id == null || id.length != Long.BYTES) {
+                throw new java.io.IOException("the launcher's answer has " + (id == null ? "no" : id.length)
+                        + " bytes, not a pool's id");
+            }
+            return (java.util.concurrent.ForkJoinPool) Node.attach(java.nio.ByteBuffer.wrap(id).getLong());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("djava: cannot get the common pool of program "
+                    + Long.toUnsignedString(program) + " from its launcher on " + Node.nodeName(), e);
+        }
+    }
+
     @SuppressWarnings("deprecation")  // Thread.stop: the program is over
     private static void drop(long id) {
         Program p = programs.remove(id);
