@@ -15,6 +15,7 @@
 #include "dso/dsoClassNames.hpp"
 #include "dso/dsoMarshal.hpp"
 #include "dso/dsoMark.hpp"
+#include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReferences.hpp"
 #include "dso/dsoReplicaTable.hpp"
@@ -1081,6 +1082,10 @@ static void flush_put_off(JavaThread* current, DsoReplica* e, uint64_t id, oop r
   } else if (mark.has_monitor()) {
     owner = (address)mark.monitor()->owner();
     waited_on = mark.monitor()->waiters() > 0;
+    if (owner == NULL && waited_on) {
+      // What they wait for may need this flush: they let go for it.
+      DsoMonitors::ask_waiters_to_step_aside(current, mark.monitor());
+    }
   }
   const jlong warn_after = NANOSECS_PER_SEC, warn_every = 10 * NANOSECS_PER_SEC;
   if (now - e->_flush_deferred_ns < warn_after ||

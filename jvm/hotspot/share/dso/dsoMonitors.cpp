@@ -17,7 +17,10 @@
 #include "oops/oop.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
-#include "runtime/os.hpp"
+#include "runtime/objectMonitor.inline.hpp"
+#include "runtime/synchronizer.hpp"
+#include "runtime/threadSMR.hpp"
+#include "runtime/os.inline.hpp"
 #include "runtime/osThread.hpp"
 #include "runtime/thread.inline.hpp"
 #include "services/threadService.hpp"
@@ -115,6 +118,107 @@ void DsoMonitors::adopt_stack_lock(JavaThread* current, Handle obj, TRAPS) {
                      "monitor until its starter leaves synchronized code",
                      DsoReplicaTable::entry(index)->_global_id, obj->klass()->external_name());
   }
+}
+
+// The monitors whose waiters a put-off flush asked to step aside, each with
+// when it last asked. A flush retries every 1 to 64 ms while it is put
+// off, and asks again each time; an entry older than that is stale (its
+// monitor may have been deflated and reused for another object since,
+// which would cost a spurious wake-up and a step aside there, no more).
+namespace {
+
+const int step_aside_slots = 16;
+const jlong step_aside_ask_ns = 200 * NANOSECS_PER_MILLISEC;
+// How long a waiter lets go of the monitor for the publication. Past it
+// (another thread of this node took the object meanwhile), it takes the
+// monitor back and returns; the flush's next retry asks again.
+const jlong step_aside_ns = NANOSECS_PER_SEC;
+
+struct StepAsideRequest {
+  ObjectMonitor* monitor;
+  jlong asked_ns;
+};
+
+StepAsideRequest step_aside_requests[step_aside_slots];
+
+os::PlatformMutex* step_aside_lock() {
+  static os::PlatformMutex* mutex = new os::PlatformMutex();
+  return mutex;
+}
+
+bool is_asked(ObjectMonitor* monitor, jlong now) {
+  step_aside_lock()->lock();
+  bool asked = false;
+  for (int i = 0; i < step_aside_slots && !asked; i++) {
+    asked = step_aside_requests[i].monitor == monitor &&
+            now - step_aside_requests[i].asked_ns < step_aside_ask_ns;
+  }
+  step_aside_lock()->unlock();
+  return asked;
+}
+
+}  // namespace
+
+void DsoMonitors::ask_waiters_to_step_aside(JavaThread* current, ObjectMonitor* monitor) {
+  jlong now = os::javaTimeNanos();
+  step_aside_lock()->lock();
+  int slot = 0;
+  for (int i = 0; i < step_aside_slots; i++) {
+    if (step_aside_requests[i].monitor == monitor) {
+      slot = i;
+      break;
+    }
+    if (step_aside_requests[i].asked_ns < step_aside_requests[slot].asked_ns) {
+      slot = i;  // else the oldest request makes room
+    }
+  }
+  step_aside_requests[slot].monitor = monitor;
+  step_aside_requests[slot].asked_ns = now;
+  step_aside_lock()->unlock();
+  // Wakes the threads waiting on it: ObjectMonitor::wait parks once, and a
+  // thread woken while still in the wait set takes itself out, as after a
+  // time-out. An unpark that reaches a thread no longer waiting there is a
+  // spurious return from its next park, which every park tolerates.
+  ThreadsListHandle tlh(current);
+  for (uint i = 0; i < tlh.list()->length(); i++) {
+    JavaThread* t = tlh.list()->thread_at(i);
+    if (t->current_waiting_monitor() == monitor) {
+      t->_ParkEvent->unpark();
+    }
+  }
+}
+
+void DsoMonitors::step_aside_if_asked(JavaThread* current, Handle obj, ObjectMonitor* monitor) {
+  // An interrupted or failed wait returns as it is: if its thread waits
+  // again, the flush's next retry asks again.
+  if (!DsoNode::is_member() || current->has_pending_exception() ||
+      !is_asked(monitor, os::javaTimeNanos())) {
+    return;
+  }
+  // HotSpot's count of this thread's entries past the first; entries it
+  // made while the object was stack-locked recursively are not in it and
+  // do not go to the runtime when they exit, so neither count changes.
+  intx recursions = ObjectSynchronizer::complete_exit(obj, current);
+  jlong deadline = os::javaTimeNanos() + step_aside_ns;
+  while (!is_shared(obj()) && os::javaTimeNanos() < deadline) {
+    ThreadBlockInVM blocked(current);
+    os::naked_short_sleep(1);
+  }
+  if (!is_shared(obj())) {
+    ObjectSynchronizer::reenter(obj, recursions, current);
+    return;
+  }
+  // Published: its monitor is the service's now, entered once per exit to
+  // come (each goes to the runtime, the mark being the tag).
+  for (intx i = 0; i <= recursions; i++) {
+    enter(current, obj);
+    if (current->has_pending_exception()) {
+      return;  // the cluster failed: the error names the object
+    }
+  }
+  ResourceMark rm(current);
+  log_debug(dso)("a waiter stepped aside for the publication of shared object " UINT64_FORMAT_X
+                 " (%s)", DsoHeap::id_of(obj()), obj->klass()->external_name());
 }
 
 void DsoMonitors::exit(JavaThread* current, oop obj) {

@@ -28,6 +28,7 @@
 #include "dso/dsoMark.hpp"
 
 class JavaThread;
+class ObjectMonitor;
 
 class DsoMonitors : AllStatic {
  public:
@@ -60,6 +61,23 @@ class DsoMonitors : AllStatic {
   static int wait_in_service(JavaThread* current, uint64_t monitor, uint64_t wait_key,
                              uint64_t java_thread, jlong millis, bool interruptible,
                              bool parked);
+  // Local waiters stepping aside for a publication. A put-off flush whose
+  // bytes reference a local object that threads of this node wait on
+  // (Object.wait), with no owner, cannot go until they stop waiting, and
+  // what they wait for may be the very reader the flush is for. So the
+  // flush wakes them (a spurious wake-up, JLS 17.2.1), and each, holding
+  // the monitor again, lets go of it for up to a second instead of
+  // returning at once: the flush's next retry publishes the object, and
+  // the waiter takes the cluster's monitor, as often as it held HotSpot's,
+  // and returns from wait() to re-check its condition (and wait again, now
+  // at the service, where the other node's notify reaches it).
+  // ask_waiters_to_step_aside: from the flush; `monitor` has waiters, so
+  // it cannot be deflated meanwhile.
+  static void ask_waiters_to_step_aside(JavaThread* current, ObjectMonitor* monitor);
+  // step_aside_if_asked: after a local Object.wait returned and the thread
+  // owns `monitor` again (patches/0028).
+  static void step_aside_if_asked(JavaThread* current, Handle obj, ObjectMonitor* monitor);
+
   // The thread's name in the monitor service.
   static uint64_t thread_key(JavaThread* thread);
   static djava_monitor_client* client() { return _client; }
