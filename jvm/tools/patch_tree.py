@@ -143,9 +143,8 @@ def render_patches(tree):
         paths = git(tree, "diff", "--name-only", commit + "^", commit).split()
         stray = [p for p in paths if not p.startswith(tuple(p + "/" for p in PATCHABLE))]
         if stray:
-            fail(f"commit {commit[:12]} changes {', '.join(stray)}: only make/, src/hotspot/ "
-                 "and java.util.concurrent are built from source, so a patch elsewhere would "
-                 "have no effect")
+            fail(f"commit {commit[:12]} changes {', '.join(stray)}: only {', '.join(PATCHABLE)} "
+                 "are built from source, so a patch elsewhere would have no effect")
         diff = git(tree, "diff", *DIFF_OPTIONS, commit + "^", commit)
         patches.append((name, header + SEPARATOR + diff))
     return patches
