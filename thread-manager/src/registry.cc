@@ -399,11 +399,13 @@ std::string ThreadRegistry::Console(ProgramId program, uint64_t thread, uint32_t
 }
 
 void ThreadRegistry::QueryThreadState(ConnId asker, ProgramId program, uint64_t thread,
-                                      uint64_t request, std::vector<Action>* out) {
+                                      uint64_t request, bool stack_trace,
+                                      std::vector<Action>* out) {
   Action a{Action::kThreadStateQuery};
   a.thread = ThreadKey{program, thread};
   a.request = request;
   a.reply_to = asker;
+  a.found = stack_trace;
   auto p = programs_.find(program);
   auto t = threads_.find(a.thread);
   if (p != programs_.end() && t == threads_.end()) {

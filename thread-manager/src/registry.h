@@ -79,7 +79,8 @@ struct Action {
     kUnpark,             // to `server`, or else to `conn` (the launcher): unpark `thread`
                          // (`status` 1: an interrupt)
     kThreadStateQuery,   // to `server`, or else to `conn` (the launcher): the state of
-                         // `thread`? answer `request` to `reply_to`
+                         // `thread` (and its stack, if `found`)? answer `request` to
+                         // `reply_to`
     kThreadStateData,    // to `conn`: the answer to its `request`: `status`
   };
   explicit Action(Kind k) : kind(k) {}
@@ -90,7 +91,7 @@ struct Action {
   ThreadState state = ThreadState::kQueued;
   std::string detail;     // server name, exception, or failure reason
   uint64_t request = 0;   // kResourceRequest / kResourceData
-  bool found = false;     // kResourceData
+  bool found = false;     // kResourceData; kThreadStateQuery: the stack is wanted
   std::string bytes;      // kResourceData, kConsole
   uint32_t stream = 0;    // kConsole: 1 = out, 2 = err, 3 = stdout, 4 = stderr
   int32_t status = 0;     // kExit
@@ -197,9 +198,10 @@ class ThreadRegistry {
   // Thread.getState of `thread` from connection `asker`: the question goes
   // where the thread runs (as Unpark); a thread that runs nowhere (queued,
   // ended, unknown program) is answered at once with status -1 (unknown:
-  // the asker keeps its own idea).
+  // the asker keeps its own idea). `stack_trace`: Thread.getStackTrace, the
+  // thread's stack is wanted too.
   void QueryThreadState(ConnId asker, ProgramId program, uint64_t thread, uint64_t request,
-                        std::vector<Action>* out);
+                        bool stack_trace, std::vector<Action>* out);
   std::string Unpark(ProgramId program, uint64_t thread, bool interrupt,
                      std::vector<Action>* out);
 

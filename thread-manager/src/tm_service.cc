@@ -136,7 +136,8 @@ void TmService::OnMessage(ConnId conn, const TmClientMessage& msg, TimeMs now) {
     }
     case TmClientMessage::kQueryThreadState: {
       const auto& q = msg.query_thread_state();
-      registry_.QueryThreadState(conn, q.program(), q.thread(), q.request(), &out);
+      registry_.QueryThreadState(conn, q.program(), q.thread(), q.request(), q.stack_trace(),
+                                 &out);
       break;
     }
     case TmClientMessage::kThreadStateAnswer: {
@@ -146,6 +147,7 @@ void TmService::OnMessage(ConnId conn, const TmClientMessage& msg, TimeMs now) {
         TmServerMessage d;
         d.mutable_thread_state_data()->set_request(a.request());
         d.mutable_thread_state_data()->set_status(a.status());
+        d.mutable_thread_state_data()->set_stack_trace(a.stack_trace());
         transport_->Send(a.reply_to(), d);
       }
       break;
@@ -299,6 +301,7 @@ void TmService::Apply(std::vector<Action>* actions) {
         q->set_thread(a.thread.thread);
         q->set_request(a.request);
         q->set_reply_to(a.reply_to);
+        q->set_stack_trace(a.found);
         if (a.server != 0) {
           transport_->Send(a.server, m);
         } else if (conns_.count(a.conn)) {

@@ -64,6 +64,19 @@ public final class DjavaChild {
         }
     }
 
+    /**
+     * Runs {@code mainClass} with the one argument "launcher" in a child, so that its main
+     * thread is a launcher's (jtreg's own main runs on a thread server under djava), and fails
+     * the test unless the child ends with status 0 having printed "NAME (launcher): ok".
+     */
+    public static void runOnLauncher(Class<?> mainClass, long timeoutSeconds) throws Exception {
+        Result child = run(mainClass, timeoutSeconds, "launcher");
+        child.assertExitCode(0);
+        if (!child.stdout.contains(mainClass.getSimpleName() + " (launcher): ok")) {
+            throw new AssertionError(child.describe());
+        }
+    }
+
     /** Runs {@code mainClass} with {@code args}; fails the test after {@code timeoutSeconds}. */
     public static Result run(Class<?> mainClass, long timeoutSeconds, String... args) throws Exception {
         return runWithInput(mainClass, timeoutSeconds, null, args);

@@ -174,6 +174,38 @@ TEST_F(TmClientTest, ThreadStateQueriesGoWhereTheThreadRuns) {
   EXPECT_EQ(-1, status);   // an unknown program: nobody runs it
 }
 
+// Thread.getStackTrace of a thread another node runs: the question says the
+// stack is wanted, and the running node's frames (any bytes) come back with
+// its state; a thread that runs nowhere has none.
+TEST_F(TmClientTest, StackTraceQueriesBringTheRunningNodesFrames) {
+  auto launcher = Client(), server = Client(), asker = Client();
+  ASSERT_EQ("", server->RegisterServer("s1", 4, nullptr));
+  ASSERT_EQ("", launcher->RegisterProgram(9, "node:1", "/cp"));
+  ASSERT_EQ("", launcher->Submit(9, 1, false));
+  Expect(server.get(), DJAVA_TM_EV_ASSIGN);
+  const std::string frames("2;frames\0with a NUL", 19);
+  std::thread answering([&] {
+    auto q = Expect(server.get(), DJAVA_TM_EV_STATE_QUERY);
+    EXPECT_EQ(1, q.status);  // the stack is wanted
+    EXPECT_EQ("", server->AnswerThreadState(q.request_id, q.reply_to, 401, frames));
+    q = Expect(server.get(), DJAVA_TM_EV_STATE_QUERY);
+    EXPECT_EQ(0, q.status);  // the state alone
+    EXPECT_EQ("", server->AnswerThreadState(q.request_id, q.reply_to, 401));
+  });
+  int32_t status = 0;
+  std::string stack;
+  ASSERT_EQ("", asker->QueryThreadState(9, 1, 5000, &status, &stack));
+  EXPECT_EQ(401, status);
+  EXPECT_EQ(frames, stack);
+  ASSERT_EQ("", asker->QueryThreadState(9, 1, 5000, &status));
+  EXPECT_EQ(401, status);
+  answering.join();
+  stack = "stale";
+  ASSERT_EQ("", asker->QueryThreadState(12345, 1, 5000, &status, &stack));
+  EXPECT_EQ(-1, status);
+  EXPECT_EQ("", stack);
+}
+
 TEST_F(TmClientTest, RejectedRequestsAreReportedNotFatal) {
   auto launcher = Client();
   ASSERT_EQ("", launcher->RegisterProgram(9, "n", "cp"));

@@ -53,7 +53,9 @@ enum djava_tm_event_kind {
   DJAVA_TM_EV_UNPARK = 11,
   /* To the node running `thread` of `program`: another node asks its state
    * (Thread.getState). Answer with djava_tm_answer_thread_state(request_id,
-   * reply_to, the thread's threadStatus here, or -1 if it does not run here). */
+   * reply_to, the thread's threadStatus here, or -1 if it does not run here).
+   * `status` 1: its stack trace is wanted too (Thread.getStackTrace): answer
+   * with djava_tm_answer_thread_stack instead. */
   DJAVA_TM_EV_STATE_QUERY = 12
 };
 
@@ -116,7 +118,8 @@ typedef struct djava_tm_event {
   /* (fields below were added with the resource, console and exit relays) */
   uint64_t request_id;        /* DJAVA_TM_EV_RESOURCE_REQUEST, _STATISTICS_REQUEST */
   int stream;                 /* DJAVA_TM_EV_CONSOLE */
-  int status;                 /* DJAVA_TM_EV_EXIT: the exit status */
+  int status;                 /* DJAVA_TM_EV_EXIT: the exit status; _STATE_QUERY: 1 if the
+                                 stack trace is wanted */
   /* RESOURCE_REQUEST: the resource name; CONSOLE: the bytes; else empty
    * ({NULL, 0}). Owned by the caller of djava_tm_next_event, who frees it
    * with djava_tm_buffer_free (always safe to call). */
@@ -217,6 +220,16 @@ int djava_tm_query_thread_state(djava_tm_client* c, uint64_t program, uint64_t t
 /* The node running a thread answers a DJAVA_TM_EV_STATE_QUERY. */
 int djava_tm_answer_thread_state(djava_tm_client* c, uint64_t request, uint64_t reply_to,
                                  int32_t status);
+/* Thread.getStackTrace of `thread` of `program`, which another node runs:
+ * as djava_tm_query_thread_state, and *stack gets the thread's frames there
+ * (the text dso/dsoThrowables.hpp writes for a throwable's frames; empty if
+ * it runs nowhere), freed with djava_tm_buffer_free. */
+int djava_tm_query_thread_stack(djava_tm_client* c, uint64_t program, uint64_t thread,
+                                int64_t timeout_ms, int32_t* status, djava_tm_buffer* stack);
+/* The node running a thread answers a DJAVA_TM_EV_STATE_QUERY whose status
+ * asked for the stack: `stack`/`len` are its frames (copied). */
+int djava_tm_answer_thread_stack(djava_tm_client* c, uint64_t request, uint64_t reply_to,
+                                 int32_t status, const void* stack, size_t len);
 /* Launcher: the statistics (-XX:+PrintDistributedStatistics) of `program`
  * from every thread server that ran threads of it. Blocks at most
  * timeout_ms (< 0: no limit; the manager answers within its own limit of

@@ -172,6 +172,29 @@ int djava_tm_answer_thread_state(djava_tm_client* c, uint64_t request, uint64_t 
   });
 }
 
+int djava_tm_query_thread_stack(djava_tm_client* c, uint64_t program, uint64_t thread,
+                                int64_t timeout_ms, int32_t* status, djava_tm_buffer* stack) {
+  if (stack == nullptr) return Result("null output buffer");
+  stack->data = nullptr;
+  stack->len = 0;
+  return Guard(c, [&](TmClient* t) {
+    std::string frames;
+    std::string err = t->QueryThreadState(program, thread, timeout_ms, status, &frames);
+    if (!err.empty()) return Result(err);
+    return CopyOut(frames, stack);
+  });
+}
+
+int djava_tm_answer_thread_stack(djava_tm_client* c, uint64_t request, uint64_t reply_to,
+                                 int32_t status, const void* stack, size_t len) {
+  if (stack == nullptr && len > 0) return Result("null stack trace");
+  return Guard(c, [&](TmClient* t) {
+    return Result(t->AnswerThreadState(
+        request, reply_to, status,
+        std::string(static_cast<const char*>(stack == nullptr ? "" : stack), len)));
+  });
+}
+
 int djava_tm_program_exit(djava_tm_client* c, uint64_t program, int32_t status,
                           const char* detail) {
   return Guard(c, [&](TmClient* t) {

@@ -297,7 +297,7 @@ std::string TmClient::Unpark(uint64_t program, uint64_t thread, bool interrupt) 
 }
 
 std::string TmClient::QueryThreadState(uint64_t program, uint64_t thread, int64_t timeout_ms,
-                                       int32_t* status) {
+                                       int32_t* status, std::string* stack) {
   StateQuery q;
   uint64_t id;
   {
@@ -311,6 +311,7 @@ std::string TmClient::QueryThreadState(uint64_t program, uint64_t thread, int64_
   r->set_program(program);
   r->set_thread(thread);
   r->set_request(id);
+  r->set_stack_trace(stack != nullptr);
   std::string err = SendUnlocked(m);
   std::unique_lock<std::mutex> l(mu_);
   if (err.empty()) {
@@ -321,15 +322,18 @@ std::string TmClient::QueryThreadState(uint64_t program, uint64_t thread, int64_
   if (!err.empty()) return err;
   if (!q.done) return "no answer within " + std::to_string(timeout_ms) + " ms";
   *status = q.status;
+  if (stack != nullptr) *stack = std::move(q.stack);
   return "";
 }
 
-std::string TmClient::AnswerThreadState(uint64_t request, uint64_t reply_to, int32_t status) {
+std::string TmClient::AnswerThreadState(uint64_t request, uint64_t reply_to, int32_t status,
+                                        const std::string& stack) {
   tmpb::TmClientMessage m;
   auto* a = m.mutable_thread_state_answer();
   a->set_request(request);
   a->set_reply_to(reply_to);
   a->set_status(status);
+  a->set_stack_trace(stack);
   std::lock_guard<std::mutex> l(mu_);
   return SendLocked(m);
 }
@@ -521,6 +525,7 @@ void TmClient::ReaderLoop() {
         auto it = state_queries_.find(m.thread_state_data().request());
         if (it != state_queries_.end()) {
           it->second->status = m.thread_state_data().status();
+          it->second->stack = std::move(*m.mutable_thread_state_data()->mutable_stack_trace());
           it->second->done = true;
           cv_.notify_all();
         }
@@ -533,6 +538,7 @@ void TmClient::ReaderLoop() {
         ev.thread = m.thread_state_query().thread();
         ev.request_id = m.thread_state_query().request();
         ev.reply_to = m.thread_state_query().reply_to();
+        ev.status = m.thread_state_query().stack_trace() ? 1 : 0;
         break;
       case tmpb::TmServerMessage::kStatisticsRequest:
         ev.kind = DJAVA_TM_EV_STATISTICS_REQUEST;

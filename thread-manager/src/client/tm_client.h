@@ -64,10 +64,14 @@ class TmClient {
   // Thread.getState of a thread another node runs: that node's threadStatus
   // in *status (-1: unknown there). "" or why there is none (no answer
   // within timeout_ms, closed).
+  // With `stack` not null, the thread's stack trace there is asked for too
+  // and put in *stack (empty if it runs nowhere).
   std::string QueryThreadState(uint64_t program, uint64_t thread, int64_t timeout_ms,
-                               int32_t* status);
-  // The node running the thread answers a STATE_QUERY event.
-  std::string AnswerThreadState(uint64_t request, uint64_t reply_to, int32_t status);
+                               int32_t* status, std::string* stack = nullptr);
+  // The node running the thread answers a STATE_QUERY event (`stack`: if
+  // the event's status asked for it).
+  std::string AnswerThreadState(uint64_t request, uint64_t reply_to, int32_t status,
+                                const std::string& stack = std::string());
   // Launcher: every server's statistics of `program`, formatted (see
   // djava_tm_gather_statistics), in *text; "" or why there are none.
   std::string GatherStatistics(uint64_t program, int64_t timeout_ms, std::string* text);
@@ -93,6 +97,7 @@ class TmClient {
   struct StateQuery {
     bool done = false;
     int32_t status = -1;
+    std::string stack;
   };
   struct Gather {
     bool done = false;

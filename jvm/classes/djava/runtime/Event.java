@@ -41,6 +41,7 @@ final class Event {
     final int liveNonDaemon;
     final long requestId;
     final int stream;
+    /** EXIT: the exit status; UNPARK: 1 for an interrupt; STATE_QUERY: 1 if the stack is wanted. */
     final int status;
     final String serverName;
     final String detail;

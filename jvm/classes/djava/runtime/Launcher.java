@@ -75,7 +75,7 @@ public final class Launcher {
                     Node.unpark(e.thread, e.status != 0);
                     break;
                 case Event.STATE_QUERY:
-                    Node.answerThreadState(e.requestId, e.replyTo, e.thread);
+                    Node.answerThreadState(e.requestId, e.replyTo, e.thread, e.status != 0);
                     break;
                 case Event.EXIT:
                     System.out.flush();

@@ -112,8 +112,11 @@ public final class Node {
      *  that never ran. */
     static native void settleEnded(long thread, String detail);
 
-    /** Answers another node's question about a thread's state (an Event.STATE_QUERY). */
-    static native void answerThreadState(long request, long replyTo, long thread);
+    /**
+     * Answers another node's question about a thread's state (an Event.STATE_QUERY), with its
+     * stack trace if {@code stack} (the event's status 1).
+     */
+    static native void answerThreadState(long request, long replyTo, long thread, boolean stack);
 
     /**
      * On a launcher: its module options (--add-opens and kin), each "KIND VALUE" with KIND one

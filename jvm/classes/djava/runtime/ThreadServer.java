@@ -59,7 +59,7 @@ public final class ThreadServer {
                     Node.unpark(e.thread, e.status != 0);
                     break;
                 case Event.STATE_QUERY:
-                    Node.answerThreadState(e.requestId, e.replyTo, e.thread);
+                    Node.answerThreadState(e.requestId, e.replyTo, e.thread, e.status != 0);
                     break;
                 case Event.DROP_PROGRAM:
                     drop(e.program);

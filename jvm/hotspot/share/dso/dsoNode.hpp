@@ -47,6 +47,8 @@ class JavaThread;
   X(djava_tm_unpark)                                                          \
   X(djava_tm_query_thread_state)                                              \
   X(djava_tm_answer_thread_state)                                             \
+  X(djava_tm_query_thread_stack)                                              \
+  X(djava_tm_answer_thread_stack)                                             \
   X(djava_sos_meta_of)                                                        \
   X(djava_sos_connect)                                                        \
   X(djava_sos_leave)                                                          \
@@ -109,7 +111,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 18;
+  static const uint32_t abi_version = 19;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

@@ -386,16 +386,28 @@ NODE_ENTRY(void, Node_settleEnded(JNIEnv* env, jclass, jlong thread_id, jstring 
                                utf8_or_null(JNIHandles::resolve(detail)));
 JVM_END
 
-// Another node asks the state of a thread (djava_tm_query_thread_state):
-// the event pump answers with this node's, if the thread runs here.
+// Another node asks the state of a thread (djava_tm_query_thread_state),
+// and with `stack` its stack trace too (djava_tm_query_thread_stack): the
+// event pump answers with this node's, if the thread runs here.
 NODE_ENTRY(void, Node_answerThreadState(JNIEnv* env, jclass, jlong request, jlong reply_to,
-                                        jlong thread_id))
+                                        jlong thread_id, jboolean stack))
   if (!require_member(thread)) return;
-  int32_t status = DsoThreads::local_status(thread, (uint64_t)thread_id);
+  if (stack == JNI_FALSE) {
+    int32_t status = DsoThreads::local_status(thread, (uint64_t)thread_id);
+    ThreadToNativeFromVM in_native(thread);
+    if (DsoNode::lib().djava_tm_answer_thread_state(DsoNode::tm(), (uint64_t)request,
+                                                    (uint64_t)reply_to, status) != 0) {
+      log_warning(dso)("answering a thread state query: %s", DsoNode::lib().djava_tm_last_error());
+    }
+    return;
+  }
+  stringStream frames;
+  int32_t status = DsoThreads::local_stack_trace(thread, (uint64_t)thread_id, &frames);
   ThreadToNativeFromVM in_native(thread);
-  if (DsoNode::lib().djava_tm_answer_thread_state(DsoNode::tm(), (uint64_t)request,
-                                                  (uint64_t)reply_to, status) != 0) {
-    log_warning(dso)("answering a thread state query: %s", DsoNode::lib().djava_tm_last_error());
+  if (DsoNode::lib().djava_tm_answer_thread_stack(DsoNode::tm(), (uint64_t)request,
+                                                  (uint64_t)reply_to, status, frames.base(),
+                                                  frames.size()) != 0) {
+    log_warning(dso)("answering a stack trace query: %s", DsoNode::lib().djava_tm_last_error());
   }
 JVM_END
 
@@ -430,7 +442,7 @@ static JNINativeMethod node_methods[] = {
   { CC"clearSecurityManager", CC"()V", FN_PTR(Node_clearSecurityManager) },
   { CC"threadFailed", CC"(JJLjava/lang/String;)V", FN_PTR(Node_threadFailed) },
   { CC"settleEnded", CC"(JLjava/lang/String;)V", FN_PTR(Node_settleEnded) },
-  { CC"answerThreadState", CC"(JJJ)V", FN_PTR(Node_answerThreadState) },
+  { CC"answerThreadState", CC"(JJJZ)V", FN_PTR(Node_answerThreadState) },
   { CC"moduleOptions", CC"()[Ljava/lang/String;", FN_PTR(Node_moduleOptions) },
   { CC"openPackage", CC"(Ljava/lang/Module;Ljava/lang/String;Ljava/lang/Module;Z)V",
     FN_PTR(Node_openPackage) },

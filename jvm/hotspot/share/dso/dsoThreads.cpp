@@ -17,12 +17,16 @@
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoStatistics.hpp"
 #include "dso/dsoThreads.hpp"
+#include "dso/dsoThrowables.hpp"
 #include "logging/log.hpp"
 #include "memory/resourceArea.hpp"
 #include "oops/fieldStreams.inline.hpp"
 #include "oops/instanceKlass.hpp"
 #include "oops/oop.inline.hpp"
+#include "memory/oopFactory.hpp"
+#include "oops/objArrayOop.inline.hpp"
 #include "runtime/handles.inline.hpp"
+#include "runtime/handshake.hpp"
 #include "runtime/atomic.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/javaCalls.hpp"
@@ -83,6 +87,11 @@ oop thread_replica(uint64_t id) {
 
 // The thread of this VM that runs thread_obj (tlh keeps it), or NULL: not
 // started, ended, or running on another node.
+// How long an asker waits for another node's answer about a thread (its
+// state, its stack); past it, the asker keeps what it knows (the program
+// fails anyway if that node is gone).
+const int64_t thread_query_timeout_ms = 2000;
+
 JavaThread* running_here(ThreadsListHandle& tlh, oop thread_obj) {
   JavaThread* t = java_lang_Thread::thread(thread_obj);
   return t != NULL && t != alive_elsewhere && tlh.includes(t) ? t : NULL;
@@ -747,7 +756,8 @@ void DsoThreads::refresh_remote_state(JavaThread* current, oopDesc* obj) {
       ThreadToNativeFromVM in_native(current);
       // Bounded: a node that went away answers nothing, and the program
       // then fails anyway; the local guess (RUNNABLE) stands meanwhile.
-      rc = DsoNode::lib().djava_tm_query_thread_state(DsoNode::tm(), program, id, 2000, &status);
+      rc = DsoNode::lib().djava_tm_query_thread_state(DsoNode::tm(), program, id,
+                                                       thread_query_timeout_ms, &status);
     }
     if (rc == 0 && status >= 0 && java_lang_Thread::thread(t()) == alive_elsewhere) {
       java_lang_Thread::set_thread_status(t(), (JavaThreadStatus)status);
@@ -763,6 +773,117 @@ int32_t DsoThreads::local_status(JavaThread* current, uint64_t id) {
   }
   ThreadsListHandle tlh(current);
   return running_here(tlh, obj) != NULL ? (int32_t)java_lang_Thread::get_thread_status(obj) : -1;
+}
+
+namespace {
+
+// Writes a thread's frames where its stack can be walked: run by the thread
+// itself at a handshake poll, or by the asker while the thread is blocked.
+class DescribeStack : public HandshakeClosure {
+ public:
+  explicit DescribeStack(stringStream* out) : HandshakeClosure("djava describe stack"), _out(out) {}
+  void do_thread(Thread* t) {
+    ResourceMark rm;
+    DsoThrowables::describe_thread_stack(t->as_Java_thread(), _out);
+  }
+
+ private:
+  stringStream* _out;
+};
+
+}  // namespace
+
+int32_t DsoThreads::local_stack_trace(JavaThread* current, uint64_t id, stringStream* frames) {
+  oop obj = thread_replica(id);
+  if (obj == NULL) {
+    return -1;
+  }
+  ThreadsListHandle tlh(current);
+  JavaThread* target = running_here(tlh, obj);
+  if (target == NULL) {
+    return -1;
+  }
+  int32_t status = (int32_t)java_lang_Thread::get_thread_status(obj);
+  DescribeStack describe(frames);
+  Handshake::execute(&describe, target);
+  return status;
+}
+
+void DsoThreads::add_remote_stack_traces(JavaThread* current, objArrayHandle threads,
+                                         objArrayHandle traces, TRAPS) {
+  if (!DsoNode::is_member() || DsoNode::is_leaving()) {
+    return;
+  }
+  for (int i = 0; i < threads->length() && i < traces->length(); i++) {
+    if (traces->obj_at(i) != NULL || !DsoMark::is_shared(threads->obj_at(i)->mark())) {
+      continue;
+    }
+    Handle t(current, threads->obj_at(i));
+    // eetop is shared: the access makes it coherent.
+    DsoHeap::begin_access(current, t, false, CHECK);
+    bool elsewhere = java_lang_Thread::thread(t()) == alive_elsewhere;
+    DsoHeap::end_access(t());
+    if (!elsewhere) {
+      continue;
+    }
+    uint64_t id = DsoHeap::id_of(t());
+    uint64_t program = program_of(t());
+    int32_t status = -1;
+    djava_tm_buffer frames = { NULL, 0 };
+    int rc;
+    {
+      ThreadToNativeFromVM in_native(current);
+      rc = DsoNode::lib().djava_tm_query_thread_stack(DsoNode::tm(), program, id,
+                                                       thread_query_timeout_ms, &status, &frames);
+    }
+    if (rc == 0 && status >= 0 && frames.len > 0) {
+      oop trace = DsoThrowables::make_stack_trace(current, (const char*)frames.data, THREAD);
+      if (!HAS_PENDING_EXCEPTION) {
+        traces->obj_at_put(i, trace);
+      }
+    }
+    DsoNode::lib().djava_tm_buffer_free(&frames);
+    if (HAS_PENDING_EXCEPTION) {
+      return;
+    }
+  }
+}
+
+objArrayOop DsoThreads::program_threads(JavaThread* current, objArrayHandle local, TRAPS) {
+  if (!DsoNode::is_member()) {
+    return local();
+  }
+  uint64_t program = current_program(current);
+  GrowableArray<Handle> all;
+  for (int i = 0; i < local->length(); i++) {
+    oop t = local->obj_at(i);
+    uint64_t of = program_of(t);
+    if (of == 0 || of == program || !DsoNode::is_thread_server()) {
+      all.append(Handle(current, t));  // another program's thread on a server: not this one's
+    }
+  }
+  if (program != 0) {
+    // The program's live threads wherever they run, from its thread groups.
+    JavaCallArguments args;
+    oop listed = DsoNode::call_runtime("djava/runtime/ProgramThreads", "all",
+                                       "()[Ljava/lang/Thread;", &args, CHECK_NULL);
+    objArrayHandle everywhere(current, (objArrayOop)listed);
+    for (int i = 0; !everywhere.is_null() && i < everywhere->length(); i++) {
+      oop t = everywhere->obj_at(i);
+      bool known = t == NULL;
+      for (int j = 0; j < all.length() && !known; j++) {
+        known = all.at(j)() == t;
+      }
+      if (!known) {
+        all.append(Handle(current, t));
+      }
+    }
+  }
+  objArrayOop result = oopFactory::new_objArray(vmClasses::Thread_klass(), all.length(), CHECK_NULL);
+  for (int i = 0; i < all.length(); i++) {
+    result->obj_at_put(i, all.at(i)());
+  }
+  return result;
 }
 
 void DsoThreads::note_live_non_daemon(uint64_t program, uint32_t count) {

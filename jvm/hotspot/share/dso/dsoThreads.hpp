@@ -30,6 +30,7 @@
 #include "utilities/exceptions.hpp"
 
 class JavaThread;
+class stringStream;
 class Klass;
 
 class DsoThreads : AllStatic {
@@ -79,6 +80,23 @@ class DsoThreads : AllStatic {
   // The answer to such a question here: threadStatus of the thread with
   // shared id `id` if it runs on this node, else -1.
   static int32_t local_status(JavaThread* current, uint64_t id);
+
+  // Thread.getStackTrace and getAllStackTraces across nodes: a thread's
+  // frames are where it runs. JVM_DumpThreads (patches/0029) asks the node
+  // running each thread of `threads` that runs elsewhere for its frames
+  // (a state query that wants the stack, through the thread manager,
+  // bounded) and puts them in `traces`, made as a throwable's frames are on
+  // arrival (DsoThrowables); a thread that runs nowhere keeps its null.
+  static void add_remote_stack_traces(JavaThread* current, objArrayHandle threads,
+                                      objArrayHandle traces, TRAPS);
+  // JVM_GetAllThreads: `local`, this node's live threads, as the calling
+  // thread's program sees them: on a thread server without the other
+  // programs' threads, and with the program's threads that run on other
+  // nodes (its thread groups, shared objects, list them).
+  static objArrayOop program_threads(JavaThread* current, objArrayHandle local, TRAPS);
+  // The answer to a stack query here: as local_status, and the frames of
+  // the thread in *frames if it runs here (taken in a handshake with it).
+  static int32_t local_stack_trace(JavaThread* current, uint64_t id, stringStream* frames);
 
   // Threads::destroy_vm on the launching node: main and every local
   // non-daemon thread have ended; wait for the program's remote ones.

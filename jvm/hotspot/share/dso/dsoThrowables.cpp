@@ -27,6 +27,8 @@
 #include "oops/typeArrayOop.inline.hpp"
 #include "runtime/fieldDescriptor.inline.hpp"
 #include "runtime/handles.inline.hpp"
+#include "runtime/thread.inline.hpp"
+#include "runtime/vframe.inline.hpp"
 #include "utilities/ostream.hpp"
 
 bool DsoThrowables::is_node_local_field(Klass* k, int offset, int* size) {
@@ -96,6 +98,38 @@ static int format_of(InstanceKlass* holder) {
   return format;
 }
 
+// One frame: holder's `name` at `bci`; file and line only if `method` is
+// still the version the frame ran (else redefined since, as fill_in).
+// `formatted`: with StackTraceElement's format bits, as a throwable's
+// elements have them (StackTraceElement.of); Thread.getStackTrace's are
+// left without (its toString then names the loader and module version).
+static void describe_frame(stringStream* frames, InstanceKlass* holder, Method* method,
+                           int version, int bci, Symbol* name, bool formatted) {
+  const char* file = NULL;
+  int line = -1;
+  if (method != NULL && method->constants()->version() == version) {
+    Symbol* source = Backtrace::get_source_file_name(holder, version);
+    file = source != NULL ? source->as_C_string() : NULL;
+    line = Backtrace::get_line_number(method, bci);
+  }
+  oop loader = holder->class_loader();
+  ModuleEntry* module = holder->module();
+  frames->print("%d;%d;", line, formatted ? format_of(holder) : 0);
+  // A program's loader on a thread server stands for the application
+  // loader: its frames read as java gives them ("app", left out when
+  // printed).
+  put_field(frames, loader == NULL ? NULL
+                    : DsoHeap::program_of_loader(loader) != 0
+                        ? "app"
+                        : string_or_null(java_lang_ClassLoader::name(loader)));
+  put_field(frames, module->is_named() ? module->name()->as_C_string() : NULL);
+  put_field(frames, module->is_named() && module->version() != NULL
+                        ? module->version()->as_C_string() : NULL);
+  put_field(frames, holder->external_name());
+  put_field(frames, name->as_C_string());
+  put_field(frames, file);
+}
+
 void DsoThrowables::describe_stack_trace(oop throwable, stringStream* out) {
   // As java_lang_Throwable::get_stack_trace_elements walks it (its
   // BacktraceIterator), without handles or allocation.
@@ -115,39 +149,34 @@ void DsoThrowables::describe_stack_trace(oop throwable, stringStream* out) {
     typeArrayOop names = (typeArrayOop)chunk->obj_at(java_lang_Throwable::trace_names_offset);
     int merged = bcis->int_at(index);
     int version = Backtrace::version_at(merged);
-    int bci = Backtrace::bci_at(merged);
-    Symbol* name = names->symbol_at(index);
     InstanceKlass* holder = InstanceKlass::cast(java_lang_Class::as_Klass(mirror));
-    Method* method = holder->method_with_orig_idnum(methods->ushort_at(index), version);
-
-    const char* file = NULL;
-    int line = -1;
-    if (method != NULL && method->constants()->version() == version) {
-      Symbol* source = Backtrace::get_source_file_name(holder, version);
-      file = source != NULL ? source->as_C_string() : NULL;
-      line = Backtrace::get_line_number(method, bci);
-    }  // else redefined since: no file, no line (as fill_in)
-    oop loader = holder->class_loader();
-    ModuleEntry* module = holder->module();
-    frames.print("%d;%d;", line, format_of(holder));
-    // A program's loader on a thread server stands for the application
-    // loader: its frames read as java gives them ("app", left out when
-    // printed).
-    put_field(&frames, loader == NULL ? NULL
-                       : DsoHeap::program_of_loader(loader) != 0
-                           ? "app"
-                           : string_or_null(java_lang_ClassLoader::name(loader)));
-    put_field(&frames, module->is_named() ? module->name()->as_C_string() : NULL);
-    put_field(&frames, module->is_named() && module->version() != NULL
-                           ? module->version()->as_C_string() : NULL);
-    put_field(&frames, holder->external_name());
-    put_field(&frames, name->as_C_string());
-    put_field(&frames, file);
+    describe_frame(&frames, holder, holder->method_with_orig_idnum(methods->ushort_at(index), version),
+                   version, Backtrace::bci_at(merged), names->symbol_at(index), true);
     count++;
 
     if (++index >= java_lang_Throwable::trace_chunk_size) {
       chunk = (objArrayOop)chunk->obj_at(java_lang_Throwable::trace_next_offset);
       index = 0;
+    }
+  }
+  out->print("%d;", count);
+  out->write(frames.base(), frames.size());
+}
+
+void DsoThrowables::describe_thread_stack(JavaThread* thread, stringStream* out) {
+  // As Thread.getStackTrace sees it (ThreadStackTrace::dump_stack_at_safepoint):
+  // every Java frame, innermost first, up to MaxJavaStackTraceDepth.
+  stringStream frames;
+  int count = 0;
+  if (thread->has_last_Java_frame()) {
+    RegisterMap map(thread, false /* update_map */);
+    for (javaVFrame* f = thread->last_java_vframe(&map);
+         f != NULL && (MaxJavaStackTraceDepth <= 0 || count < MaxJavaStackTraceDepth);
+         f = f->java_sender()) {
+      Method* method = f->method();
+      describe_frame(&frames, method->method_holder(), method, method->constants()->version(),
+                     f->bci(), method->name(), false);
+      count++;
     }
   }
   out->print("%d;", count);

@@ -42,6 +42,10 @@ class DsoThrowables : AllStatic {
   // The frames of throwable's backtrace as text (resource area). No
   // safepoint, no Java allocation.
   static void describe_stack_trace(oop throwable, stringStream* out);
+  // The frames of `thread`'s stack now, in the same text (Thread.
+  // getStackTrace asked by another node). Where its stack can be walked:
+  // the thread itself, or a handshake with it.
+  static void describe_thread_stack(JavaThread* thread, stringStream* out);
   // A new StackTraceElement[] from that text; NULL, with an InternalError
   // pending, if the text is malformed.
   static oop make_stack_trace(JavaThread* current, const char* frames, TRAPS);
