@@ -121,7 +121,8 @@ jdk: libjvm native $(RUNTIME_JAR) $(JAVA_BASE_JAR) $(BASE_STAMP)
 # whose prepare_tree brings the tree's sources up to date.
 JAVA_BASE_PATCHED := java/util/concurrent/locks/AbstractQueuedSynchronizer.java \
     $(addprefix java/util/concurrent/,CompletableFuture.java ForkJoinPool.java \
-        ForkJoinTask.java SubmissionPublisher.java)
+        ForkJoinTask.java SubmissionPublisher.java) \
+    java/util/Locale.java java/util/TimeZone.java
 JAVA_BASE_SOURCES := $(shell find jvm/java.base -name '*.java') \
     $(addprefix $(DJAVA_SRC)/src/java.base/share/classes/,$(JAVA_BASE_PATCHED))
 $(JAVA_BASE_JAR): $(JAVA_BASE_SOURCES) $(BASE_STAMP) | libjvm
@@ -130,7 +131,7 @@ $(JAVA_BASE_JAR): $(JAVA_BASE_SOURCES) $(BASE_STAMP) | libjvm
 	cp -r jvm/java.base/. $(JVM)/java.base-src/
 	cd $(DJAVA_SRC)/src/java.base/share/classes && \
 	    cp --parents $(JAVA_BASE_PATCHED) $(abspath $(JVM))/java.base-src/
-	$(BASE_IMAGE)/bin/javac -Xlint:all -Werror -implicit:none \
+	$(BASE_IMAGE)/bin/javac -Xlint:all -Werror -implicit:none -XDignore.symbol.file \
 	    --patch-module java.base=$(JVM)/java.base-src -d $(JVM)/java.base-classes \
 	    $$(find $(JVM)/java.base-src -name '*.java')
 	$(BASE_IMAGE)/bin/jar --create --file $@ -C $(JVM)/java.base-classes .

@@ -24,11 +24,13 @@ import shutil
 import subprocess
 import sys
 
-# Only libjvm and the few java.base classes of lib/djava-java.base.jar (all in
-# java.util.concurrent) are built from source (the rest of the class library
-# is Debian's binary), so a patch anywhere else would silently have no effect.
+# Only libjvm and the few java.base classes of lib/djava-java.base.jar are
+# built from source (the rest of the class library is Debian's binary), so a
+# patch anywhere else would silently have no effect. Directories and files.
 PATCHABLE = ("make", "src/hotspot",
-             "src/java.base/share/classes/java/util/concurrent")
+             "src/java.base/share/classes/java/util/concurrent",
+             "src/java.base/share/classes/java/util/Locale.java",
+             "src/java.base/share/classes/java/util/TimeZone.java")
 SEPARATOR = "---\n"
 DIFF_OPTIONS = ["--no-color", "--no-ext-diff", "--no-renames", "-U3",
                 "--src-prefix=a/", "--dst-prefix=b/"]
@@ -96,7 +98,10 @@ def create(args):
     os.makedirs(tree)
     for part in PATCHABLE:
         os.makedirs(os.path.dirname(os.path.join(tree, part)) or tree, exist_ok=True)
-        shutil.copytree(os.path.join(args.pristine, part), os.path.join(tree, part), symlinks=True)
+        if os.path.isdir(os.path.join(args.pristine, part)):
+            shutil.copytree(os.path.join(args.pristine, part), os.path.join(tree, part), symlinks=True)
+        else:
+            shutil.copy2(os.path.join(args.pristine, part), os.path.join(tree, part))
     git(tree, "init", "-q", "-b", "djava")
     git(tree, "config", "user.name", "djava patch tree")
     git(tree, "config", "user.email", "patch-tree@djava.invalid")
@@ -141,7 +146,8 @@ def render_patches(tree):
             name = f"{number:04d}-{slug(subject)}.patch"
             header = dep3_header(message, author)
         paths = git(tree, "diff", "--name-only", commit + "^", commit).split()
-        stray = [p for p in paths if not p.startswith(tuple(p + "/" for p in PATCHABLE))]
+        stray = [p for p in paths
+                 if p not in PATCHABLE and not p.startswith(tuple(part + "/" for part in PATCHABLE))]
         if stray:
             fail(f"commit {commit[:12]} changes {', '.join(stray)}: only {', '.join(PATCHABLE)} "
                  "are built from source, so a patch elsewhere would have no effect")

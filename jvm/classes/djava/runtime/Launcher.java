@@ -128,16 +128,18 @@ public final class Launcher {
             answerAll(e.requestId, name.substring(ProgramLoader.ALL_RESOURCES_PREFIX.length()));
             return;
         }
+        // A program's values a thread server's JDK has one of for every
+        // program: the program's are this JVM's (dso/dsoProgramValues).
         if (name.equals(ThreadServer.COMMON_POOL_RESOURCE)) {
-            // The program's common pool is this JVM's; a thread server's
-            // threads of the program fork into it (ProgramCommonPool).
-            try {
-                long id = Node.publish(java.util.concurrent.ForkJoinPool.commonPool());
-                Node.answerResource(e.requestId,
-                        java.nio.ByteBuffer.allocate(Long.BYTES).putLong(id).array(), null);
-            } catch (Throwable t) {
-                Node.answerResource(e.requestId, null, "the program's common pool: " + t);
-            }
+            answerShared(e.requestId, "common pool", java.util.concurrent.ForkJoinPool::commonPool);
+            return;
+        }
+        if (name.equals(ThreadServer.DELAYER_RESOURCE)) {
+            answerShared(e.requestId, "delay scheduler", Node::programDelayer);
+            return;
+        }
+        if (name.equals(ThreadServer.DEFAULTS_RESOURCE)) {
+            answerShared(e.requestId, "default locale and time zone", Node::programDefaults);
             return;
         }
         if (name.equals(ProgramProperties.RESOURCE)) {
@@ -152,6 +154,16 @@ public final class Launcher {
             Node.answerResource(e.requestId, in == null ? null : in.readAllBytes(), null);
         } catch (Throwable t) {
             Node.answerResource(e.requestId, null, "reading " + name + ": " + t);
+        }
+    }
+
+    /** Answers with the id of {@code value}, shared from now on. */
+    private static void answerShared(long requestId, String what, java.util.function.Supplier<Object> value) {
+        try {
+            long id = Node.publish(value.get());
+            Node.answerResource(requestId, java.nio.ByteBuffer.allocate(Long.BYTES).putLong(id).array(), null);
+        } catch (Throwable t) {
+            Node.answerResource(requestId, null, "the program's " + what + ": " + t);
         }
     }
 

@@ -105,6 +105,12 @@ public final class Node {
     /** This node's name in messages: host:pid. */
     public static native String nodeName();
 
+    /** On a launcher: its program's default locales and time zone (a java.util.ProgramDefaults). */
+    static native Object programDefaults();
+
+    /** On a launcher: its program's CompletableFuture delay scheduler. */
+    static native java.util.concurrent.ScheduledThreadPoolExecutor programDelayer();
+
     /** A shipped thread that could not start here ends with this reason. */
     static native void threadFailed(long program, long thread, String detail);
 

@@ -146,25 +146,42 @@ public final class ThreadServer {
         }
     }
 
-    /** Resource name under which a launcher answers with its common pool's id. */
+    /** Resource names under which a launcher answers with the id of its common pool, its defaults. */
     static final String COMMON_POOL_RESOURCE = "djava:common-pool";
+    static final String DEFAULTS_RESOURCE = "djava:program-defaults";
+    static final String DELAYER_RESOURCE = "djava:delayer";
 
     /**
      * The ForkJoin common pool of a program with threads here: its
      * launcher's, as a shared object. Called by the VM when a thread of the
      * program first asks for it (java.util.concurrent.ProgramCommonPool);
-     * the VM keeps the answer until the program ends.
+     * the VM keeps the answer until the program ends (dso/dsoProgramValues).
      */
     static java.util.concurrent.ForkJoinPool fetchCommonPool(long program) {
+        return (java.util.concurrent.ForkJoinPool) fetchShared(program, COMMON_POOL_RESOURCE, "the common pool");
+    }
+
+    /** The same for the program's CompletableFuture delay scheduler. */
+    static java.util.concurrent.ScheduledThreadPoolExecutor fetchDelayer(long program) {
+        return (java.util.concurrent.ScheduledThreadPoolExecutor) fetchShared(program, DELAYER_RESOURCE,
+                "the delay scheduler");
+    }
+
+    /** The same for the program's default locales and time zone (java.util.ProgramDefaults). */
+    static Object fetchDefaults(long program) {
+        return fetchShared(program, DEFAULTS_RESOURCE, "the default locale and time zone");
+    }
+
+    private static Object fetchShared(long program, String resource, String what) {
         try {
-            byte[] id = Node.fetchResource(program, COMMON_POOL_RESOURCE, Node.RESOURCE_TIMEOUT_MS);
+            byte[] id = Node.fetchResource(program, resource, Node.RESOURCE_TIMEOUT_MS);
             if (id == null || id.length != Long.BYTES) {
                 throw new java.io.IOException("the launcher's answer has " + (id == null ? "no" : id.length)
-                        + " bytes, not a pool's id");
+                        + " bytes, not an object's id");
             }
-            return (java.util.concurrent.ForkJoinPool) Node.attach(java.nio.ByteBuffer.wrap(id).getLong());
+            return Node.attach(java.nio.ByteBuffer.wrap(id).getLong());
         } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("djava: cannot get the common pool of program "
+            throw new java.io.UncheckedIOException("djava: cannot get " + what + " of program "
                     + Long.toUnsignedString(program) + " from its launcher on " + Node.nodeName(), e);
         }
     }

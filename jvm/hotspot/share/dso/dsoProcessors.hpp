@@ -11,11 +11,6 @@
  * to the program's threads for the program's life (docs/THREAD-MANAGER.md,
  * Sizing). Threads that belong to no program (the VM's and djava's own, a
  * thread server's event loop) see the node's own processors.
- *
- * The same record keeps, on a thread server, the program's ForkJoin common
- * pool: the launcher's, which ForkJoinPool.commonPool() answers there
- * (java.util.concurrent.ProgramCommonPool, patches/0027), since the
- * server's own belongs to every program it runs and to none.
  */
 
 #ifndef SHARE_DSO_DSOPROCESSORS_HPP
@@ -34,7 +29,7 @@ class DsoProcessors : AllStatic {
   static void set(uint64_t program, int processors);
   // The count of `program`, or 0 if none was recorded.
   static int of(uint64_t program);
-  // The program ended (a thread server forgets it, and its common pool).
+  // The program ended (a thread server forgets it).
   static void forget(uint64_t program);
   // What availableProcessors() answers to `current`: its program's count,
   // or 0 for a thread of no program (the caller then answers the node's).

@@ -13,6 +13,7 @@
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoProcessors.hpp"
+#include "dso/dsoProgramValues.hpp"
 #include "dso/dsoThreads.hpp"
 #include "classfile/javaClasses.inline.hpp"
 #include "classfile/symbolTable.hpp"
@@ -242,6 +243,7 @@ NODE_ENTRY(jstring, Node_dropProgram(JNIEnv* env, jclass, jlong program))
   // for the program's threads.
   DsoHeap::drop_loader((uint64_t)program);
   DsoProcessors::forget((uint64_t)program);
+  DsoProgramValues::forget((uint64_t)program);
   char summary[200];
   DsoHeap::drop_program(thread, (uint64_t)program, summary, sizeof(summary));
   oop text = java_lang_String::create_oop_from_str(summary, CHECK_NULL);
@@ -366,6 +368,28 @@ NODE_ENTRY(jstring, Node_nodeName(JNIEnv* env, jclass))
   return (jstring)JNIHandles::make_local(THREAD, name);
 JVM_END
 
+// The launcher's program's default locales and time zone, for a thread
+// server that asks (java.util.ProgramDefaults.mirror(), package-private:
+// the VM may call it).
+NODE_ENTRY(jobject, Node_programDefaults(JNIEnv* env, jclass))
+  if (!require_member(thread)) return NULL;
+  JavaCallArguments args;
+  oop defaults = DsoNode::call_runtime("java/util/ProgramDefaults", "mirror",
+                                       "()Ljava/util/ProgramDefaults;", &args, CHECK_NULL);
+  return JNIHandles::make_local(THREAD, defaults);
+JVM_END
+
+// The launcher's program's CompletableFuture delay scheduler, for a thread
+// server that asks (java.util.concurrent.ProgramCommonPool.launcherDelayer).
+NODE_ENTRY(jobject, Node_programDelayer(JNIEnv* env, jclass))
+  if (!require_member(thread)) return NULL;
+  JavaCallArguments args;
+  oop delayer = DsoNode::call_runtime("java/util/concurrent/ProgramCommonPool", "launcherDelayer",
+                                      "()Ljava/util/concurrent/ScheduledThreadPoolExecutor;", &args,
+                                      CHECK_NULL);
+  return JNIHandles::make_local(THREAD, delayer);
+JVM_END
+
 // A shipped thread that could not start here: it ended by that exception.
 NODE_ENTRY(void, Node_threadFailed(JNIEnv* env, jclass, jlong program, jlong thread_id,
                                    jstring detail))
@@ -439,6 +463,9 @@ static JNINativeMethod node_methods[] = {
   { CC"programOf", CC"(Ljava/lang/Thread;)J", FN_PTR(Node_programOf) },
   { CC"isThreadServer", CC"()Z", FN_PTR(Node_isThreadServer) },
   { CC"nodeName", CC"()Ljava/lang/String;", FN_PTR(Node_nodeName) },
+  { CC"programDefaults", CC"()Ljava/lang/Object;", FN_PTR(Node_programDefaults) },
+  { CC"programDelayer", CC"()Ljava/util/concurrent/ScheduledThreadPoolExecutor;",
+    FN_PTR(Node_programDelayer) },
   { CC"clearSecurityManager", CC"()V", FN_PTR(Node_clearSecurityManager) },
   { CC"threadFailed", CC"(JJLjava/lang/String;)V", FN_PTR(Node_threadFailed) },
   { CC"settleEnded", CC"(JLjava/lang/String;)V", FN_PTR(Node_settleEnded) },
