@@ -41,13 +41,9 @@ public class RemoteStackTraces {
         Checks c = new Checks("RemoteStackTraces (launcher)");
         CountDownLatch ready = new CountDownLatch(3);
         CountDownLatch release = new CountDownLatch(1);
-        // The oracle: a thread of this node (the system group's stay here) parked where the
-        // others are; their frames must read as its frames do.
-        ThreadGroup system = Thread.currentThread().getThreadGroup();
-        while (system.getParent() != null) {
-            system = system.getParent();
-        }
-        Thread local = new Thread(system, () -> Inner.parkIn(ready, release), "local");
+        // The oracle: a thread of this node parked where the others are; their frames must read
+        // as its frames do.
+        Thread local = Threads.onThisNode(() -> Inner.parkIn(ready, release), "local");
         local.start();
         Thread holder = new Thread(() -> {
             holderPid = ProcessHandle.current().pid();

@@ -112,15 +112,10 @@ public class WaitersStepAside {
         Signal s = new Signal();
         AtomicInteger woken = new AtomicInteger();
         AtomicInteger waiting = new AtomicInteger();
-        // Local threads: they must not be shipped (they would make s shared at their start);
-        // a thread in the system group stays on this node.
-        ThreadGroup system = Thread.currentThread().getThreadGroup();
-        while (system.getParent() != null) {
-            system = system.getParent();
-        }
+        // Local threads: they must not be shipped (they would make s shared at their start).
         Thread[] ws = new Thread[waiters];
         for (int i = 0; i < waiters; i++) {
-            ws[i] = new Thread(system, () -> {
+            ws[i] = Threads.onThisNode(() -> {
                 synchronized (s) {
                     waiting.incrementAndGet();
                     long deadline = System.currentTimeMillis() + 60_000;

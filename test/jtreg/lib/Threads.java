@@ -12,6 +12,18 @@ public final class Threads {
     private Threads() {
     }
 
+    /**
+     * A thread that stays on this node: under djava, threads of the system thread group are the
+     * node's own and are never shipped (plain java: an ordinary thread of that group).
+     */
+    public static Thread onThisNode(Runnable body, String name) {
+        ThreadGroup system = Thread.currentThread().getThreadGroup();
+        while (system.getParent() != null) {
+            system = system.getParent();
+        }
+        return new Thread(system, body, name);
+    }
+
     public static void startAll(Thread... threads) {
         for (Thread t : threads) {
             t.start();
