@@ -238,6 +238,8 @@ bench: all deps-bench
 	$(PYTHON) bench/micro/latency.py --out bench/results/latency.md --json bench/results/latency.json
 	$(PYTHON) bench/micro/uncached.py --out bench/results/uncached.md
 	$(PYTHON) bench/micro/blocks.py --out bench/results/blocks.md --json bench/results/blocks.json
+	$(PYTHON) bench/micro/block_memory.py --out bench/results/block-memory.md \
+	    --json bench/results/block-memory.json
 	$(PYTHON) bench/micro/steal.py --out bench/results/steal.md --json bench/results/steal.json
 	$(PYTHON) bench/micro/sync.py --delays 0,1ms --out bench/results/sync.md \
 	    --json bench/results/sync.json

@@ -7,8 +7,9 @@
  *          shared and local ones), Arrays.fill/sort/equals, clone and unaligned
  *          ByteBuffer accesses that straddle two blocks, an Object[] in blocks, JNI's
  *          region functions (file streams) and reflection on arrays in blocks, and a
- *          64 MiB long[] shared and summed by threads on both servers. Every element is
- *          what a single JVM would have.
+ *          64 MiB long[] shared and summed by threads on both servers, and replicas that
+ *          use a few blocks (the rest of their pages given back) through collections
+ *          that move them. Every element is what a single JVM would have.
  * @library /lib
  * @run main/othervm ArrayBlocks
  */
@@ -33,6 +34,7 @@ public class ArrayBlocks {
         referencesInBlocks();
         nativeAndReflection();
         largeArraySum();
+        sparseReplicasThroughCollections();
         c.done();
     }
 
@@ -335,5 +337,70 @@ public class ArrayBlocks {
         for (int t = 0; t < THREADS; t++) {
             c.equal("first element of quarter " + t, big[t * per], -1);
         }
+    }
+
+    // A thread server's replica gives back the pages of the blocks it has not used,
+    // again after each collection that moves it. The blocks it reads and writes must
+    // survive both, and blocks it touches later must arrive whole.
+    static void sparseReplicasThroughCollections() throws Exception {
+        int n = 1 << 20;  // 512 blocks of 2,048 ints
+        int block = 2048;
+        int[] a = new int[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = value(i);
+        }
+        int[] wrong = new int[2];
+        Thread[] threads = new Thread[2];
+        for (int t = 0; t < threads.length; t++) {
+            final int k = t;
+            threads[t] = new Thread(() -> {
+                // Thread k uses every 16th block from block k: reads its middle, writes
+                // its last element.
+                for (int b = k; b < n / block; b += 16) {
+                    if (a[b * block + block / 2] != value(b * block + block / 2)) {
+                        wrong[k]++;
+                    }
+                    a[b * block + block - 1] = -b;
+                }
+                for (int round = 0; round < 3; round++) {
+                    System.gc();
+                    try {
+                        Thread.sleep(150);  // the reclaim thread looks every 100 ms
+                    } catch (InterruptedException e) {
+                        throw new RuntimeException(e);
+                    }
+                    for (int b = k; b < n / block; b += 16) {
+                        if (a[b * block + block / 2] != value(b * block + block / 2)
+                                || a[b * block + block - 1] != -b) {
+                            wrong[k]++;
+                        }
+                    }
+                }
+                // Then every element of the blocks of this thread's eighth (k = 0: 0-63),
+                // but those the other thread writes meanwhile.
+                for (int i = k * (n / 8); i < (k + 1) * (n / 8); i++) {
+                    if (i % block == block - 1 && (i / block) % 16 == 1 - k) {
+                        continue;
+                    }
+                    int expect = i % block == block - 1 && (i / block) % 16 == k ? -(i / block)
+                            : value(i);
+                    if (a[i] != expect) {
+                        wrong[k]++;
+                    }
+                }
+            }, "sparse-" + t);
+        }
+        Threads.startAll(threads);
+        Threads.joinAll(threads);
+        c.equal("wrong elements seen by sparse replicas", wrong[0] + wrong[1], 0);
+        int bad = 0;
+        for (int i = 0; i < n; i++) {
+            int b = i / block;
+            int expect = i % block == block - 1 && b % 16 < 2 ? -b : value(i);
+            if (a[i] != expect && bad++ < 5) {
+                c.fail("element " + i + ": " + a[i] + ", not " + expect);
+            }
+        }
+        c.equal("wrong elements after sparse replicas wrote", bad, 0);
     }
 }

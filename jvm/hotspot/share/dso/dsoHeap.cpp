@@ -652,7 +652,14 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
                    err_msg("djava: shared object " UINT64_FORMAT_X " (%s) has a bad block layout (%d)",
                            id, fresh->klass()->external_name(), elems_shift));
   }
-  DsoBlocks* blocks = elems_shift > 0 ? DsoBlocks::create(id, fresh, elems_shift) : NULL;
+  DsoBlocks* blocks = NULL;
+  if (elems_shift > 0) {
+    // No block is looked up yet: the zeroed pages go back until used.
+    blocks = DsoBlocks::create(id, fresh, elems_shift);
+    size_t released = blocks->make_releasable(fresh);
+    log_debug(dso)("replica of " UINT64_FORMAT_X " (%s, %u blocks): %zu KiB not kept", id,
+                   fresh->klass()->external_name(), blocks->_count, released / K);
+  }
   index = DsoReplicaTable::materialize(current, fresh, id, identity_hash, chunk, program, blocks);
   if (index == 0) {
     DsoBlocks::destroy(blocks);

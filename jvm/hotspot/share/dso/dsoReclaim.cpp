@@ -37,11 +37,21 @@ size_t live_after_last = 0;
 unsigned collections_seen = 0;
 int young_without_progress = 0;
 
+// A GC that moved a replica of an array in blocks wrote every page of its
+// new place, the untouched blocks' too: they go back again.
+void release_untouched_blocks() {
+  size_t released = DsoReplicaTable::release_untouched_blocks();
+  if (released != 0) {
+    log_debug(dso)("after a collection: %zu KiB of untouched blocks not kept", released / K);
+  }
+}
+
 void collect_for_replicas(JavaThread* self) {
   CollectedHeap* heap = Universe::heap();
   unsigned seen = heap->total_collections();
   if (seen != collections_seen) {
     // The program's own GCs: what they left is the new base.
+    release_untouched_blocks();
     DsoStatistics::settle(self);
     collections_seen = heap->total_collections();
     live_after_last = DsoReplicaTable::live_count();
@@ -68,6 +78,7 @@ void collect_for_replicas(JavaThread* self) {
   // every collector takes it as "young only".
   bool full = young_without_progress >= 2;
   heap->collect(full ? GCCause::_java_lang_system_gc : GCCause::_wb_young_gc);
+  release_untouched_blocks();
   DsoStatistics::settle(self);
   size_t left = DsoReplicaTable::live_count();
   // Most of what was made since the last collection is still here.

@@ -27,7 +27,7 @@
 #include "runtime/orderAccess.hpp"
 #include "runtime/thread.inline.hpp"
 #include "runtime/basicLock.hpp"
-#include "runtime/os.hpp"
+#include "runtime/os.inline.hpp"
 #include "runtime/synchronizer.hpp"
 #include "utilities/align.hpp"
 #include "utilities/resourceHash.hpp"
@@ -74,6 +74,8 @@ DsoBlocks* DsoBlocks::create(uint64_t base_id, oop array, int elems_shift) {
   b->_base = arrayOopDesc::base_offset_in_bytes(Klass::layout_helper_element_type(lh));
   b->_byte_shift = elems_shift + Klass::layout_helper_log2_element_size(lh);
   b->_modified_hint = 0;
+  b->_releasable = false;
+  b->_released_at = NULL;
   b->_chunks = NEW_C_HEAP_ARRAY(djava_sos_chunk* volatile, b->_count, mtInternal);
   b->_words = NEW_C_HEAP_ARRAY(volatile uint64_t* volatile, b->_count, mtInternal);
   for (uint32_t k = 0; k < b->_count; k++) {
@@ -85,16 +87,81 @@ DsoBlocks* DsoBlocks::create(uint64_t base_id, oop array, int elems_shift) {
 
 void DsoBlocks::destroy(DsoBlocks* b) {
   if (b != NULL) {
+    if (b->_releasable) {
+      Atomic::dec(&_releasable_count);
+    }
     FREE_C_HEAP_ARRAY(djava_sos_chunk* volatile, b->_chunks);
     FREE_C_HEAP_ARRAY(volatile uint64_t* volatile, b->_words);
     FREE_C_HEAP_OBJ(b);
   }
 }
 
+volatile int DsoBlocks::_releasable_count = 0;
+
+// Orders set_chunk and release_untouched on every releasable layout. A
+// block is looked up once per replica, and pages go back after GCs that
+// moved a replica: one lock for all of them costs nothing.
+static os::PlatformMutex* release_lock() {
+  static os::PlatformMutex* mutex = new os::PlatformMutex();
+  return mutex;
+}
+
 void DsoBlocks::set_chunk(uint32_t k, djava_sos_chunk* chunk) {
+  if (_releasable) {
+    release_lock()->lock();
+  }
   // The chunk before the word: a writer that finds the word pins the chunk.
   Atomic::cmpxchg(&_chunks[k], (djava_sos_chunk*)NULL, chunk);
   Atomic::release_store(&_words[k], DsoNode::lib().djava_sos_word(chunk));
+  if (_releasable) {
+    release_lock()->unlock();
+  }
+}
+
+size_t DsoBlocks::make_releasable(oop array) {
+  assert(!_releasable, "once");
+  _releasable = true;
+  Atomic::inc(&_releasable_count);
+  return release_untouched(array);
+}
+
+size_t DsoBlocks::release_untouched(oop array) {
+  if (!_releasable) {
+    return 0;
+  }
+  HeapWord* at = cast_from_oop<HeapWord*>(array);
+  int length = arrayOop(array)->length();
+  int log2_element = _byte_shift - _elems_shift;
+  address elements = cast_from_oop<address>(array) + _base;
+  size_t page = os::vm_page_size();
+  size_t released = 0;
+  release_lock()->lock();
+  if (_released_at != at) {
+    for (uint32_t k = 0; k < _count; ) {
+      if (Atomic::load(&_chunks[k]) != NULL) {
+        k++;
+        continue;
+      }
+      uint32_t end = k + 1;
+      while (end < _count && Atomic::load(&_chunks[end]) == NULL) {
+        end++;
+      }
+      int from, to, unused;
+      elements_of(k, length, &from, &unused);
+      elements_of(end - 1, length, &unused, &to);
+      address lo = align_up(elements + ((size_t)from << log2_element), page);
+      address hi = align_down(elements + ((size_t)to << log2_element), page);
+      if (hi > lo) {
+        // Reads as zeros until written: what the replica held there.
+        os::free_memory((char*)lo, (size_t)(hi - lo), page);
+        released += (size_t)(hi - lo);
+      }
+      k = end;
+    }
+    _released_at = at;
+  }
+  release_lock()->unlock();
+  return released;
 }
 
 int DsoBlocks::elems_shift_for(oop array) {
@@ -362,6 +429,24 @@ void DsoReplicaTable::pin(DsoReplica* e, oop obj) {
     e->_pinned_epoch = Atomic::load(&_pin_epoch);
     e->_pin = OopHandle(Universe::vm_global(), obj);
   }
+}
+
+size_t DsoReplicaTable::release_untouched_blocks() {
+  if (DsoBlocks::releasable_count() == 0) {
+    return 0;
+  }
+  size_t released = 0;
+  MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
+  for (uint index = 1; index < _high_water; index++) {
+    DsoReplica* e = &_entries[index];
+    if (e->_blocks != NULL && e->_blocks->_releasable && !e->_replica.is_empty()) {
+      oop obj = e->_replica.peek();
+      if (obj != NULL) {
+        released += e->_blocks->release_untouched(obj);
+      }
+    }
+  }
+  return released;
 }
 
 void DsoReplicaTable::write_back_candidates(GrowableArrayCHeap<djava_sos_chunk*, mtInternal>* out) {

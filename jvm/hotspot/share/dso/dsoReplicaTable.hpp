@@ -50,11 +50,31 @@ struct DsoBlocks {
   // flushes mostly come in the order the blocks were written, so the next
   // search starting there is short.
   uint32_t _modified_hint;
+  // A replica of an array published on another node: the pages of the
+  // blocks this node has not looked up hold nothing it will read (a
+  // block's bytes come with its first grant), so they go back to the OS,
+  // and the array costs this node memory for the blocks it uses
+  // (release_untouched). The publisher's blocks all hold its bytes.
+  bool     _releasable;
+  // Where the array was when that was last done: a GC that moves the
+  // array writes every page of its new place.
+  HeapWord* _released_at;
 
   static DsoBlocks* create(uint64_t base_id, oop array, int elems_shift);
   static void destroy(DsoBlocks* b);
   // Block k's chunk is looked up: the inline test may use its word.
   void set_chunk(uint32_t k, djava_sos_chunk* chunk);
+  // Makes this the layout of a replica made here (see _releasable) and
+  // gives back the pages of its untouched blocks.
+  size_t make_releasable(oop array);
+  // Gives back the pages that lie wholly inside blocks this node has not
+  // looked up, unless the array has not moved since the last time. In VM
+  // state or at a safepoint, so the array stays where it is. Excludes
+  // set_chunk: a block's bytes arrive only after its chunk is set, so a
+  // page found with no chunk over it holds nothing yet. Returns the bytes.
+  size_t release_untouched(oop array);
+  // Replicas whose layout is releasable, live or not yet destroyed.
+  static int releasable_count() { return Atomic::load(&_releasable_count); }
   static uint32_t count_for(int length, int elems_shift) {
     return (uint32_t)(((uint64_t)length + (UCONST64(1) << elems_shift) - 1) >> elems_shift);
   }
@@ -66,6 +86,9 @@ struct DsoBlocks {
     *from = (int)((uint64_t)k << _elems_shift);
     *to = (int)MIN2((uint64_t)length, ((uint64_t)k + 1) << _elems_shift);
   }
+
+ private:
+  static volatile int _releasable_count;
 };
 
 struct DsoReplica {
@@ -193,6 +216,10 @@ class DsoReplicaTable : AllStatic {
 
   // Frees the entries whose replicas GC collected; returns how many.
   static size_t reclaim_dead();
+  // After a GC: gives back the pages of the blocks no replica here has
+  // used, for the replicas the GC moved (DsoBlocks::release_untouched).
+  // Returns the bytes.
+  static size_t release_untouched_blocks();
   // GC reported collected replicas whose entries are not reclaimed yet.
   static bool has_dead() { return _has_dead; }
 
