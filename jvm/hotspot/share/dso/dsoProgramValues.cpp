@@ -78,24 +78,22 @@ oop cached(uint64_t program, int kind) {
 }
 
 // Keeps `v` as the value of `program` unless another of its threads got
-// there first (then that one is the answer).
+// there first (then that one is the answer). A program that ended while
+// the fetch ran (forget() took its entry) keeps nothing: its entry would
+// outlive it, with a global handle.
 oop keep(uint64_t program, int kind, Handle v) {
   OopHandle handle(Universe::vm_global(), v());
   oop kept = v();
   lock()->lock();
   int i = find_locked(program);
-  if (i < 0) {
-    ProgramValues entry;
-    entry.program = program;
-    table()->append(entry);
-    i = table()->length() - 1;
-  }
-  ProgramValues* entry = table()->adr_at(i);
-  if (entry->values[kind].is_empty()) {
-    entry->values[kind] = handle;
-    handle = OopHandle();
-  } else {
-    kept = entry->values[kind].resolve();
+  if (i >= 0) {
+    ProgramValues* entry = table()->adr_at(i);
+    if (entry->values[kind].is_empty()) {
+      entry->values[kind] = handle;
+      handle = OopHandle();
+    } else {
+      kept = entry->values[kind].resolve();
+    }
   }
   lock()->unlock();
   handle.release(Universe::vm_global());
@@ -123,6 +121,17 @@ jobject value_of(JavaThread* thread, int kind) {
 }
 
 }  // namespace
+
+void DsoProgramValues::begin(uint64_t program) {
+  if (program == 0) return;
+  lock()->lock();
+  if (find_locked(program) < 0) {
+    ProgramValues entry;
+    entry.program = program;
+    table()->append(entry);
+  }
+  lock()->unlock();
+}
 
 void DsoProgramValues::forget(uint64_t program) {
   OopHandle gone[value_kinds];

@@ -28,7 +28,10 @@
 
 class DsoProgramValues : AllStatic {
  public:
-  // The program ended here: its values go.
+  // The program is registered here: its values may be kept from now on.
+  static void begin(uint64_t program);
+  // The program ended here: its values go, and a fetch still running for
+  // it keeps nothing.
   static void forget(uint64_t program);
 };
 

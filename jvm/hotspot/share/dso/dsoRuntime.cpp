@@ -227,6 +227,7 @@ NODE_ENTRY(void, Node_registerProgram(JNIEnv* env, jclass, jlong program, jobjec
   Handle h(thread, JNIHandles::resolve_non_null(loader));
   DsoHeap::register_loader(thread, (uint64_t)program, h);
   DsoProcessors::set((uint64_t)program, processors);
+  DsoProgramValues::begin((uint64_t)program);
 JVM_END
 
 // The program ended: its objects, loader and classes go, so that the server
