@@ -2,7 +2,8 @@
  * @test
  * @summary A program's default locale and time zone are the same on every node: what main set
  *          with Locale.setDefault and TimeZone.setDefault is what its threads on thread servers
- *          format with, what one of them sets is what main sees next, and a later program on
+ *          format with, what one of them sets is what main sees next, setDefault(null) gives
+ *          the zone of the launcher's user.timezone everywhere, and a later program on
  *          the same servers starts from its own launcher's defaults, not from what the first
  *          one set there. Each program's main runs on its launcher (a child djava JVM).
  * @library /lib
@@ -79,6 +80,22 @@ public class ProgramDefaultsAcrossNodes {
                 "fr_FR fr_FR it_IT America/Sao_Paulo");
         c.equal("another thread's", onAThread(() -> seen = defaults()),
                 "fr_FR fr_FR it_IT America/Sao_Paulo");
+
+        // setDefault(null): the zone the launcher's user.timezone names, on every node (a
+        // thread server's own user.timezone is its host's).
+        System.setProperty("user.timezone", "Pacific/Chatham");
+        TimeZone.setDefault(null);
+        c.equal("main's zone after its setDefault(null)", TimeZone.getDefault().getID(),
+                "Pacific/Chatham");
+        c.equal("a thread's zone after main's setDefault(null)",
+                onAThread(() -> seen = TimeZone.getDefault().getID()), "Pacific/Chatham");
+        c.equal("a thread's zone after its own setDefault(null)", onAThread(() -> {
+            TimeZone.setDefault(TimeZone.getTimeZone("Europe/Oslo"));
+            TimeZone.setDefault(null);
+            seen = TimeZone.getDefault().getID();
+        }), "Pacific/Chatham");
+        c.equal("main's zone after a thread's setDefault(null)", TimeZone.getDefault().getID(),
+                "Pacific/Chatham");
         c.done();
         System.out.println("ProgramDefaultsAcrossNodes (launcher): ok");
     }

@@ -36,6 +36,12 @@ final class ProgramDefaults {
     volatile Locale formatLocale;
     /** Never handed to the program: TimeZone.getDefault clones it. */
     volatile TimeZone timeZone;
+    /**
+     * The zone the launcher derives when the default is set to null (from its user.timezone,
+     * as TimeZone does): what the program's default becomes then, on every node. A thread
+     * server's own user.timezone is its host's.
+     */
+    volatile TimeZone derivedZone;
 
     private ProgramDefaults() {}
 
@@ -69,7 +75,7 @@ final class ProgramDefaults {
         if (!ON_THREAD_SERVER || (p = of0()) == null) {
             return false;
         }
-        p.put(what, value);
+        p.put(what, what == TIME_ZONE && value == null ? p.derivedZone : value);
         return true;
     }
 
@@ -83,10 +89,22 @@ final class ProgramDefaults {
             synchronized (ProgramDefaults.class) {
                 ProgramDefaults p = launchers;
                 if (p != null) {
+                    if (what == TIME_ZONE && value == null) {
+                        // As TimeZone does next: the zone of user.timezone, now.
+                        TimeZone derived = derivedZone(p.derivedZone);
+                        p.derivedZone = derived;
+                        value = derived;
+                    }
                     p.put(what, value);
                 }
             }
         }
+    }
+
+    /** The zone user.timezone names on this JVM, or otherwise if it names none. */
+    private static TimeZone derivedZone(TimeZone otherwise) {
+        String id = sun.security.action.GetPropertyAction.privilegedGetProperty("user.timezone");
+        return id == null || id.isEmpty() ? otherwise : TimeZone.getTimeZone(id);
     }
 
     private void put(int what, Object value) {
@@ -103,6 +121,10 @@ final class ProgramDefaults {
      * (the VM calls this for a thread server's request, then shares the object).
      */
     static ProgramDefaults mirror() {
+        ProgramDefaults made = launchers;
+        if (made != null) {
+            return made;  // every server after the first: no lock on the event pump
+        }
         // Locale's lock first, as Locale.setDefault takes them.
         synchronized (Locale.class) {
             synchronized (ProgramDefaults.class) {
@@ -113,6 +135,8 @@ final class ProgramDefaults {
                     p.displayLocale = Locale.getDefault(Locale.Category.DISPLAY);
                     p.formatLocale = Locale.getDefault(Locale.Category.FORMAT);
                     p.timeZone = TimeZone.getDefaultRef();
+                    // getDefaultRef has derived the zone once, and set user.timezone.
+                    p.derivedZone = derivedZone(p.timeZone);
                     launchers = p;
                 }
                 return p;
