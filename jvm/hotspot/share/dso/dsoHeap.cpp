@@ -447,7 +447,10 @@ static GrowableArray<ProgramLoader>* program_loaders = NULL;
 
 static Mutex* loaders_lock() {
   // Never a safepoint: flushes (possibly in Java state) look loaders up.
-  static Mutex* lock = new Mutex(Mutex::leaf, "DsoProgramLoaders_lock", true,
+  // Below leaf: a stack walk inside a handshake (DsoThrowables::
+  // describe_thread_stack) looks loaders up holding the target's
+  // HandshakeState lock, a leaf; under this one, only OopStorage's.
+  static Mutex* lock = new Mutex(Mutex::leaf - 1, "DsoProgramLoaders_lock", true,
                                  Mutex::_safepoint_check_never);
   return lock;
 }
