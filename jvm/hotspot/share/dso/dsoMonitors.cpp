@@ -140,6 +140,9 @@ struct StepAsideRequest {
 };
 
 StepAsideRequest step_aside_requests[step_aside_slots];
+// When any waiters were last asked: every local wait that returns looks,
+// and almost none was asked, so most look no further than this.
+volatile jlong last_asked_ns = 0;
 
 os::PlatformMutex* step_aside_lock() {
   static os::PlatformMutex* mutex = new os::PlatformMutex();
@@ -147,6 +150,9 @@ os::PlatformMutex* step_aside_lock() {
 }
 
 bool is_asked(ObjectMonitor* monitor, jlong now) {
+  if (now - Atomic::load_acquire(&last_asked_ns) >= step_aside_ask_ns) {
+    return false;
+  }
   step_aside_lock()->lock();
   bool asked = false;
   for (int i = 0; i < step_aside_slots && !asked; i++) {
@@ -174,6 +180,8 @@ void DsoMonitors::ask_waiters_to_step_aside(JavaThread* current, ObjectMonitor* 
   }
   step_aside_requests[slot].monitor = monitor;
   step_aside_requests[slot].asked_ns = now;
+  // Before the unparks below: a waiter they wake sees it.
+  Atomic::release_store(&last_asked_ns, now);
   step_aside_lock()->unlock();
   // Wakes the threads waiting on it: ObjectMonitor::wait parks once, and a
   // thread woken while still in the wait set takes itself out, as after a
