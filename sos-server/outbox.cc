@@ -39,9 +39,13 @@ void Outbox::FailLocked(const std::string& why) {
   if (on_failure_) on_failure_(why);
 }
 
-void Outbox::Post(const std::string& frames) {
+void Outbox::Post(const std::string& frames, bool hold) {
   std::lock_guard<std::mutex> l(mu_);
   if (closed_ || failed_) return;
+  if (hold && pending_.size() + frames.size() <= kMaxHeld) {
+    pending_.append(frames);  // SendHeld, or the writer if it is busy, sends them
+    return;
+  }
   size_t off = 0;
   if (!writing_ && pending_.empty()) {
     while (off < frames.size()) {
@@ -65,14 +69,49 @@ void Outbox::Post(const std::string& frames) {
                " bytes queued for it");
     return;
   }
+  writer_due_ = true;
   cv_.notify_one();
+}
+
+void Outbox::SendHeld() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_ || failed_ || pending_.empty()) return;
+  if (writing_) {
+    writer_due_ = true;  // the writer takes them after its batch
+    cv_.notify_one();
+    return;
+  }
+  if (SendPendingLocked() && !pending_.empty()) {
+    writer_due_ = true;
+    cv_.notify_one();
+  }
+}
+
+bool Outbox::SendPendingLocked() {
+  size_t off = 0;
+  while (off < pending_.size()) {
+    ssize_t n = ::send(fd_, pending_.data() + off, pending_.size() - off,
+                       MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      off += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    FailLocked(std::string("send failed: ") + std::strerror(errno));
+    return false;
+  }
+  bytes_sent_ += off;
+  pending_.erase(0, off);
+  return true;
 }
 
 void Outbox::WriterLoop() {
   std::unique_lock<std::mutex> l(mu_);
   for (;;) {
-    cv_.wait(l, [this] { return closed_ || (!pending_.empty() && !failed_); });
+    cv_.wait(l, [this] { return closed_ || (writer_due_ && !pending_.empty() && !failed_); });
     if (closed_) return;
+    writer_due_ = false;
     std::string batch;
     batch.swap(pending_);
     writing_ = true;

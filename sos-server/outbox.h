@@ -27,16 +27,28 @@ class Outbox {
   Outbox& operator=(const Outbox&) = delete;
 
   // Appends whole frames (already framed) in order. Ignored after failure
-  // or Close.
-  void Post(const std::string& frames);
+  // or Close. hold: the caller will call SendHeld() soon, and the bytes
+  // may wait for it in the queue (up to kMaxHeld of them), so that several
+  // posts leave in one write. A post from another thread meanwhile lands
+  // behind them and sends them with its own.
+  void Post(const std::string& frames, bool hold = false);
+  // Sends what posts with hold left queued.
+  void SendHeld();
   // Stops the writer; unsent bytes are dropped (the node is going away).
   void Close();
 
   uint64_t bytes_sent() const;
 
+  // Held bytes past this are sent without waiting for SendHeld: the queue
+  // of a node that reads stays far from max_queued.
+  static constexpr size_t kMaxHeld = 256 * 1024;
+
  private:
   void WriterLoop();
   void FailLocked(const std::string& why);
+  // Writes what the socket takes now of pending_ (which must not be the
+  // writer's); false if the outbox failed.
+  bool SendPendingLocked();
 
   const int fd_;
   const size_t max_queued_;
@@ -46,6 +58,7 @@ class Outbox {
   std::condition_variable cv_;
   std::string pending_;
   bool writing_ = false;  // the writer thread owns bytes taken from pending_
+  bool writer_due_ = false;  // the writer is to send pending_ (held bytes wait)
   size_t in_writer_ = 0;  // how many
   bool closed_ = false;
   bool failed_ = false;

@@ -218,10 +218,43 @@ void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::st
   sessions_.erase(s->node);
 }
 
+// ---- held posts ------------------------------------------------------------------
+
+thread_local std::vector<std::shared_ptr<SosService::Session>>* SosService::held_ = nullptr;
+
+// While a connection's thread handles frames that arrived in one read, what
+// it posts waits in the outboxes, and leaves when it has handled the last
+// (Send): a prefetch's flush requests to a block's owner, or the grants
+// that a run of flush replies completes, then go in one write, and wake
+// their receiver once rather than once per message. The thread handles
+// buffered frames without blocking, so nothing waits for what it holds.
+class SosService::HoldPosts {
+ public:
+  HoldPosts() { held_ = &sessions_; }
+  ~HoldPosts() {
+    Send();
+    held_ = nullptr;
+  }
+  void Send() {
+    for (const std::shared_ptr<Session>& s : sessions_) s->outbox->SendHeld();
+    sessions_.clear();
+  }
+  // Before each Receive: sends what is held unless the next frame is
+  // buffered already (the read that could block comes after). True.
+  bool SendUnlessBuffered(const wire::Connection* conn) {
+    if (!conn->HasBufferedFrame()) Send();
+    return true;
+  }
+
+ private:
+  std::vector<std::shared_ptr<Session>> sessions_;
+};
+
 std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
   sospb::NodeRequest req;
   const std::string who = "node " + std::to_string(s->node) + " (" + s->name + ")";
-  while (conn->Receive(&req)) {
+  HoldPosts held;
+  while (held.SendUnlessBuffered(conn) && conn->Receive(&req)) {
     requests_++;
     switch (req.body_case()) {
       case sospb::NodeRequest::kRead:
@@ -308,7 +341,8 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
   const std::string who = "node " + std::to_string(s->node) + " (" + s->name + ")";
 
   std::string why;
-  while (why.empty() && conn->Receive(&m)) {
+  HoldPosts held;
+  while (why.empty() && held.SendUnlessBuffered(conn.get()) && conn->Receive(&m)) {
     switch (m.body_case()) {
       case sospb::BypassMessage::kInvalidateAck:
         Answered(s.get(), m.invalidate_ack().id(), m.invalidate_ack().txn());
@@ -434,7 +468,9 @@ void SosService::Post(NodeId node, sospb::ServerMessage* msg, const ChunkImage* 
     s->unanswered[{msg->flush().id(), msg->flush().txn()}] = std::chrono::steady_clock::now();
   std::string frame;
   wire::AppendFrame(msg->SerializeAsString(), &frame);
-  s->outbox->Post(frame);
+  s->outbox->Post(frame, held_ != nullptr);
+  if (held_ != nullptr && std::find(held_->begin(), held_->end(), s) == held_->end())
+    held_->push_back(s);
 }
 
 void SosService::Grant(NodeId node, uint64_t seq, sospb::Access access, ChunkId id,

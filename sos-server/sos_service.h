@@ -74,6 +74,7 @@ class SosService : public NodeSink {
 
  private:
   struct Session;
+  class HoldPosts;
 
   std::shared_ptr<Session> Find(NodeId node) const;
   // Serialises msg (adding class definitions the node has not seen) and
@@ -82,6 +83,9 @@ class SosService : public NodeSink {
   // An invalidate or flush is recorded as awaiting an answer in the same
   // step, before the node can possibly answer it.
   void Post(NodeId node, sospb::ServerMessage* msg, const ChunkImage* image);
+  // The outboxes the calling thread's posts are held in, while it handles
+  // frames that arrived together (HoldPosts); null otherwise.
+  static thread_local std::vector<std::shared_ptr<Session>>* held_;
   // Drops every node that has left an invalidate or flush unanswered for
   // answer_timeout_ms; runs on its own thread until the service ends.
   void WatchAnswers();

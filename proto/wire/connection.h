@@ -31,6 +31,9 @@ class Connection {
   bool Receive(google::protobuf::MessageLite* msg);
   // Unblocks a Receive in progress and ends the connection, from any thread.
   void Shutdown();
+  // The next Receive returns without reading the socket: a frame that came
+  // in the same read as the last one is buffered (by the reader only).
+  bool HasBufferedFrame() const { return decoder_.HasFrame(); }
 
   // Receive gives up after this long without a whole frame (0: never).
   void SetReceiveTimeout(int milliseconds);

@@ -23,6 +23,14 @@ void FrameDecoder::Feed(const char* data, size_t n) {
   buffer_.append(data, n);
 }
 
+bool FrameDecoder::HasFrame() const {
+  if (buffered() < kFrameHeaderSize) return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + start_);
+  const uint32_t length = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
+                          (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+  return length > max_frame_size_ || buffered() >= kFrameHeaderSize + length;
+}
+
 FrameDecoder::Result FrameDecoder::Next(std::string* frame, uint32_t* declared_length) {
   if (buffered() < kFrameHeaderSize) return Result::kNeedMore;
   const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + start_);

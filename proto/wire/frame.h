@@ -35,6 +35,8 @@ class FrameDecoder {
   Result Next(std::string* frame, uint32_t* declared_length = nullptr);
 
   size_t buffered() const { return buffer_.size() - start_; }
+  // Next() would return kFrame (or kTooLarge) without more bytes.
+  bool HasFrame() const;
 
  private:
   std::string buffer_;

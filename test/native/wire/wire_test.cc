@@ -78,6 +78,31 @@ TEST(Frame, PartialHeaderAndBodyNeedMore) {
   EXPECT_EQ(f, "abc");
 }
 
+TEST(Frame, HasFrameSaysWhetherNextReturnsWithoutMoreBytes) {
+  std::string stream;
+  AppendFrame("first", &stream);
+  AppendFrame("second", &stream);
+  FrameDecoder d(1024);
+  EXPECT_FALSE(d.HasFrame());
+  d.Feed(stream.data(), 3);  // part of the first header
+  EXPECT_FALSE(d.HasFrame());
+  d.Feed(stream.data() + 3, 9 + 4);  // the first frame and the second's header
+  EXPECT_TRUE(d.HasFrame());
+  std::string f;
+  ASSERT_EQ(d.Next(&f), FrameDecoder::Result::kFrame);
+  EXPECT_EQ(f, "first");
+  EXPECT_FALSE(d.HasFrame());  // the second's body is not here yet
+  d.Feed(stream.data() + 16, stream.size() - 16);
+  EXPECT_TRUE(d.HasFrame());
+  ASSERT_EQ(d.Next(&f), FrameDecoder::Result::kFrame);
+  EXPECT_EQ(f, "second");
+  EXPECT_FALSE(d.HasFrame());
+  // An oversized length is "returns without more bytes" too: Next says kTooLarge.
+  FrameDecoder small(4);
+  small.Feed(stream.data(), 4);
+  EXPECT_TRUE(small.HasFrame());
+}
+
 TEST(Hmac, Rfc4231TestCase2) {
   EXPECT_EQ(Hex(HmacSha256("Jefe", "what do ya want for nothing?")),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
