@@ -9,7 +9,7 @@ APT_NATIVE := build-essential cmake ninja-build pkgconf protobuf-compiler libpro
               libssl-dev libasio-dev libgtest-dev googletest clang libclang-rt-14-dev
 # maven: the djava JDK home's test runs a Maven project's JUnit 5 tests
 # (plugins and JUnit from Maven Central, cached in ~/.cache/djava/m2).
-APT_TEST := python3-pytest jtreg7 junit4 maven
+APT_TEST := python3-pytest jtreg7 junit4 maven systemd
 # bench/now (its smoke test is in make test): namespaces, links and their delay.
 APT_BENCH_NOW := iproute2
 # bench/report.py's plots; test/py/bench runs the report on fixtures, so the
@@ -45,7 +45,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
 .PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-openjdk test-openjdk-local test-openjdk-zero test-matrix \
-        launcher demo bench \
+        launcher demo bench install \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
 all: jdk jdk-ref native launcher djava-home
@@ -158,6 +158,13 @@ $(LAUNCHER_SCRIPTS): $(BUILD)/bin/%: jvm/bin/%
 # a JVM by a path ending in bin/java (mvn test -Djvm=build/djava-home/bin/java).
 djava-home: jdk launcher
 	jvm/assemble-djava-home $(BUILD)/jdk $(BUILD)/bin/djava $(BUILD)/djava-home
+
+# make install PREFIX=DIR: djava under DIR (an absolute path), runnable with
+# no build tree: DIR/bin/djava, djava-cluster and thread-server, the image in
+# DIR/lib/djava, and a systemd unit for a thread server (jvm/install-djava).
+install: all
+	@[ -n "$(PREFIX)" ] || { echo "make install: give PREFIX=DIR (an absolute path)" >&2; exit 2; }
+	jvm/install-djava $(BUILD) $(PREFIX)
 
 # ---- patch workflow ---------------------------------------------------------
 patch-tree: $(REF_SRC)/.extracted
