@@ -189,6 +189,46 @@ def test_a_program_runs_in_the_cluster(cluster_cmd, tmp_path, classes):
     assert f"joined the cluster at {cluster_env['DJAVA_CLUSTER']}" in r.stdout
 
 
+def test_listen_puts_the_hub_on_another_address_that_a_thread_server_joins(cluster_cmd,
+                                                                           tmp_path, classes):
+    # 127.0.0.2 stands for this host's address on a network: the hub listens
+    # there only, and a thread server started apart (as on another host, with
+    # a copy of the secret) joins it and runs the program's thread.
+    d = str(tmp_path / "c")
+    p = cluster_cmd.run("start", "--listen", "127.0.0.2", "--thread-servers", "0", "--dir", d)
+    assert p.returncode == 0, p.stderr
+    cluster_env = dict(line.split("=", 1) for line in p.stdout.splitlines())
+    assert cluster_env["DJAVA_CLUSTER"].startswith("127.0.0.2:"), p.stdout
+    assert all(daemon["address"].startswith("127.0.0.2:")
+               for daemon in recorded(d)["daemons"]), recorded(d)
+    secret_copy = tmp_path / "copied-secret"
+    secret_copy.write_bytes(open(cluster_env["DJAVA_SECRET_FILE"], "rb").read())
+    os.chmod(secret_copy, 0o600)
+    server = subprocess.Popen([os.path.join(cluster_cmd.bindir, "thread-server"), "--cluster",
+                               cluster_env["DJAVA_CLUSTER"], "--secret-file", str(secret_copy),
+                               "--threads", "2"], cwd=tmp_path, env=cluster_cmd.env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        r = subprocess.run([os.path.join(cluster_cmd.bindir, "djava"), "-cp", classes, "Family",
+                            "0"], capture_output=True, text=True, timeout=TIMEOUT,
+                           env={**cluster_cmd.env, **cluster_env}, cwd=tmp_path)
+        assert r.returncode == 0, r.stdout + r.stderr
+        log = open(os.path.join(d, "thread-manager.log")).read()
+        assert re.search(rf"server '\S+:{server.pid}' \(id \d+, capacity 2\) registered", log), log
+    finally:
+        server.terminate()
+        server.wait(timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("address, why", [("0.0.0.0", "is every address, not one"),
+                                          ("::", "is every address, not one"),
+                                          ("hub.example.org", "is not an IP address")])
+def test_listen_takes_one_ip_address(address, why, env):
+    p = subprocess.run([binary("djava-cluster"), "start", "--listen", address],
+                       capture_output=True, text=True, timeout=TIMEOUT, env=env)
+    assert p.returncode == 2 and why in p.stderr, p.stderr
+
+
 def test_a_daemon_that_cannot_start_fails_the_start_and_nothing_stays(stub_bin, env, tmp_path):
     bindir = stub_bin("#!/bin/sh\necho 'thread-server: no way' >&2\nexit 1\n")
     cmd = Commands(bindir, env)

@@ -102,6 +102,46 @@ def test_installed_thread_server_joins_a_cluster_as_its_unit_starts_it(prefix, c
                        capture_output=True, timeout=TIMEOUT, env=env)
 
 
+FAKE_SRUN = """#!/bin/bash
+# srun --ntasks=N --ntasks-per-node=1 COMMAND...: N copies of COMMAND on this
+# host, stopped with it (as srun forwards SIGTERM to its tasks).
+n=${1#--ntasks=}
+shift 2
+trap 'kill $(jobs -p) 2>/dev/null; wait' TERM
+for _ in $(seq "$n"); do "$@" & done
+wait
+"""
+
+
+def test_the_slurm_batch_script_runs_a_program_on_every_node(prefix, classes, tmp_path):
+    # Slurm is not here: srun runs the allocation's tasks on this host, and
+    # 127.0.0.2 stands for the first node's address.
+    fake = tmp_path / "fake-bin"
+    fake.mkdir()
+    (fake / "srun").write_text(FAKE_SRUN)
+    os.chmod(fake / "srun", 0o755)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = clean_env(PATH=f"{fake}:{os.path.join(prefix, 'bin')}:{os.environ['PATH']}",
+                    HOME=str(home), SLURM_JOB_ID="42", SLURM_NNODES="2",
+                    DJAVA_HUB_ADDRESS="127.0.0.2")
+    script = os.path.join(prefix, "lib", "djava", "slurm", "djava.sbatch")
+    p = subprocess.run([script, "-cp", classes, "WhereAmI"], capture_output=True, text=True,
+                       timeout=TIMEOUT, env=env, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    where = dict(line.split(" ", 1) for line in p.stdout.splitlines() if " " in line)
+    main_pid, thread_pid = where["main"].rsplit(" ", 1)[1], where["thread"].rsplit(" ", 1)[1]
+    assert thread_pid != main_pid, p.stdout
+    log = (home / ".djava" / "slurm-42" / "thread-manager.log").read_text()
+    registered = re.findall(r"server '\S+:(\d+)' \(id \d+, capacity \d+\) registered", log)
+    assert len(registered) == 2 and thread_pid in registered, log
+    # Everything the job started has stopped with it.
+    deadline = time.monotonic() + 60
+    while any(os.path.exists(f"/proc/{pid}") for pid in registered):
+        assert time.monotonic() < deadline, f"thread servers {registered} outlived the job"
+        time.sleep(0.2)
+
+
 def test_the_unit_passes_systemds_check(prefix):
     unit = os.path.join(prefix, "lib", "systemd", "system", "djava-thread-server.service")
     p = subprocess.run(["systemd-analyze", "verify", unit], capture_output=True, text=True,
