@@ -39,9 +39,16 @@ using Clock = std::chrono::steady_clock;
 
 double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
 
+// The sos-server this run started (Cluster::Start), stopped by Die too.
+pid_t started_server = -1;
+
+// _Exit, not exit: two client threads may meet one error at once, and exit
+// from two threads at once is undefined (it may leave the bench hanging).
 [[noreturn]] void Die(const std::string& why) {
   std::fprintf(stderr, "sos-bench: %s\n", why.c_str());
-  std::exit(1);
+  std::fflush(nullptr);
+  if (started_server > 0) kill(started_server, SIGTERM);
+  std::_Exit(1);
 }
 
 struct Summary {
@@ -165,10 +172,14 @@ struct Cluster {
     if (server == 0) {
       int null = open("/dev/null", O_WRONLY);
       dup2(null, 2);
+      // No collection: the chunks a creator wrote home and left are garbage
+      // to the distributed collector, which could free them before the
+      // readers ask (this measures misses, not the collector).
       execl(binary.c_str(), binary.c_str(), "--listen", address.c_str(), "--secret-file",
-            secret_file.c_str(), static_cast<char*>(nullptr));
+            secret_file.c_str(), "--no-collection", static_cast<char*>(nullptr));
       _exit(127);
     }
+    started_server = server;
     for (int i = 0; i < 200; i++) {  // up to 10 s for it to listen
       int c = socket(AF_INET, SOCK_STREAM, 0);
       bool up = connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
