@@ -7,8 +7,10 @@ one that ends up with another secret, and one with another djava build
 each fail the start with an error naming the host, and leave nothing
 running."""
 
+import itertools
 import os
 import re
+import signal
 import subprocess
 
 import pytest
@@ -18,6 +20,7 @@ from localprocs import BIN, binary
 
 SUBNET = "10.213.0"
 HUB = f"{SUBNET}.1"
+FIXTURES = itertools.count()
 
 NETNS_SSH = """#!/bin/sh
 # ssh HOST COMMAND, for a host that is a network namespace here. A host
@@ -44,7 +47,9 @@ def hosts(tmp_path):
     this namespace at HUB; removed at teardown."""
     if os.geteuid() != 0:
         pytest.skip("network namespaces need root")
-    tag = f"djt{os.getpid() % 10000}"
+    # Names of their own for each use: a namespace outlives its deletion
+    # while a process in it is still ending, and its veth with it.
+    tag = f"djt{os.getpid() % 1000}{next(FIXTURES)}"
     names = [f"{tag}a", f"{tag}b"]
     bridge = f"{tag}br"
 
@@ -65,7 +70,13 @@ def hosts(tmp_path):
         yield names
     finally:
         for ns in names:
-            subprocess.run(["ip", "netns", "pids", ns], capture_output=True)
+            left = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True)
+            for pid in left.stdout.split():
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            subprocess.run(["ip", "link", "del", f"{ns}v"], capture_output=True, timeout=30)
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
         subprocess.run(["ip", "link", "del", bridge], capture_output=True, timeout=30)
 
