@@ -48,19 +48,7 @@ void Outbox::Post(const std::string& frames, bool hold) {
   }
   size_t off = 0;
   if (!writing_ && pending_.empty()) {
-    while (off < frames.size()) {
-      ssize_t n = ::send(fd_, frames.data() + off, frames.size() - off,
-                         MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (n > 0) {
-        off += static_cast<size_t>(n);
-        bytes_sent_ += static_cast<uint64_t>(n);
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-      FailLocked(std::string("send failed: ") + std::strerror(errno));
-      return;
-    }
+    if (!SendNowLocked(frames, &off)) return;
     if (off == frames.size()) return;
   }
   pending_.append(frames, off, std::string::npos);
@@ -87,13 +75,13 @@ void Outbox::SendHeld() {
   }
 }
 
-bool Outbox::SendPendingLocked() {
-  size_t off = 0;
-  while (off < pending_.size()) {
-    ssize_t n = ::send(fd_, pending_.data() + off, pending_.size() - off,
+bool Outbox::SendNowLocked(const std::string& bytes, size_t* off) {
+  while (*off < bytes.size()) {
+    ssize_t n = ::send(fd_, bytes.data() + *off, bytes.size() - *off,
                        MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n > 0) {
-      off += static_cast<size_t>(n);
+      *off += static_cast<size_t>(n);
+      bytes_sent_ += static_cast<uint64_t>(n);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -101,9 +89,14 @@ bool Outbox::SendPendingLocked() {
     FailLocked(std::string("send failed: ") + std::strerror(errno));
     return false;
   }
-  bytes_sent_ += off;
-  pending_.erase(0, off);
   return true;
+}
+
+bool Outbox::SendPendingLocked() {
+  size_t off = 0;
+  const bool ok = SendNowLocked(pending_, &off);
+  if (ok) pending_.erase(0, off);
+  return ok;
 }
 
 void Outbox::WriterLoop() {

@@ -46,8 +46,11 @@ class Outbox {
  private:
   void WriterLoop();
   void FailLocked(const std::string& why);
-  // Writes what the socket takes now of pending_ (which must not be the
-  // writer's); false if the outbox failed.
+  // Writes bytes from *off on, as far as the socket takes them now without
+  // waiting, advancing *off; false if the outbox failed.
+  bool SendNowLocked(const std::string& bytes, size_t* off);
+  // The same for pending_ (not while the writer is writing), dropping what
+  // was written.
   bool SendPendingLocked();
 
   const int fd_;

@@ -23,19 +23,20 @@ void FrameDecoder::Feed(const char* data, size_t n) {
   buffer_.append(data, n);
 }
 
+uint32_t FrameDecoder::NextLength() const {
+  const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + start_);
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
 bool FrameDecoder::HasFrame() const {
   if (buffered() < kFrameHeaderSize) return false;
-  const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + start_);
-  const uint32_t length = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
-                          (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+  const uint32_t length = NextLength();
   return length > max_frame_size_ || buffered() >= kFrameHeaderSize + length;
 }
 
 FrameDecoder::Result FrameDecoder::Next(std::string* frame, uint32_t* declared_length) {
   if (buffered() < kFrameHeaderSize) return Result::kNeedMore;
-  const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + start_);
-  const uint32_t length = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
-                          (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+  const uint32_t length = NextLength();
   if (declared_length != nullptr) *declared_length = length;
   if (length > max_frame_size_) return Result::kTooLarge;
   if (buffered() < kFrameHeaderSize + length) return Result::kNeedMore;

@@ -39,6 +39,9 @@ class FrameDecoder {
   bool HasFrame() const;
 
  private:
+  // The length prefix of the next frame (its header must be buffered).
+  uint32_t NextLength() const;
+
   std::string buffer_;
   size_t start_ = 0;
   uint32_t max_frame_size_;
