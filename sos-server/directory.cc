@@ -7,7 +7,10 @@
 namespace djava {
 namespace sos {
 
-Directory::Directory(NodeSink* sink) : sink_(sink) { nodes_.emplace_back(); }
+Directory::Directory(NodeSink* sink, bool detect_migratory)
+    : sink_(sink), detect_migratory_(detect_migratory) {
+  nodes_.emplace_back();
+}
 
 NodeId Directory::AddNode(const std::string& name) {
   std::lock_guard<std::mutex> l(nodes_mu_);
@@ -225,6 +228,7 @@ Directory::Entry* Directory::FindOrCreate(Stripe& s, ChunkId id, const Request& 
   Entry& e = s.entries[id];
   e.state = State::kModified;
   e.owner = creator;
+  e.last_writer = creator;  // it holds the chunk exclusively from its making
   live_++;
   // Its creator holds it from its making (the client counts that as one
   // shipment), as the directory learns only now.
@@ -264,9 +268,13 @@ bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
     case State::kHome:
       switch (r.kind) {
         case Kind::kRead:
-          GrantShared(id, e, r);
+          if (ReadGetsExclusive(*e, r.node))
+            GrantExclusive(id, e, r);
+          else
+            GrantShared(id, e, r);
           return true;
         case Kind::kWrite: {
+          DetectMigratory(e, r.node);
           std::set<NodeId> others = e->sharers;
           others.erase(r.node);
           if (others.empty()) {
@@ -339,7 +347,12 @@ bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
       e->txn = NextTxn();
       e->current = r;
       e->awaiting_flush = e->owner;
-      sink_->Flush(e->owner, id, e->txn, /*keep_shared=*/r.kind == Kind::kRead);
+      // A reader of a migratory chunk is to get the only copy: the owner
+      // keeps none (decided now, as the flush says so; should the owner
+      // turn out not to have written, the read is then granted SHARED and
+      // the owner simply no longer shares it).
+      e->flush_keeps_shared = r.kind == Kind::kRead && !e->migratory;
+      sink_->Flush(e->owner, id, e->txn, e->flush_keeps_shared);
       {
         std::lock_guard<std::mutex> l(stats_mu_);
         stats_.flushes++;
@@ -359,7 +372,12 @@ void Directory::Complete(ChunkId id, Entry* e) {
   } else if (r.kind == Kind::kReclaim) {
     FinishReclaim(r.node);
   } else if (Alive(r.node)) {
-    if (r.kind == Kind::kRead) GrantShared(id, e, r);
+    if (r.kind == Kind::kRead) {
+      if (ReadGetsExclusive(*e, r.node))
+        GrantExclusive(id, e, r);
+      else
+        GrantShared(id, e, r);
+    }
     if (r.kind == Kind::kWrite) GrantExclusive(id, e, r);
   }
   RunQueue(id, e);
@@ -377,12 +395,16 @@ void Directory::GrantShared(ChunkId id, Entry* e, const Request& r) {
 
 void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r) {
   // The requester's read copy is current when it is still a sharer of the
-  // version it names: then the grant carries no bytes.
-  const bool copy_current = e->sharers.count(r.node) != 0 && r.have_version == e->version;
+  // version it names: then the grant carries no bytes. A read (of a
+  // migratory chunk) names no version and has no copy: it gets the bytes.
+  const bool copy_current = r.kind != Kind::kRead && e->sharers.count(r.node) != 0 &&
+                            r.have_version == e->version;
   e->version++;
   e->state = State::kModified;
   e->owner = r.node;
   e->sharers.clear();
+  e->last_writer = r.node;
+  e->read_exclusive = r.kind == Kind::kRead;
   holds_.Ship(r.node, id);
   if (!copy_current && e->image != nullptr)
     holds_.Ship(r.node, e->image->refs.data(), e->image->refs.size());
@@ -390,6 +412,50 @@ void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r) {
                copy_current ? nullptr : e->image.get());
   std::lock_guard<std::mutex> l(stats_mu_);
   stats_.grants++;
+  if (r.kind == Kind::kRead) stats_.migratory_grants++;
+}
+
+bool Directory::ReadGetsExclusive(const Entry& e, NodeId node) const {
+  // The home copy is what the reader gets; a migratory chunk always has one
+  // (it was at home when an upgrade marked it).
+  if (!e.migratory || e.state != State::kHome || e.image == nullptr) return false;
+  for (NodeId n : e.sharers)
+    if (n != node) return false;
+  return true;
+}
+
+void Directory::DetectMigratory(Entry* e, NodeId node) {
+  // Stenstrom et al.'s test: the writer and the last writer hold the only
+  // two copies, so the writer read what the last writer wrote and now
+  // writes it in turn. A third reader (read-shared data) or the same
+  // writer again (producer and consumer) is not the pattern.
+  if (!detect_migratory_ || e->migratory || e->sharers.size() != 2 ||
+      e->sharers.count(node) == 0)
+    return;
+  const NodeId other = *e->sharers.begin() == node ? *e->sharers.rbegin() : *e->sharers.begin();
+  if (other != e->last_writer) return;
+  e->migratory = true;
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.migratory_marked++;
+}
+
+void Directory::NoteCopyReturned(Entry* e, const ChunkImage& image) {
+  // The home copy is still the image the read-exclusive grant shipped: the
+  // home bytes change only when the owner's copy comes home, i.e. here.
+  const bool unwritten =
+      e->read_exclusive && e->image != nullptr && image.data == e->image->data;
+  e->read_exclusive = false;
+  if (!unwritten) return;
+  // The holder only read (or wrote the bytes back as they were): it is no
+  // writer to hand the chunk on from, and the chunk is read-shared, or
+  // migratory no longer. Back to the plain protocol, so that readers do
+  // not take it from each other turn by turn; found again only after an
+  // upgrade that follows a real write.
+  e->last_writer = 0;
+  if (!e->migratory) return;
+  e->migratory = false;
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.migratory_undone++;
 }
 
 void Directory::Fail(ChunkId id, const Request& r, sospb::ErrorCode code,
@@ -421,6 +487,8 @@ void Directory::MakeLost(Entry* e, NodeId node, const std::string& why) {
   e->image.reset();
   e->sharers.clear();
   e->owner = 0;
+  e->migratory = false;
+  e->read_exclusive = false;
   std::lock_guard<std::mutex> l(stats_mu_);
   stats_.lost++;
 }
@@ -458,6 +526,7 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
     Entry& e = s.entries[id];
     e.state = State::kModified;
     e.owner = node;
+    e.last_writer = node;
     live_++;
     holds_.Ship(node, id);
     {
@@ -491,6 +560,7 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
     return;
   }
   LearnRuns(*image);
+  NoteCopyReturned(e, *image);
   e->image = std::move(image);
   e->state = State::kHome;
   e->owner = 0;
@@ -542,12 +612,15 @@ void Directory::FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::
     return;
   }
   LearnRuns(*image);
+  NoteCopyReturned(e, *image);  // may end the migratory mark: Complete then grants SHARED
   e->image = std::move(image);
   e->state = State::kHome;
   e->owner = 0;
   NoteGarbageMayExist();  // the home bytes may name other chunks than before
   e->sharers.clear();
-  if (e->current.kind == Kind::kRead && Alive(node)) e->sharers.insert(node);
+  // The flush said whether the node keeps a read copy.
+  if (e->current.kind == Kind::kRead && e->flush_keeps_shared && Alive(node))
+    e->sharers.insert(node);
   Complete(id, e);
 }
 

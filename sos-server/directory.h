@@ -79,6 +79,10 @@ struct DirectoryStats {
   uint64_t collections = 0;
   uint64_t collected = 0;            // chunks freed because nothing could reach them
   uint64_t written_back = 0;         // modified copies nodes wrote home unasked
+  // Migratory sharing (Directory's comment; docs/SOS.md, "Migratory chunks").
+  uint64_t migratory_marked = 0;     // chunks found migratory (an upgrade showed the pattern)
+  uint64_t migratory_grants = 0;     // reads answered with an exclusive copy
+  uint64_t migratory_undone = 0;     // a read-exclusive copy came back unwritten
   uint64_t last_pause_us = 0;        // the last collection's hold on the directory
   uint64_t max_pause_us = 0;
 };
@@ -90,9 +94,35 @@ struct CollectionResult {
   std::chrono::microseconds pause{0};
 };
 
+// Migratory sharing (Stenstrom, Brorsson & Sandberg 1993; Cox & Fowler
+// 1993). A chunk that nodes take turns to read and then write (a counter
+// updated under a lock, a queue index) costs two transactions a turn under
+// the plain protocol: the read miss (the owner flushes, keeping a read
+// copy) and the upgrade (that copy is invalidated). The directory notices
+// the pattern and answers the read miss with an exclusive copy instead:
+//   detect: an upgrade (Write, chunk at home) by P while the sharers are
+//           exactly {P, Q} and Q is the last node granted exclusive access
+//           (a chunk's creator counts as granted it at its making);
+//   use:    a Read by R of a migratory chunk modified at O != R flushes O
+//           without keeping a copy and grants R EXCLUSIVE (with the bytes);
+//           one at home with no sharer but R is granted EXCLUSIVE at once;
+//   undo:   when a copy so granted comes home (a flush for another node, a
+//           reclaim, a write-back) with exactly the bytes it was granted
+//           with, its holder only read: the chunk is not migratory any more
+//           and the request that flushed it is served as without detection
+//           (a read gets SHARED; the old holder, whose flush already said to
+//           drop its copy, no longer shares it).
+// Cost when wrong: a misdetected turn (a read granted exclusively by a
+// node that then does not write) costs one extra transaction: the next
+// node to want the chunk waits for a flush of that node instead of being
+// served from home at once, and that node, told to drop its copy, misses
+// again on its next read. The flush that shows the copy unwritten ends the
+// mistake, so read-shared data pays this once, not per turn. Turned off
+// (detect_migratory false, sos-server --no-migratory), the directory is the
+// plain table.
 class Directory {
  public:
-  explicit Directory(NodeSink* sink);
+  explicit Directory(NodeSink* sink, bool detect_migratory = true);
   Directory(const Directory&) = delete;
   Directory& operator=(const Directory&) = delete;
 
@@ -178,6 +208,14 @@ class Directory {
     std::list<Request> queue;
     uint64_t program = 0;  // from the first image with a class; 0: not known
     uint32_t marked = 0;   // the last collection that found it reachable
+    // Migratory sharing (the comment above class Directory).
+    NodeId last_writer = 0;     // the last node granted exclusive access
+    bool migratory = false;
+    // The owner was granted its exclusive copy answering a read, with the
+    // home bytes (which stay as they were until the copy comes home).
+    bool read_exclusive = false;
+    // The flush in flight lets its node keep a read copy.
+    bool flush_keeps_shared = false;
   };
 
   struct Node {
@@ -210,6 +248,16 @@ class Directory {
   void FailWithState(ChunkId id, Entry* e, const Request& r);
   void GrantShared(ChunkId id, Entry* e, const Request& r);
   void GrantExclusive(ChunkId id, Entry* e, const Request& r);
+  // Whether a read by node is answered with an exclusive copy: e is
+  // migratory and at home with no other sharer.
+  bool ReadGetsExclusive(const Entry& e, NodeId node) const;
+  // An upgrade by node of e at home: marks e migratory when it shows the
+  // pattern.
+  void DetectMigratory(Entry* e, NodeId node);
+  // The owner's modified copy comes home with image (a flush reply or a
+  // write-back), before it replaces the home copy: a read-exclusive copy
+  // that comes back unwritten ends e's migratory mark.
+  void NoteCopyReturned(Entry* e, const ChunkImage& image);
   void FinishReclaim(NodeId node);
   // FlushReply with the chunk's stripe locked; it: the chunk's entry.
   void FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::iterator it, NodeId node,
@@ -234,6 +282,7 @@ class Directory {
   uint64_t NextTxn();
 
   NodeSink* const sink_;
+  const bool detect_migratory_;
 
   mutable std::mutex nodes_mu_;
   std::vector<Node> nodes_;  // index = node number; [0] unused

@@ -2,7 +2,7 @@
 // copies of chunks) and of the distributed monitor service.
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
-//              [--no-collection] --secret-file F
+//              [--no-collection] [--no-migratory] --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
 // statistics on SIGUSR1 and at exit, exits 0 on SIGTERM or SIGINT.
@@ -24,7 +24,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
   std::fprintf(stderr,
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
-               "                  [--no-collection] --secret-file FILE\n"
+               "                  [--no-collection] [--no-migratory] --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
                "                       unanswered this long (default %d)\n"
@@ -32,6 +32,8 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "                       node keeps a lock nobody else wants; for measurement)\n"
                "  --no-collection      keep every chunk until its program ends (no distributed\n"
                "                       garbage collection while it runs; for measurement)\n"
+               "  --no-migratory       never answer a read with an exclusive copy (no\n"
+               "                       migratory-sharing detection; for measurement)\n"
                "  --secret-file        the cluster secret, a file of mode 0600\n",
                why.c_str(), kDefaultListen, djava::sos::SosService::Options().answer_timeout_ms);
   std::exit(2);
@@ -53,6 +55,10 @@ int main(int argc, char** argv) {
     }
     if (a == "--no-collection") {
       options.collect_check_ms = 0;
+      continue;
+    }
+    if (a == "--no-migratory") {
+      options.migratory = false;
       continue;
     }
     if (i + 1 >= argc) Usage("missing value for " + a);

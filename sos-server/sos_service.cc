@@ -58,7 +58,7 @@ struct SosService::Session {
 };
 
 SosService::SosService(Options options, Log log)
-    : options_(options), log_(std::move(log)), directory_(this) {
+    : options_(options), log_(std::move(log)), directory_(this, options_.migratory) {
   directory_.SetClassNamer([this](uint32_t index) {
     sospb::ClassDescriptor d;
     classes_.Lookup(index, &d);
@@ -569,7 +569,9 @@ std::string SosService::Stats() const {
          ", collected " + std::to_string(d.collected) + ", holds " + std::to_string(d.holds) +
          ", written back " + std::to_string(d.written_back) +
          ", pause last " + std::to_string(d.last_pause_us) + " us, max " +
-         std::to_string(d.max_pause_us) + " us";
+         std::to_string(d.max_pause_us) + " us; migratory chunks " +
+         std::to_string(d.migratory_marked) + ", reads granted exclusive " +
+         std::to_string(d.migratory_grants) + ", undone " + std::to_string(d.migratory_undone);
 }
 
 }  // namespace sos

@@ -45,6 +45,10 @@ class SosService : public NodeSink {
     // (Directory::WantsCollection); 0: never collect (chunks then stay
     // until their program ends).
     int collect_check_ms = 100;
+    // Detect migratory chunks and answer their read misses with exclusive
+    // copies (Directory; docs/SOS.md, "Migratory chunks"). Off: the plain
+    // protocol, for measurement.
+    bool migratory = true;
   };
 
   SosService(Options options, Log log);

@@ -29,7 +29,8 @@ namespace {
 
 class Server {
  public:
-  Server() : service_(SosService::Options(), nullptr), host_(kSecret, nullptr) {
+  explicit Server(SosService::Options options = SosService::Options())
+      : service_(options, nullptr), host_(kSecret, nullptr) {
     char dir[] = "/tmp/sos-client-test-XXXXXX";
     EXPECT_NE(mkdtemp(dir), nullptr);
     dir_ = dir;
@@ -1084,6 +1085,132 @@ TEST(SosClient, ChunksNoNodeHoldsAreFreedAndReadsOfThemFailNamingTheCollector) {
   djava_sos_abandon(c);
   djava_sos_abandon(b);
   djava_sos_abandon(a);
+}
+
+// Migratory sharing against the real server: two nodes take turns to read
+// a counter and then write it plus one (a field updated under a lock). The
+// directory finds the chunk migratory after the first turn and answers each
+// later read with an exclusive copy, which the client installs as M: the
+// write that follows needs no upgrade. The counter names another chunk, so
+// the test also checks that those grants' shipments are counted alike on
+// both sides (every chunk is collected once every node lets go, and no
+// release takes back more than was shipped).
+void TakeTurnsIncrementing(bool migratory) {
+  SosService::Options options;
+  options.migratory = migratory;
+  Server server(options);
+  RefsJvm jvm_a, jvm_b, jvm_c;
+  djava_sos_callbacks cba = RefsCallbacks(&jvm_a), cbb = RefsCallbacks(&jvm_b),
+                      cbc = RefsCallbacks(&jvm_c);
+  djava_sos_client* a = server.Connect("a", &cba);
+  djava_sos_client* b = server.Connect("b", &cbb);
+  djava_sos_meta meta = Meta("Counter");
+  djava_sos_chunk* ax = djava_sos_alloc(a, 8, &meta, nullptr);
+  djava_sos_chunk* ay = djava_sos_alloc(a, 4, &meta, nullptr);
+  const uint64_t xid = djava_sos_id(ax), yid = djava_sos_id(ay);
+  jvm_a.objects[xid] = std::string(8, '\0');
+  jvm_a.objects[yid] = "yyyy";
+  djava_sos_chunk* bx = djava_sos_chunk_for(b, xid);
+  // b reads y first, so that the server knows it (and lists its holds).
+  djava_sos_chunk* by = djava_sos_chunk_for(b, yid);
+  {
+    djava_sos_error e{};
+    ASSERT_EQ(djava_sos_load(by, &e), DJAVA_SOS_OK) << e.message;
+    djava_sos_release(by);
+  }
+  const uint64_t grants_before = server.service().DirectoryStatistics().grants;
+  struct Side {
+    djava_sos_client* client;
+    RefsJvm* jvm;
+    djava_sos_chunk* x;
+  } sides[2] = {{a, &jvm_a, ax}, {b, &jvm_b, bx}};
+  auto misses = [&] {
+    djava_sos_stats sa{}, sb{};
+    djava_sos_get_stats(a, &sa);
+    djava_sos_get_stats(b, &sb);
+    return sa.misses + sb.misses;
+  };
+  constexpr int kTurns = 20;
+  for (int turn = 1; turn <= kTurns; turn++) {
+    SCOPED_TRACE("turn " + std::to_string(turn));
+    Side& n = sides[turn % 2];  // b first: a made the chunk
+    const uint64_t misses_before = misses();
+    const DirectoryStats before = server.service().DirectoryStatistics();
+    djava_sos_error e{};
+    ASSERT_EQ(djava_sos_load(n.x, &e), DJAVA_SOS_OK) << e.message;
+    uint64_t v;
+    {
+      std::lock_guard<std::mutex> l(n.jvm->mu);
+      std::memcpy(&v, n.jvm->objects[xid].data(), 8);
+    }
+    djava_sos_release(n.x);
+    EXPECT_EQ(v, static_cast<uint64_t>(turn - 1));
+    ASSERT_EQ(djava_sos_lock(n.x, &e), DJAVA_SOS_OK) << e.message;
+    v++;
+    {
+      std::lock_guard<std::mutex> l(n.jvm->mu);
+      n.jvm->objects[xid].assign(reinterpret_cast<const char*>(&v), 8);
+      n.jvm->refs[xid] = {yid};  // the counter names y
+    }
+    djava_sos_release(n.x);
+    // (Invalidates and flushes are counted before the grant that follows
+    // them is decided; a grant only after it is sent: counted at the end.)
+    const DirectoryStats after = server.service().DirectoryStatistics();
+    if (turn == 1 || !migratory) {
+      EXPECT_EQ(misses() - misses_before, 2u) << "a read and an upgrade";
+      EXPECT_EQ(after.invalidates - before.invalidates, 1u);
+    } else {
+      EXPECT_EQ(misses() - misses_before, 1u) << "the read's grant was not exclusive";
+      EXPECT_EQ(after.invalidates - before.invalidates, 0u);
+    }
+    EXPECT_EQ(after.flushes - before.flushes, 1u);
+  }
+  const uint64_t grants = migratory ? 2 + (kTurns - 1) : 2 * kTurns;
+  for (int i = 0; i < 200 && server.service().DirectoryStatistics().grants < grants_before + grants;
+       i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const DirectoryStats st = server.service().DirectoryStatistics();
+  EXPECT_EQ(st.grants - grants_before, grants);
+  EXPECT_EQ(st.migratory_marked, migratory ? 1u : 0u);
+  EXPECT_EQ(st.migratory_grants, migratory ? kTurns - 1u : 0u);
+  EXPECT_EQ(st.migratory_undone, 0u);
+  EXPECT_NE(server.service().Stats().find("reads granted exclusive " +
+                                          std::to_string(st.migratory_grants)),
+            std::string::npos)
+      << server.service().Stats();
+
+  // a, the last to write, writes the counter home; c reads it (and learns y).
+  ASSERT_EQ(djava_sos_write_back(ax), DJAVA_SOS_OK);
+  djava_sos_client* c = server.Connect("c", &cbc);
+  djava_sos_chunk* cx = djava_sos_chunk_for(c, xid);
+  djava_sos_error e{};
+  ASSERT_EQ(djava_sos_load(cx, &e), DJAVA_SOS_OK) << e.message;
+  {
+    std::lock_guard<std::mutex> l(jvm_c.mu);
+    uint64_t v;
+    std::memcpy(&v, jvm_c.objects[xid].data(), 8);
+    EXPECT_EQ(v, static_cast<uint64_t>(kTurns));
+  }
+  djava_sos_release(cx);
+  // Everyone lets go of both: the holds end, both chunks go.
+  for (djava_sos_client* n : {a, b, c}) {
+    djava_sos_unreferenced(djava_sos_chunk_for(n, xid));
+    djava_sos_unreferenced(djava_sos_chunk_for(n, yid));
+  }
+  ASSERT_TRUE(CollectedAtLeast(server, 2)) << server.service().Stats();
+  EXPECT_EQ(server.service().DirectoryStatistics().excess_releases, 0u)
+      << server.service().Stats();
+  djava_sos_abandon(c);
+  djava_sos_abandon(b);
+  djava_sos_abandon(a);
+}
+
+TEST(SosClient, NodesTakingTurnsToIncrementAChunkReadItExclusivelyOnceItIsMigratory) {
+  TakeTurnsIncrementing(/*migratory=*/true);
+}
+
+TEST(SosClient, WithoutMigratoryDetectionEveryTurnIsAReadAndAnUpgrade) {
+  TakeTurnsIncrementing(/*migratory=*/false);
 }
 
 }  // namespace

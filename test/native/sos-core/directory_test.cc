@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -575,6 +577,418 @@ TEST_F(DirectoryTest, ALeavingNodesFlushOfAnEndedProgramsChunkIsDroppedAndItMayL
   EXPECT_EQ(out[0].code, sospb::NO_SUCH_CHUNK);
   EXPECT_EQ(out[1].kind, "grant");
   EXPECT_EQ(out[1].data, "kept");
+}
+
+// ---- migratory sharing --------------------------------------------------------
+//
+// Nodes that answer the directory as clients do: a grant installs a copy, an
+// invalidate drops a read copy and acks, a flush sends the node's bytes and
+// keeps a read copy only when asked to. Every request a node sends is a
+// transaction; a turn costs the requests it took.
+class Nodes {
+ public:
+  enum State { kI, kS, kM };
+  struct Copy {
+    State state = kI;
+    uint64_t version = 0;
+    std::string data;
+  };
+  struct Count {
+    int requests = 0, grants = 0, exclusive_grants = 0, flushes = 0, invalidates = 0;
+  };
+
+  Nodes(Directory* dir, RecordingSink* sink, ChunkId id) : dir_(dir), sink_(sink), id_(id) {}
+
+  // The creator's copy, before anyone else has seen the chunk.
+  void Created(NodeId node, const std::string& data) { copies_[node] = Copy{kM, 0, data}; }
+
+  // node reads: its copy if it has one, else a Read. Returns the bytes it sees.
+  std::string Read(NodeId node) {
+    if (copies_[node].state == kI) {
+      count_.requests++;
+      dir_->Read(node, ++seq_, id_);
+      Pump();
+    }
+    EXPECT_NE(copies_[node].state, kI) << "node " << node << " got no copy";
+    return copies_[node].data;
+  }
+
+  // node writes data: in place when it holds the chunk modified, else a
+  // Write (an upgrade naming its read copy's version, or a write miss).
+  void Write(NodeId node, const std::string& data) {
+    if (copies_[node].state != kM) {
+      count_.requests++;
+      dir_->Write(node, ++seq_, id_, copies_[node].state == kS ? copies_[node].version : 0);
+      Pump();
+    }
+    ASSERT_EQ(copies_[node].state, kM) << "node " << node << " may not write";
+    copies_[node].data = data;
+  }
+
+  // node drops its read copy without telling the directory (as a JVM's GC
+  // does with a replica nobody uses; the directory still lists it).
+  void DropReadCopy(NodeId node) {
+    ASSERT_EQ(copies_[node].state, kS);
+    copies_[node].state = kI;
+  }
+
+  // node writes its modified copy home unasked and keeps a read copy.
+  void WriteBack(NodeId node) {
+    ASSERT_EQ(copies_[node].state, kM);
+    dir_->WriteBack(node, id_, Image(copies_[node].data));
+    Pump();
+    copies_[node].state = kS;
+  }
+
+  // At most one modified copy; no read copy beside it; every read copy
+  // holds the bytes last written.
+  void ExpectCoherent(const std::string& current) {
+    int m = 0, s = 0;
+    for (auto& [node, copy] : copies_) {
+      if (copy.state == kI) continue;
+      (copy.state == kM ? m : s)++;
+      EXPECT_EQ(copy.data, current) << "node " << node << " holds a stale copy";
+    }
+    EXPECT_LE(m, 1) << "two modified copies";
+    EXPECT_TRUE(m == 0 || s == 0) << "a read copy beside a modified one";
+  }
+
+  Count Take() {
+    Count c = count_;
+    count_ = Count();
+    return c;
+  }
+  const Copy& copy(NodeId node) { return copies_[node]; }
+  std::vector<Sent> log;  // every message the directory sent, in order
+
+ private:
+  void Pump() {
+    for (;;) {
+      std::vector<Sent> out = sink_->Take();
+      if (out.empty()) return;
+      for (const Sent& m : out) {
+        log.push_back(m);
+        Copy& c = copies_[m.node];
+        if (m.kind == "grant") {
+          count_.grants++;
+          if (m.access == sospb::EXCLUSIVE) count_.exclusive_grants++;
+          if (m.has_data) {
+            c.data = m.data;
+          } else {
+            EXPECT_EQ(c.state, kS) << "a grant without bytes to a node without a copy";
+          }
+          c.state = m.access == sospb::EXCLUSIVE ? kM : kS;
+          c.version = m.version;
+        } else if (m.kind == "invalidate") {
+          count_.invalidates++;
+          EXPECT_NE(c.state, kM) << "a modified copy invalidated";
+          c.state = kI;
+          dir_->InvalidateAck(m.node, id_, m.txn);
+        } else if (m.kind == "flush") {
+          count_.flushes++;
+          EXPECT_EQ(c.state, kM) << "node " << m.node << " flushed without a modified copy";
+          c.state = m.keep_shared ? kS : kI;
+          dir_->FlushReply(m.node, id_, m.txn, Image(c.data));
+        }
+      }
+    }
+  }
+
+  Directory* dir_;
+  RecordingSink* sink_;
+  ChunkId id_;
+  uint64_t seq_ = 1000;
+  std::map<NodeId, Copy> copies_;
+  Count count_;
+};
+
+// One turn of a counter updated under a lock: read it, write it plus one.
+void Increment(Nodes& nodes, NodeId node) {
+  const std::string v = nodes.Read(node);
+  nodes.Write(node, std::to_string(std::stoi(v) + 1));
+}
+
+class MigratoryTest : public DirectoryTest {
+ protected:
+  ChunkId id = MakeChunkId(1, 1);  // created by a (node 1)
+};
+
+TEST_F(MigratoryTest, TwoNodesTakingTurnsToReadThenWriteCostOneTransactionATurnOnceDetected) {
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  // b's first turn: the plain protocol (a read, then an upgrade), which
+  // shows the pattern: b upgrades while only a, the last writer, shares.
+  Increment(nodes, b);
+  Nodes::Count first = nodes.Take();
+  EXPECT_EQ(first.requests, 2);
+  EXPECT_EQ(first.invalidates, 1);
+  EXPECT_EQ(dir.Stats().migratory_marked, 1u);
+  // From then on a turn is one read miss answered with an exclusive copy.
+  for (int turn = 2; turn <= 20; turn++) {
+    SCOPED_TRACE("turn " + std::to_string(turn));
+    Increment(nodes, turn % 2 == 0 ? a : b);
+    nodes.ExpectCoherent(std::to_string(turn));
+    Nodes::Count c = nodes.Take();
+    EXPECT_EQ(c.requests, 1);
+    EXPECT_EQ(c.grants, 1);
+    EXPECT_EQ(c.exclusive_grants, 1);
+    EXPECT_EQ(c.flushes, 1);
+    EXPECT_EQ(c.invalidates, 0);
+  }
+  // Only the first flush (of b's first read) let its node keep a copy.
+  for (const Sent& m : nodes.log) {
+    if (m.kind != "flush") continue;
+    EXPECT_EQ(m.keep_shared, &m == &nodes.log.front()) << "txn " << m.txn;
+  }
+  EXPECT_EQ(nodes.Read(c), "20");
+  const DirectoryStats st = dir.Stats();
+  EXPECT_EQ(st.migratory_grants, 20u) << "19 turns and c's read";
+  EXPECT_EQ(st.migratory_undone, 0u);
+}
+
+TEST_F(MigratoryTest, WithDetectionOffEveryTurnIsAReadAndAnUpgrade) {
+  RecordingSink plain_sink;
+  Directory plain(&plain_sink, /*detect_migratory=*/false);
+  NodeId pa = plain.AddNode("a"), pb = plain.AddNode("b");
+  Nodes nodes(&plain, &plain_sink, MakeChunkId(pa, 1));
+  nodes.Created(pa, "0");
+  for (int turn = 1; turn <= 10; turn++) {
+    SCOPED_TRACE("turn " + std::to_string(turn));
+    Increment(nodes, turn % 2 == 0 ? pa : pb);
+    nodes.ExpectCoherent(std::to_string(turn));
+    Nodes::Count c = nodes.Take();
+    EXPECT_EQ(c.requests, 2);
+    EXPECT_EQ(c.grants, 2);
+    EXPECT_EQ(c.exclusive_grants, 1);
+    EXPECT_EQ(c.flushes, 1);
+    EXPECT_EQ(c.invalidates, 1);
+  }
+  EXPECT_EQ(plain.Stats().migratory_marked, 0u);
+  EXPECT_EQ(plain.Stats().migratory_grants, 0u);
+}
+
+TEST_F(MigratoryTest, ThreeNodesInRotationCostOneTransactionATurn) {
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  const NodeId order[] = {b, c, a};
+  for (int turn = 1; turn <= 30; turn++) {
+    SCOPED_TRACE("turn " + std::to_string(turn));
+    Increment(nodes, order[(turn - 1) % 3]);
+    nodes.ExpectCoherent(std::to_string(turn));
+    Nodes::Count n = nodes.Take();
+    if (turn == 1) {
+      EXPECT_EQ(n.requests, 2);  // b reads a's bytes and upgrades: detected
+      continue;
+    }
+    EXPECT_EQ(n.requests, 1);
+    EXPECT_EQ(n.flushes, 1);
+    EXPECT_EQ(n.exclusive_grants, 1);
+    EXPECT_EQ(n.invalidates, 0);
+  }
+  EXPECT_EQ(dir.Stats().migratory_grants, 29u);
+}
+
+TEST_F(MigratoryTest, ReadSharedDataIsNeverMarkedMigratory) {
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "x");
+  for (int turn = 0; turn < 20; turn++) {
+    const NodeId reader = turn % 2 == 0 ? b : a;
+    if (nodes.copy(reader).state == Nodes::kS) nodes.DropReadCopy(reader);
+    EXPECT_EQ(nodes.Read(reader), "x");
+    nodes.ExpectCoherent("x");
+  }
+  for (const Sent& m : nodes.log) {
+    if (m.kind == "grant") {
+      EXPECT_EQ(m.access, sospb::SHARED);
+    }
+  }
+  EXPECT_EQ(dir.Stats().migratory_marked, 0u);
+}
+
+TEST_F(MigratoryTest, AProducerAndAConsumerAreNotMigratory) {
+  // a writes, b reads, a writes again: a upgrades while b shares, but the
+  // last writer is a itself.
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  for (int turn = 1; turn <= 10; turn++) {
+    EXPECT_EQ(nodes.Read(b), std::to_string(turn - 1));
+    nodes.Write(a, std::to_string(turn));
+    nodes.ExpectCoherent(std::to_string(turn));
+  }
+  EXPECT_EQ(dir.Stats().migratory_marked, 0u);
+  EXPECT_EQ(dir.Stats().migratory_grants, 0u);
+}
+
+TEST_F(MigratoryTest, ACopyReadExclusivelyThatComesBackUnwrittenEndsTheMark) {
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  for (int turn = 1; turn <= 4; turn++) Increment(nodes, turn % 2 == 1 ? b : a);
+  ASSERT_EQ(dir.Stats().migratory_marked, 1u);
+  ASSERT_EQ(nodes.copy(a).state, Nodes::kM);  // a wrote last
+  nodes.Take();
+  // Now they only read. b reads: exclusively still (a wrote last turn).
+  EXPECT_EQ(nodes.Read(b), "4");
+  EXPECT_EQ(nodes.copy(b).state, Nodes::kM);
+  // a reads: b is flushed (without keeping a copy, as decided when the flush
+  // was sent), its bytes are the ones it was granted: a gets a read copy.
+  nodes.log.clear();
+  EXPECT_EQ(nodes.Read(a), "4");
+  ASSERT_EQ(nodes.log.size(), 2u);
+  EXPECT_EQ(nodes.log[0].kind, "flush");
+  EXPECT_FALSE(nodes.log[0].keep_shared);
+  EXPECT_EQ(nodes.log[1].kind, "grant");
+  EXPECT_EQ(nodes.log[1].access, sospb::SHARED);
+  EXPECT_EQ(nodes.copy(b).state, Nodes::kI);
+  EXPECT_EQ(dir.Stats().migratory_undone, 1u);
+  nodes.ExpectCoherent("4");
+  // The one extra transaction: b, which lost its copy, misses once more,
+  // and is served from home. From then on reads cost what they always did.
+  nodes.Take();
+  EXPECT_EQ(nodes.Read(b), "4");
+  Nodes::Count n = nodes.Take();
+  EXPECT_EQ(n.requests, 1);
+  EXPECT_EQ(n.flushes, 0);
+  for (int turn = 0; turn < 10; turn++) {
+    const NodeId reader = turn % 2 == 0 ? b : a;
+    nodes.DropReadCopy(reader);
+    nodes.log.clear();
+    EXPECT_EQ(nodes.Read(reader), "4");
+    ASSERT_EQ(nodes.log.size(), 1u);
+    EXPECT_EQ(nodes.log[0].access, sospb::SHARED);
+  }
+  EXPECT_EQ(nodes.Take().flushes, 0);
+  EXPECT_EQ(dir.Stats().migratory_grants, 4u) << "turns 2 to 4 and b's first read";
+  // Written in turns again, it is found migratory again.
+  nodes.ExpectCoherent("4");
+  Increment(nodes, b);  // b holds a read copy: an upgrade invalidating a
+  EXPECT_EQ(dir.Stats().migratory_marked, 1u) << "the last holder, b, never wrote";
+  Increment(nodes, a);  // a reads (b keeps a copy), upgrades: b was the last writer
+  EXPECT_EQ(dir.Stats().migratory_marked, 2u);
+  nodes.Take();
+  Increment(nodes, b);
+  EXPECT_EQ(nodes.Take().requests, 1);
+  nodes.ExpectCoherent("7");
+}
+
+TEST_F(MigratoryTest, AWriterFlushingAnUnwrittenReadExclusiveCopyEndsTheMarkToo) {
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  Increment(nodes, b);  // detected
+  EXPECT_EQ(nodes.Read(a), "1");  // exclusive, not written
+  ASSERT_EQ(nodes.copy(a).state, Nodes::kM);
+  nodes.Write(c, "9");
+  EXPECT_EQ(dir.Stats().migratory_undone, 1u);
+  nodes.ExpectCoherent("9");
+  nodes.log.clear();
+  EXPECT_EQ(nodes.Read(a), "9");
+  EXPECT_EQ(nodes.log.back().access, sospb::SHARED) << "still migratory";
+}
+
+TEST_F(MigratoryTest, AnUnwrittenWriteBackEndsTheMarkAndAWrittenOneKeepsIt) {
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  Increment(nodes, b);
+  Increment(nodes, a);  // a holds it modified, from a read, and wrote it
+  nodes.WriteBack(a);
+  EXPECT_EQ(dir.Stats().migratory_undone, 0u);
+  nodes.ExpectCoherent("2");
+  Increment(nodes, b);  // a shares it: plain read, then an upgrade
+  EXPECT_EQ(nodes.Read(a), "3");
+  ASSERT_EQ(nodes.copy(a).state, Nodes::kM) << "the write-back ended the mark";
+  nodes.WriteBack(a);  // unwritten
+  EXPECT_EQ(dir.Stats().migratory_undone, 1u);
+  nodes.ExpectCoherent("3");
+  // Not migratory: b's turn is a read and an upgrade, and so is a's.
+  Increment(nodes, b);
+  nodes.Take();
+  Increment(nodes, c);
+  EXPECT_EQ(nodes.Take().requests, 2) << "still migratory";
+  nodes.ExpectCoherent("5");
+}
+
+TEST_F(MigratoryTest, AMigratoryChunkAtHomeWithNoOtherSharerIsReadExclusively) {
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  Increment(nodes, b);
+  Increment(nodes, a);  // a holds it modified, from a read
+  // a leaves: its copy comes home; nobody shares it.
+  dir.Die(a, 77, {});
+  std::vector<Sent> out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "flush");
+  EXPECT_FALSE(out[0].keep_shared);
+  dir.FlushReply(a, id, out[0].txn, Image("2"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "oktodie");
+  dir.RemoveNode(a, "left");
+  dir.Read(c, 5, id);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u) << "no flush, no invalidate: granted from home";
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].access, sospb::EXCLUSIVE);
+  EXPECT_TRUE(out[0].has_data);
+  EXPECT_EQ(out[0].data, "2");
+}
+
+TEST_F(MigratoryTest, AReadOfAMigratoryChunkAnotherNodeSharesIsShared) {
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  Increment(nodes, b);
+  Increment(nodes, a);
+  nodes.WriteBack(a);  // a keeps a read copy at home
+  nodes.log.clear();
+  EXPECT_EQ(nodes.Read(c), "2");
+  ASSERT_EQ(nodes.log.size(), 1u);
+  EXPECT_EQ(nodes.log[0].access, sospb::SHARED) << "a's read copy would be stale";
+  nodes.ExpectCoherent("2");
+}
+
+TEST_F(MigratoryTest, AReaderTheDirectoryStillListsGetsTheBytes) {
+  // b dropped its read copy without a word; the directory still lists it
+  // as the only sharer, and b's read then gets an exclusive copy: with the
+  // bytes, for b has none.
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  Increment(nodes, b);
+  Increment(nodes, a);
+  Increment(nodes, b);
+  nodes.WriteBack(b);
+  nodes.DropReadCopy(b);
+  nodes.log.clear();
+  EXPECT_EQ(nodes.Read(b), "3");
+  ASSERT_EQ(nodes.log.size(), 1u);
+  EXPECT_EQ(nodes.log[0].access, sospb::EXCLUSIVE);
+  EXPECT_TRUE(nodes.log[0].has_data);
+}
+
+TEST_F(MigratoryTest, AnOwnerThatDiesDuringAMigratoryFlushLosesTheChunkAsBefore) {
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  Increment(nodes, b);
+  Increment(nodes, a);  // a holds it modified
+  sink.Take();
+  dir.Read(c, 5, id);
+  dir.Read(b, 6, id);  // queued behind c's
+  std::vector<Sent> out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].node, a);
+  EXPECT_FALSE(out[0].keep_shared) << "migratory: c is to get the only copy";
+  dir.RemoveNode(a, "died at 12:00:00");
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  for (const Sent& m : out) {
+    EXPECT_EQ(m.kind, "error");
+    EXPECT_EQ(m.code, sospb::LOST);
+    EXPECT_NE(m.message.find("node 1 (a)"), std::string::npos) << m.message;
+  }
+  dir.FlushReply(a, id, 1, Image("late"));  // ignored
+  dir.Read(c, 7, id);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].code, sospb::LOST);
+  EXPECT_EQ(dir.Stats().migratory_grants, 1u) << "a's, before it died";
 }
 
 }  // namespace

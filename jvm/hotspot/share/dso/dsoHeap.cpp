@@ -709,13 +709,12 @@ oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
       return DsoReplicaTable::replica(index);
     }
     attaching_id = id;
+    bool accessing = false;
     {
       ThreadToNativeFromVM in_native(current);
       if (status == DJAVA_SOS_OK) {
         status = DsoNode::lib().djava_sos_load(chunk, &error);
-        if (status == DJAVA_SOS_OK) {
-          DsoNode::lib().djava_sos_release(chunk);
-        }
+        accessing = status == DJAVA_SOS_OK;
       } else {
         jio_snprintf(error.message, sizeof(error.message),
                      "it is modified on this node but has no replica here");
@@ -727,6 +726,16 @@ oop DsoHeap::attach(JavaThread* current, uint64_t id, TRAPS) {
       made = Handle(current, JNIHandles::resolve(attached));
       JNIHandles::destroy_global(attached);
       attached = NULL;
+    }
+    if (accessing) {
+      // A load may be granted the only copy (a migratory chunk, docs/SOS.md):
+      // the replica is then pinned before the access ends, as
+      // begin_access_range does, or GC could take the only current bytes.
+      uint made_index = DsoReplicaTable::index_of_chunk(chunk);
+      if (made.not_null() && made_index != 0 && DsoReplicaTable::is_modified(chunk)) {
+        DsoReplicaTable::pin(DsoReplicaTable::entry(made_index), made());
+      }
+      DsoNode::lib().djava_sos_release(chunk);
     }
     if (DjavaStressAttachGC) {
       Universe::heap()->collect(GCCause::_java_lang_system_gc);
@@ -910,8 +919,11 @@ void DsoHeap::begin_access_range(JavaThread* current, Handle obj, jlong from, jl
                       e->_global_id, obj->klass()->external_name()));
   }
   if (e->_blocks == NULL) {
-    if (begin_chunk_access(current, obj, chunk, write, THREAD) && write) {
-      // In M now: the only current copy of the bytes is this replica.
+    if (begin_chunk_access(current, obj, chunk, write, THREAD) &&
+        (write || DsoReplicaTable::is_modified(chunk))) {
+      // In M now (a write's grant, or a read's of a migratory chunk): the
+      // only current copy of the bytes is this replica. The access holds
+      // off any flush until it ends, so the pin cannot come after one.
       DsoReplicaTable::pin(e, obj());
     }
     return;
@@ -930,7 +942,11 @@ void DsoHeap::begin_access_range(JavaThread* current, Handle obj, jlong from, jl
       return;
     }
   }
-  if (write) {
+  bool modified = write;
+  for (uint32_t k = first; k <= last && !modified; k++) {
+    modified = DsoReplicaTable::is_modified(e->_blocks->_chunks[k]);
+  }
+  if (modified) {
     DsoReplicaTable::pin_blocked(e, obj());
   }
 }

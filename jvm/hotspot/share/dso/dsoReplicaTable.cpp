@@ -422,8 +422,6 @@ uint DsoReplicaTable::install(Thread* current, Handle h, uint64_t global_id, uin
   return index;
 }
 
-static bool is_modified(djava_sos_chunk* c);
-
 void DsoReplicaTable::pin(DsoReplica* e, oop obj) {
   if (Atomic::load(&e->_pinned) == 0 && Atomic::cmpxchg(&e->_pinned, 0, 1) == 0) {
     e->_pinned_epoch = Atomic::load(&_pin_epoch);
@@ -470,7 +468,7 @@ void DsoReplicaTable::unpin(DsoReplica* e) {
   }
 }
 
-static bool is_modified(djava_sos_chunk* c) {
+bool DsoReplicaTable::is_modified(djava_sos_chunk* c) {
   return (__atomic_load_n(DsoNode::lib().djava_sos_word(c), __ATOMIC_ACQUIRE) &
           DJAVA_SOS_WORD_STATE_MASK) == DJAVA_SOS_WORD_STATE_M;
 }

@@ -188,6 +188,10 @@ class DsoReplicaTable : AllStatic {
   // either sees that block in M or unpins before the writer pins again.
   static void unpin_after_flush(DsoReplica* e, djava_sos_chunk* flushed);
   static void pin_blocked(DsoReplica* e, oop obj);
+  // Whether this node holds the chunk in M. An access granted M must pin
+  // its replica whether it reads or writes: the directory answers a read
+  // of a migratory chunk with the only copy (docs/SOS.md).
+  static bool is_modified(djava_sos_chunk* c);
   // The chunks of whole objects modified here (pinned) since before the
   // current pin epoch, which this ends: the reclaim thread writes them home
   // (djava_sos_write_back), so that their objects are held only by what
