@@ -93,7 +93,7 @@ std::unordered_map<ChunkId, Directory::Entry>::iterator Directory::DropWithProgr
       sink_->Freed(r.node, r.seq, id);
     } else if (r.kind == Kind::kReclaim) {
       FinishReclaim(r.node);
-    } else if (Alive(r.node)) {
+    } else if (Alive(r.node) || r.kind == Kind::kPush) {
       Fail(id, r, sospb::FREED, msg);
     }
   }
@@ -114,12 +114,14 @@ DirectoryStats Directory::Stats() const {
 void Directory::Read(NodeId node, uint64_t seq, ChunkId id) {
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
+  NoteAsked(s, id);
   Submit(s, id, Request{Kind::kRead, node, seq, 0});
 }
 
 void Directory::Write(NodeId node, uint64_t seq, ChunkId id, uint64_t have_version) {
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
+  NoteAsked(s, id);
   Submit(s, id, Request{Kind::kWrite, node, seq, have_version});
 }
 
@@ -309,6 +311,9 @@ bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
         case Kind::kReclaim:
           FinishReclaim(r.node);
           return true;
+        case Kind::kPush:
+          EndPush(id);  // never started so (Push checks the state)
+          return true;
       }
       return true;
 
@@ -317,6 +322,13 @@ bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
         switch (r.kind) {
           case Kind::kRead:
           case Kind::kWrite:
+            if (e->pushed) {
+              // Sent before the pushed grant reached the node, which took
+              // that grant as its answer.
+              std::lock_guard<std::mutex> l(stats_mu_);
+              stats_.push_crossings++;
+              return true;
+            }
             Fail(id, r, sospb::BAD_REQUEST,
                  "chunk " + ChunkName(id) + " is already held modified by the requesting " +
                      Describe(r.node));
@@ -332,6 +344,8 @@ bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
           }
           case Kind::kReclaim:
             break;  // flush it home, below
+          case Kind::kPush:
+            return true;  // never started so (Push checks the owner)
         }
       } else {
         if (r.kind == Kind::kReclaim) {
@@ -367,7 +381,13 @@ void Directory::Complete(ChunkId id, Entry* e) {
   e->txn = 0;
   e->awaiting_acks.clear();
   e->awaiting_flush = 0;
-  if (e->state == State::kLost) {
+  if (r.kind == Kind::kPush) {
+    if (e->state == State::kHome && Alive(r.node)) {
+      GrantExclusive(id, e, r);
+      e->pushed = true;
+    }
+    EndPush(id);
+  } else if (e->state == State::kLost) {
     FailWithState(id, e, r);
   } else if (r.kind == Kind::kReclaim) {
     FinishReclaim(r.node);
@@ -405,6 +425,7 @@ void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r) {
   e->sharers.clear();
   e->last_writer = r.node;
   e->read_exclusive = r.kind == Kind::kRead;
+  e->pushed = false;
   holds_.Ship(r.node, id);
   if (!copy_current && e->image != nullptr)
     holds_.Ship(r.node, e->image->refs.data(), e->image->refs.size());
@@ -458,10 +479,60 @@ void Directory::NoteCopyReturned(Entry* e, const ChunkImage& image) {
   stats_.migratory_undone++;
 }
 
+void Directory::NoteAsked(Stripe& s, ChunkId id) {
+  // A node uses the chunk: moving it with its lock may pay again.
+  auto it = s.entries.find(id);
+  if (it != s.entries.end()) it->second.push_declined = false;
+}
+
+bool Directory::Push(ChunkId id, NodeId from, NodeId to, std::function<void()> sent) {
+  if (from == to || !Alive(to)) return false;
+  Stripe& s = StripeOf(id);
+  std::lock_guard<std::mutex> l(s.mu);
+  auto it = s.entries.find(id);
+  if (it == s.entries.end()) return false;
+  Entry* e = &it->second;
+  // Only a copy the releasing node holds modified moves: it wrote under the
+  // lock, and the next owner would otherwise fault it in from there. A
+  // chunk with anything under way or queued is left to its requests.
+  if (e->state != State::kModified || e->owner != from || e->txn != 0 || !e->queue.empty() ||
+      e->push_declined || ProgramEnded(e->program))
+    return false;
+  {
+    std::lock_guard<std::mutex> p(pushes_mu_);
+    pushes_[id] = std::move(sent);
+  }
+  e->txn = NextTxn();
+  e->current = Request{Kind::kPush, to, 0, 0};
+  e->awaiting_flush = from;
+  e->flush_keeps_shared = false;
+  sink_->Flush(from, id, e->txn, /*keep_shared=*/false);
+  std::lock_guard<std::mutex> st(stats_mu_);
+  stats_.flushes++;
+  stats_.pushes++;
+  return true;
+}
+
+void Directory::EndPush(ChunkId id) {
+  std::function<void()> sent;
+  {
+    std::lock_guard<std::mutex> p(pushes_mu_);
+    auto it = pushes_.find(id);
+    if (it == pushes_.end()) return;
+    sent = std::move(it->second);
+    pushes_.erase(it);
+  }
+  if (sent) sent();
+}
+
 void Directory::Fail(ChunkId id, const Request& r, sospb::ErrorCode code,
                      const std::string& message) {
   if (r.kind == Kind::kReclaim) {
     FinishReclaim(r.node);
+    return;
+  }
+  if (r.kind == Kind::kPush) {
+    EndPush(id);  // nobody asked: nobody is told
     return;
   }
   sink_->Error(r.node, r.seq, id, code, message);
@@ -489,6 +560,7 @@ void Directory::MakeLost(Entry* e, NodeId node, const std::string& why) {
   e->owner = 0;
   e->migratory = false;
   e->read_exclusive = false;
+  e->pushed = false;
   std::lock_guard<std::mutex> l(stats_mu_);
   stats_.lost++;
 }
@@ -507,14 +579,14 @@ void Directory::InvalidateAck(NodeId node, ChunkId id, uint64_t txn) {
 }
 
 void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
-                           std::unique_ptr<ChunkImage> image) {
+                           std::unique_ptr<ChunkImage> image, bool unused) {
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.entries.find(id);
   if (it == s.entries.end()) return;
   Entry* e = &it->second;
   if (e->txn != txn || e->awaiting_flush != node) return;
-  FlushReplyLocked(s, it, node, std::move(image));
+  FlushReplyLocked(s, it, node, std::move(image), unused);
 }
 
 void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image) {
@@ -564,6 +636,7 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
   e->image = std::move(image);
   e->state = State::kHome;
   e->owner = 0;
+  e->pushed = false;
   e->sharers.clear();
   e->sharers.insert(node);
   NoteGarbageMayExist();
@@ -573,7 +646,7 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
 }
 
 void Directory::FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::iterator it,
-                                 NodeId node, std::unique_ptr<ChunkImage> image) {
+                                 NodeId node, std::unique_ptr<ChunkImage> image, bool unused) {
   const ChunkId id = it->first;
   Entry* e = &it->second;
   e->awaiting_flush = 0;
@@ -592,7 +665,7 @@ void Directory::FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::
       for (const Request& r : waiting) {
         if (r.kind == Kind::kFree) {
           sink_->Freed(r.node, r.seq, id);
-        } else if (Alive(r.node) || r.kind == Kind::kReclaim) {
+        } else if (Alive(r.node) || r.kind == Kind::kReclaim || r.kind == Kind::kPush) {
           Fail(id, r, sospb::NO_SUCH_CHUNK, msg);
         }
       }
@@ -613,9 +686,16 @@ void Directory::FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::
   }
   LearnRuns(*image);
   NoteCopyReturned(e, *image);  // may end the migratory mark: Complete then grants SHARED
+  if (e->pushed && unused) {
+    // Moved with its lock and never touched there: moving it is waste.
+    e->push_declined = true;
+    std::lock_guard<std::mutex> l(stats_mu_);
+    stats_.pushes_unused++;
+  }
   e->image = std::move(image);
   e->state = State::kHome;
   e->owner = 0;
+  e->pushed = false;
   NoteGarbageMayExist();  // the home bytes may name other chunks than before
   e->sharers.clear();
   // The flush said whether the node keeps a read copy.

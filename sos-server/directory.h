@@ -83,6 +83,10 @@ struct DirectoryStats {
   uint64_t migratory_marked = 0;     // chunks found migratory (an upgrade showed the pattern)
   uint64_t migratory_grants = 0;     // reads answered with an exclusive copy
   uint64_t migratory_undone = 0;     // a read-exclusive copy came back unwritten
+  // Data following its lock (Directory::Push).
+  uint64_t pushes = 0;               // chunks moved to the node a monitor was handed to
+  uint64_t push_crossings = 0;       // the new owner's own requests the push had answered
+  uint64_t pushes_unused = 0;        // moved copies that came back untouched
   uint64_t last_pause_us = 0;        // the last collection's hold on the directory
   uint64_t max_pause_us = 0;
 };
@@ -147,12 +151,26 @@ class Directory {
   // replies that named the chunks, so the directory sees those first.
   void Release(NodeId node, const std::vector<ChunkId>& ids,
                const std::vector<uint64_t>& shipments);
-  // image null: the node says it has no modified copy.
-  void FlushReply(NodeId node, ChunkId id, uint64_t txn, std::unique_ptr<ChunkImage> image);
+  // image null: the node says it has no modified copy. unused: the copy was
+  // a grant no access on the node had installed yet.
+  void FlushReply(NodeId node, ChunkId id, uint64_t txn, std::unique_ptr<ChunkImage> image,
+                  bool unused = false);
   // The node wrote its modified copy home unasked and keeps a read copy
   // (WriteBack in proto/sos.proto). Accepted when the node still owns the
   // chunk; crossing a flush asked of it, it is that flush's reply.
   void WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image);
+
+  // Data follows its lock (docs/SOS.md, "Data following its lock"): the
+  // monitor of chunk id is being handed from a thread of node `from` to one
+  // of node `to`. If `from` holds the chunk modified and nothing is under
+  // way on it, the directory flushes it from `from` (keeping no copy) and
+  // grants it EXCLUSIVE to `to` unasked, then calls `sent` (with the
+  // chunk's stripe locked: it must only enqueue), and returns true. `sent`
+  // is called once however the move ends (the chunk lost or freed, a node
+  // gone). False: nothing moves and `sent` is never called. A request of
+  // `to` for the chunk that crosses the grant is dropped: the grant answers
+  // it.
+  bool Push(ChunkId id, NodeId from, NodeId to, std::function<void()> sent);
 
   // The program ended (the thread manager says so once its launcher has
   // ended it): every chunk of it goes, whatever its state, and so does any
@@ -181,7 +199,8 @@ class Directory {
 
  private:
   enum class State { kHome, kModified, kLost, kFreed };
-  enum class Kind { kRead, kWrite, kFree, kReclaim };
+  // kPush: a grant unasked (Push); it has no seq and no node waits on it.
+  enum class Kind { kRead, kWrite, kFree, kReclaim, kPush };
 
   struct Request {
     Kind kind;
@@ -216,6 +235,12 @@ class Directory {
     bool read_exclusive = false;
     // The flush in flight lets its node keep a read copy.
     bool flush_keeps_shared = false;
+    // The owner got its copy by a Push: a read or write it sent before the
+    // grant reached it is answered already.
+    bool pushed = false;
+    // A moved copy came back untouched (its lock's holders do not use the
+    // object): no more moves until a node asks for the chunk again.
+    bool push_declined = false;
   };
 
   struct Node {
@@ -259,9 +284,13 @@ class Directory {
   // that comes back unwritten ends e's migratory mark.
   void NoteCopyReturned(Entry* e, const ChunkImage& image);
   void FinishReclaim(NodeId node);
+  // The push of id ended, whatever its outcome: its `sent` runs.
+  void EndPush(ChunkId id);
+  // A node asked for the chunk (a read or a write): its moves resume.
+  void NoteAsked(Stripe& s, ChunkId id);
   // FlushReply with the chunk's stripe locked; it: the chunk's entry.
   void FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::iterator it, NodeId node,
-                        std::unique_ptr<ChunkImage> image);
+                        std::unique_ptr<ChunkImage> image, bool unused = false);
   // Erases the entry at it, answering its current and queued requests as a
   // chunk of an ended program. Returns the iterator after it.
   std::unordered_map<ChunkId, Entry>::iterator DropWithProgram(Stripe& s,
@@ -291,6 +320,11 @@ class Directory {
   uint64_t next_txn_ = 1;
 
   Stripe stripes_[kStripes];
+
+  // Pushes under way: their `sent`, by chunk. Lock order: a stripe, then
+  // pushes_mu_.
+  std::mutex pushes_mu_;
+  std::unordered_map<ChunkId, std::function<void()>> pushes_;
 
   mutable std::mutex ended_mu_;
   std::set<uint64_t> ended_programs_;

@@ -2,7 +2,8 @@
 // copies of chunks) and of the distributed monitor service.
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
-//              [--no-collection] [--no-migratory] --secret-file F
+//              [--no-collection] [--no-migratory] [--no-data-with-locks]
+//              --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
 // statistics on SIGUSR1 and at exit, exits 0 on SIGTERM or SIGINT.
@@ -24,7 +25,8 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
   std::fprintf(stderr,
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
-               "                  [--no-collection] [--no-migratory] --secret-file FILE\n"
+               "                  [--no-collection] [--no-migratory] [--no-data-with-locks]\n"
+               "                  --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
                "                       unanswered this long (default %d)\n"
@@ -34,6 +36,8 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "                       garbage collection while it runs; for measurement)\n"
                "  --no-migratory       never answer a read with an exclusive copy (no\n"
                "                       migratory-sharing detection; for measurement)\n"
+               "  --no-data-with-locks a monitor handed to another node does not bring the\n"
+               "                       object's modified chunk along (for measurement)\n"
                "  --secret-file        the cluster secret, a file of mode 0600\n",
                why.c_str(), kDefaultListen, djava::sos::SosService::Options().answer_timeout_ms);
   std::exit(2);
@@ -46,6 +50,7 @@ int main(int argc, char** argv) {
   std::string secret_file;
   djava::sos::SosService::Options options;
   djava::monitor::MonitorTable::Options monitor_options;
+  bool data_with_locks = true;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") Usage("help");
@@ -59,6 +64,10 @@ int main(int argc, char** argv) {
     }
     if (a == "--no-migratory") {
       options.migratory = false;
+      continue;
+    }
+    if (a == "--no-data-with-locks") {
+      data_with_locks = false;
       continue;
     }
     if (i + 1 >= argc) Usage("missing value for " + a);
@@ -92,6 +101,7 @@ int main(int argc, char** argv) {
   djava::wire::DaemonSignals signals;
   const djava::wire::ServiceHost::Log log = djava::wire::StderrLog("sos-server");
   djava::sos::SosService sos(options, log);
+  djava::monitor::ChunkMover mover(&sos);  // outlives the monitor service, which calls it
   djava::wire::ServiceHost host(secret, log);
   host.AddService("sos", [&](std::unique_ptr<djava::wire::Connection> c, const std::string& peer) {
     sos.ServeMain(std::move(c), peer);
@@ -102,6 +112,7 @@ int main(int argc, char** argv) {
                   });
   djava::monitor::MonitorHost monitors(log, monitor_options,
                                        [&](uint64_t program) { sos.FreeProgram(program); });
+  if (data_with_locks) monitors.SetDataMover(&mover);
   monitors.Register(&host);
   if (!host.Listen(listen, &error)) {
     std::fprintf(stderr, "sos-server: cannot listen on %s: %s\n", listen.c_str(), error.c_str());

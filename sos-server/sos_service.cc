@@ -221,6 +221,7 @@ void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::st
 // ---- held posts ------------------------------------------------------------------
 
 thread_local std::vector<std::shared_ptr<SosService::Session>>* SosService::held_ = nullptr;
+thread_local std::vector<std::function<void()>>* SosService::after_held_ = nullptr;
 
 // While a connection's thread handles frames that arrived in one read, what
 // it posts waits in the outboxes, and leaves when it has handled the last
@@ -230,14 +231,21 @@ thread_local std::vector<std::shared_ptr<SosService::Session>>* SosService::held
 // buffered frames without blocking, so nothing waits for what it holds.
 class SosService::HoldPosts {
  public:
-  HoldPosts() { held_ = &sessions_; }
+  HoldPosts() {
+    held_ = &sessions_;
+    after_held_ = &after_;
+  }
   ~HoldPosts() {
     Send();
     held_ = nullptr;
+    after_held_ = nullptr;
   }
   void Send() {
     for (const std::shared_ptr<Session>& s : sessions_) s->outbox->SendHeld();
     sessions_.clear();
+    std::vector<std::function<void()>> after;
+    after.swap(after_);
+    for (const auto& f : after) f();
   }
   // Before each Receive: sends what is held unless the next frame is
   // buffered already (the read that could block comes after). True.
@@ -248,7 +256,21 @@ class SosService::HoldPosts {
 
  private:
   std::vector<std::shared_ptr<Session>> sessions_;
+  std::vector<std::function<void()>> after_;
 };
+
+bool SosService::MoveToNode(ChunkId id, uint64_t from, uint64_t to, std::function<void()> sent) {
+  if (from == 0 || to == 0 || from > kMaxNode || to > kMaxNode) return false;
+  // The grant may be held in the outbox by the thread that completes the
+  // move (HoldPosts): the lock's grant leaves after it, not before.
+  auto after_grant = [sent = std::move(sent)] {
+    if (after_held_ != nullptr)
+      after_held_->push_back(sent);
+    else
+      sent();
+  };
+  return directory_.Push(id, static_cast<NodeId>(from), static_cast<NodeId>(to), after_grant);
+}
 
 std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
   sospb::NodeRequest req;
@@ -362,7 +384,7 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
           }
           if (!why.empty()) break;
         }
-        directory_.FlushReply(s->node, r.id(), r.txn(), std::move(image));
+        directory_.FlushReply(s->node, r.id(), r.txn(), std::move(image), r.unused());
         break;
       }
       case sospb::BypassMessage::kWriteBack: {
@@ -571,7 +593,10 @@ std::string SosService::Stats() const {
          ", pause last " + std::to_string(d.last_pause_us) + " us, max " +
          std::to_string(d.max_pause_us) + " us; migratory chunks " +
          std::to_string(d.migratory_marked) + ", reads granted exclusive " +
-         std::to_string(d.migratory_grants) + ", undone " + std::to_string(d.migratory_undone);
+         std::to_string(d.migratory_grants) + ", undone " + std::to_string(d.migratory_undone) +
+         "; moved with their lock " + std::to_string(d.pushes) + " (requests they answered " +
+         std::to_string(d.push_crossings) + ", came back untouched " +
+         std::to_string(d.pushes_unused) + ")";
 }
 
 }  // namespace sos

@@ -62,6 +62,10 @@ class SosService : public NodeSink {
   // its chunks go (Directory::FreeProgram).
   void FreeProgram(uint64_t program);
 
+  // Data follows its lock (Directory::Push): `sent` runs once the chunk's
+  // grant has left, after the posts the completing thread holds.
+  bool MoveToNode(ChunkId id, uint64_t from, uint64_t to, std::function<void()> sent);
+
   std::string Stats() const;
   DirectoryStats DirectoryStatistics() const { return directory_.Stats(); }
 
@@ -90,6 +94,8 @@ class SosService : public NodeSink {
   // The outboxes the calling thread's posts are held in, while it handles
   // frames that arrived together (HoldPosts); null otherwise.
   static thread_local std::vector<std::shared_ptr<Session>>* held_;
+  // What runs once those held posts are sent (a moved chunk's lock grant).
+  static thread_local std::vector<std::function<void()>>* after_held_;
   // Drops every node that has left an invalidate or flush unanswered for
   // answer_timeout_ms; runs on its own thread until the service ends.
   void WatchAnswers();

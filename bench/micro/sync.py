@@ -20,15 +20,24 @@ operation over the added round trip is the round trips on its critical
 path, what carries to a real network (this machine's 2 cores say nothing
 about speedups).
 
+With --sos-option (repeatable, e.g. --sos-option=--no-data-with-locks) the
+djava runs share one cluster per number of servers, started by
+djava-cluster with those sos-server options, instead of a private cluster
+each: a protocol feature measured with it and without.
+
 usage: bench/micro/sync.py [--small] [--rounds R] [--shapes a,b] [--servers 2,4]
-                           [--delays 0,1ms] [--out FILE.md] [--json FILE]
+                           [--delays 0,1ms] [--sos-option OPT]... [--out FILE.md]
+                           [--json FILE]
 """
 
 import argparse
+import contextlib
 import importlib.util
+import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -72,19 +81,42 @@ def parse(out, shape):
     return float(m["us"]), int(m["nodes"]), int(m["ops"])
 
 
-def per_operation(cmd, env, classes, shape, n):
+def per_operation(cmd, env, classes, shape, n, fresh_cluster=None):
     """Messages (and their kinds) per operation under djava: the counters
     of runs of n and 2n operations, their difference over the operations
-    the second run added."""
+    the second run added. fresh_cluster: a context manager giving each run
+    a cluster of its own (a thread server's counters are its process's, so
+    runs that share one would add up)."""
     counts, ops = [], []
     for k in (n, 2 * n):
-        out = common.run([*cmd, apps.STATISTICS, "-cp", classes, "Sync", *arguments(shape, k)],
-                         env=env)
+        with fresh_cluster() if fresh_cluster else contextlib.nullcontext(env) as run_env:
+            out = common.run([*cmd, apps.STATISTICS, "-cp", classes, "Sync",
+                              *arguments(shape, k)], env=run_env)
         counts.append(apps.summed(apps.parse_statistics(out)))
         ops.append(parse(out, shape)[2])
     added = ops[1] - ops[0]
     return {key: round((counts[1][key] - counts[0][key]) / added, 2)
             for key in ("messages", "misses", "invalidations", "flushes", "monitor_enters")}
+
+
+@contextlib.contextmanager
+def shared_cluster(servers, sos_options):
+    """The environment for djava to run in a cluster of `servers` thread
+    servers (capacity 2 each) whose sos-server has `sos_options`; the
+    cluster stops when the block ends."""
+    cluster_bin = os.path.join(common.BUILD, "bin", "djava-cluster")
+    with tempfile.TemporaryDirectory(prefix="djava-sync-cluster-") as d:
+        subprocess.run([cluster_bin, "start", "--dir", d, "--workdir", d,
+                        "--thread-servers", str(servers), "--threads", "2",
+                        *[f"--sos-option={o}" for o in sos_options]],
+                       check=True, stdout=subprocess.DEVNULL)
+        try:
+            with open(os.path.join(d, "cluster.json")) as f:
+                cluster = json.load(f)
+            yield dict(os.environ, DJAVA_CLUSTER=cluster["cluster"],
+                       DJAVA_SECRET_FILE=cluster["secret"])
+        finally:
+            subprocess.run([cluster_bin, "stop", "--dir", d], stdout=subprocess.DEVNULL)
 
 
 def local_runs(args, classes):
@@ -93,23 +125,33 @@ def local_runs(args, classes):
     for s in args.servers:
         configs.append((f"djava, {s} servers", [common.DJAVA], common.djava_env(s), s))
     for name, cmd, env, servers in configs:
-        for shape in args.shapes:
-            threads = SHAPES[shape][1]
-            if servers is not None and threads > 1 and threads < servers:
-                continue  # fewer threads than servers: the other rows say it
-            n = SHAPES[shape][3 if args.small else 2]
-            times, nodes = [], set()
-            for _ in range(args.rounds):
-                us, k, _ = parse(common.run([*cmd, "-cp", classes, "Sync", *arguments(shape, n)],
-                                            env=env), shape)
-                times.append(us)
-                nodes.add(k)
-            row = {"us": statistics.median(times), "nodes": sorted(nodes)}
-            if servers is not None:
-                row["per_op"] = per_operation(cmd, env, classes, shape, n)
-            rows.setdefault(shape, {})[name] = row
-            common.progress(f"{name}: {shape} {row['us']:.1f} us")
+        with contextlib.ExitStack() as stack:
+            fresh = None
+            if servers is not None and args.sos_option:
+                env = stack.enter_context(shared_cluster(servers, args.sos_option))
+                fresh = lambda s=servers: shared_cluster(s, args.sos_option)  # noqa: E731
+            shape_runs(args, classes, rows, name, cmd, env, servers, fresh)
     return rows
+
+
+def shape_runs(args, classes, rows, name, cmd, env, servers, fresh_cluster=None):
+    """One configuration's rows: every shape's time and messages per operation."""
+    for shape in args.shapes:
+        threads = SHAPES[shape][1]
+        if servers is not None and threads > 1 and threads < servers:
+            continue  # fewer threads than servers: the other rows say it
+        n = SHAPES[shape][3 if args.small else 2]
+        times, nodes = [], set()
+        for _ in range(args.rounds):
+            us, k, _ = parse(common.run([*cmd, "-cp", classes, "Sync", *arguments(shape, n)],
+                                        env=env), shape)
+            times.append(us)
+            nodes.add(k)
+        row = {"us": statistics.median(times), "nodes": sorted(nodes)}
+        if servers is not None:
+            row["per_op"] = per_operation(cmd, env, classes, shape, n, fresh_cluster)
+        rows.setdefault(shape, {})[name] = row
+        common.progress(f"{name}: {shape} {row['us']:.1f} us")
 
 
 def delay_runs(args, classes):
@@ -210,6 +252,8 @@ def main():
     ap.add_argument("--shapes", type=lambda s: s.split(","), default=list(SHAPES))
     ap.add_argument("--servers", type=lambda s: [int(x) for x in s.split(",")], default=[2, 4])
     ap.add_argument("--delays", help="e.g. 0,1ms: also the critical-path runs (root)")
+    ap.add_argument("--sos-option", action="append", default=[],
+                    help="a sos-server option for the djava runs' clusters (repeatable)")
     ap.add_argument("--out")
     ap.add_argument("--json")
     args = ap.parse_args()

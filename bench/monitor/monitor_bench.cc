@@ -40,7 +40,7 @@ void Report(const char* name, std::vector<double> ns, double scale, const char* 
 
 djava_monitor_client* Mon(const char* shard, const char* secret) {
   char err[512];
-  auto* c = djava_monitor_connect(shard, secret, err, sizeof err);
+  auto* c = djava_monitor_connect(shard, secret, 0, err, sizeof err);
   if (!c) {
     std::fprintf(stderr, "monitor-bench: %s: %s\n", shard, err);
     std::exit(1);

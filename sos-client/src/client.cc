@@ -661,6 +661,7 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
         ch->set_identity_hash(c->stash->identity_hash);
         *data = c->stash->data;
         for (uint64_t ref : c->stash->refs) ch->add_refs(ref);
+        fr->set_unused(true);  // no access installed it
       }
       ch->set_version(c->version);
       fr->set_present(true);

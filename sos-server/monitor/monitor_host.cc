@@ -1,5 +1,6 @@
 #include "monitor_host.h"
 
+#include <atomic>
 #include <chrono>
 
 #include "outbox.h"
@@ -99,6 +100,28 @@ void MonitorHost::Send(NodeId id, const monitorpb::MonitorEvent& ev) {
   events_++;
 }
 
+std::function<void()> MonitorHost::SendLater(NodeId id, const monitorpb::MonitorEvent& ev) {
+  auto it = nodes_.find(id);
+  if (it == nodes_.end()) return [] {};
+  auto frame = std::make_shared<std::string>();
+  wire::AppendFrame(ev.SerializeAsString(), frame.get());
+  // The node's outbox orders and sends on its own; once the node is gone it
+  // is closed and ignores the post.
+  std::shared_ptr<Node> node = it->second;
+  auto sent = std::make_shared<std::atomic<bool>>(false);
+  std::function<void()> post = [node, frame, sent] {
+    if (!sent->exchange(true)) node->outbox.Post(*frame);
+  };
+  // Sent by the timer if the data has not left by then (its flush put off:
+  // the releasing node cannot produce the bytes yet, perhaps until a thread
+  // of its own gets what this grant would give): the grant never waits on
+  // the data for longer, and the new owner then waits for the data as
+  // without the move. Either post is the only one.
+  late_.push_back(LateGrant{NowNs() + kDataWaitLimitNs, sent, post});
+  if (armed_ == kNoDeadline || late_.back().due < armed_) timer_cv_.notify_one();
+  return post;
+}
+
 void MonitorHost::Close(NodeId id, const std::string& why) {
   auto it = nodes_.find(id);
   if (it == nodes_.end()) return;
@@ -113,10 +136,33 @@ void MonitorHost::RearmTimerLocked() {
   if (next != kNoDeadline && (armed_ == kNoDeadline || next < armed_)) timer_cv_.notify_one();
 }
 
+TimeNs MonitorHost::NextLateGrantLocked() {
+  TimeNs next = kNoDeadline;
+  for (auto it = late_.begin(); it != late_.end();) {
+    if (it->sent->load()) {
+      it = late_.erase(it);  // its data left in time
+      continue;
+    }
+    if (next == kNoDeadline || it->due < next) next = it->due;
+    ++it;
+  }
+  return next;
+}
+
+void MonitorHost::SendLateGrantsLocked(TimeNs now) {
+  for (LateGrant& g : late_) {
+    if (g.due > now || g.sent->load()) continue;
+    g.post();
+    grants_not_waiting_++;
+  }
+}
+
 void MonitorHost::TimerLoop() {
   std::unique_lock<std::mutex> l(mu_);
   while (!stop_) {
     armed_ = service_.NextDeadline();
+    const TimeNs late = NextLateGrantLocked();
+    if (late != kNoDeadline && (armed_ == kNoDeadline || late < armed_)) armed_ = late;
     if (armed_ == kNoDeadline) {
       timer_cv_.wait(l);
     } else {
@@ -128,6 +174,7 @@ void MonitorHost::TimerLoop() {
     // that have passed.
     ticks_++;
     service_.OnTick(NowNs());
+    SendLateGrantsLocked(NowNs());
   }
 }
 
@@ -137,7 +184,11 @@ std::string MonitorHost::Stats() const {
          std::to_string(connections_) + " in all, " + std::to_string(closed_by_service_) +
          " closed by the service), " + std::to_string(requests_) + " requests, " +
          std::to_string(events_) + " events, " + std::to_string(ticks_) + " timer ticks, " +
-         std::to_string(service_.table().MonitorCount()) + " monitors";
+         std::to_string(service_.table().MonitorCount()) + " monitors, " +
+         std::to_string(service_.moved_grants()) + " grants sent after their object's data "
+         "(not among the events; " + std::to_string(grants_not_waiting_) +
+         " of them sent before it, after waiting " + std::to_string(kDataWaitLimitNs / 1000000) +
+         " ms)";
 }
 
 }  // namespace monitor

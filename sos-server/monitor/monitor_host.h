@@ -12,6 +12,7 @@
 #ifndef DJAVA_MONITOR_MONITOR_HOST_H_
 #define DJAVA_MONITOR_MONITOR_HOST_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -20,13 +21,30 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "monitor_service.h"
+#include "sos_service.h"
 #include "wire/connection.h"
 #include "wire/service_host.h"
 
 namespace djava {
 namespace monitor {
+
+// Monitors and chunks of one object live on the same sos-server: a monitor
+// handed from node to node brings the object's modified chunk along
+// (SosService::MoveToNode).
+class ChunkMover : public MonitorService::DataMover {
+ public:
+  explicit ChunkMover(sos::SosService* sos) : sos_(sos) {}
+  bool Move(ObjectId obj, uint64_t from_node, uint64_t to_node,
+            std::function<void()> sent) override {
+    return sos_->MoveToNode(obj, from_node, to_node, std::move(sent));
+  }
+
+ private:
+  sos::SosService* const sos_;
+};
 
 class MonitorHost : private MonitorService::Transport {
  public:
@@ -47,6 +65,10 @@ class MonitorHost : private MonitorService::Transport {
   // The handler of one "monitor" connection; returns when it ends.
   void Serve(std::unique_ptr<wire::Connection> conn, const std::string& peer);
 
+  // Grants handed from node to node wait for the object's chunk
+  // (MonitorService::DataMover); before Register.
+  void SetDataMover(MonitorService::DataMover* mover) { service_.SetDataMover(mover); }
+
   // One line for SIGUSR1 and exit.
   std::string Stats() const;
 
@@ -56,9 +78,14 @@ class MonitorHost : private MonitorService::Transport {
   // MonitorService::Transport; called under mu_.
   void Send(NodeId node, const monitorpb::MonitorEvent& ev) override;
   void Close(NodeId node, const std::string& why) override;
+  std::function<void()> SendLater(NodeId node, const monitorpb::MonitorEvent& ev) override;
 
   // Wakes the timer if the service's next deadline moved earlier. Under mu_.
   void RearmTimerLocked();
+  // Grants held for their object's data (SendLater): the earliest that is
+  // due (forgetting those sent), and sending those due. Under mu_.
+  TimeNs NextLateGrantLocked();
+  void SendLateGrantsLocked(TimeNs now);
   void TimerLoop();
   void Say(const std::string& line) const;
 
@@ -73,6 +100,14 @@ class MonitorHost : private MonitorService::Transport {
   TimeNs armed_ = kNoDeadline;  // the deadline the timer thread sleeps until
   std::condition_variable timer_cv_;
   std::thread timer_;
+  // How long a grant waits for its object's data at most.
+  static constexpr TimeNs kDataWaitLimitNs = 100 * 1000 * 1000;
+  struct LateGrant {
+    TimeNs due;
+    std::shared_ptr<std::atomic<bool>> sent;
+    std::function<void()> post;
+  };
+  std::vector<LateGrant> late_;  // under mu_
 
   // Statistics, under mu_.
   uint64_t connections_ = 0;
@@ -80,6 +115,7 @@ class MonitorHost : private MonitorService::Transport {
   uint64_t events_ = 0;
   uint64_t ticks_ = 0;
   uint64_t closed_by_service_ = 0;
+  uint64_t grants_not_waiting_ = 0;  // held grants the timer sent
 };
 
 }  // namespace monitor

@@ -111,6 +111,7 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
       break;
     case monitorpb::MonitorRequest::kHello:
       peers_[node] = req.hello().node_name() + " at " + peers_[node];
+      if (req.hello().sos_node() != 0) sos_nodes_[node] = req.hello().sos_node();
       break;
     case monitorpb::MonitorRequest::kLeave:
       if (!table_.NodeLeave(node, now, &out))
@@ -142,6 +143,7 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
 void MonitorService::OnDisconnect(NodeId node, TimeNs now) {
   std::string peer = peers_[node];
   peers_.erase(node);
+  sos_nodes_.erase(node);
   std::vector<Event> out;
   std::string why = "node " + std::to_string(node) + " (" + peer +
                     ") disconnected from the monitor service (it may have died holding or "
@@ -215,8 +217,28 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
         break;
       }
     }
+    if (e.kind == Event::kGranted && MovesData(e)) {
+      const uint64_t from = sos_nodes_.at(e.from_node), to = sos_nodes_.at(e.node);
+      const std::function<void()> later = transport_->SendLater(e.node, ev);
+      if (mover_->Move(e.object, from, to, later)) {
+        moved_grants_++;
+        continue;
+      }
+      // Nothing moves: sent now, through the same once-only sending, so
+      // that the transport's deadline for it sends nothing again.
+      later();
+      continue;
+    }
     transport_->Send(e.node, ev);
   }
+}
+
+bool MonitorService::MovesData(const Event& e) const {
+  // A thread's grant handed over from another node. Not a lease: a Recall
+  // sent after it must not overtake it, and a lease's node keeps the
+  // monitor anyway.
+  return mover_ != nullptr && !e.lease && e.from_node != kNoNode && e.from_node != e.node &&
+         sos_nodes_.count(e.from_node) != 0 && sos_nodes_.count(e.node) != 0;
 }
 
 }  // namespace monitor

@@ -22,6 +22,25 @@ class MonitorService {
     virtual ~Transport() = default;
     virtual void Send(NodeId node, const monitorpb::MonitorEvent& ev) = 0;
     virtual void Close(NodeId node, const std::string& why) = 0;
+    // A sending of ev to node to run later, from any thread and with no
+    // lock of the service's caller held (the data it waits for is moved on
+    // another connection's thread), or at once from the service. It sends
+    // once however often it runs, and nothing once the node is gone; the
+    // transport may run it itself after a deadline.
+    virtual std::function<void()> SendLater(NodeId node, const monitorpb::MonitorEvent& ev) = 0;
+  };
+
+  // Data follows its lock: when a monitor is handed from one node to
+  // another, the object's chunk moves with it if the releasing node holds
+  // it modified (sos-server: Directory::Push). Nodes are sos directory
+  // numbers, which each node gives in its Hello.
+  class DataMover {
+   public:
+    virtual ~DataMover() = default;
+    // True: the chunk is on its way and `sent` runs once its grant is (or
+    // the move ended otherwise). False: nothing moves; `sent` never runs.
+    virtual bool Move(ObjectId obj, uint64_t from_node, uint64_t to_node,
+                      std::function<void()> sent) = 0;
   };
 
   MonitorService(MonitorTable::Options options, Transport* transport,
@@ -36,15 +55,25 @@ class MonitorService {
   // The program ended (from the thread manager): free its monitors.
   void FreeProgram(ProgramId program, TimeNs now);
   const MonitorTable& table() const { return table_; }
+  // Grants handed from node to node wait for the object's chunk (null: no
+  // data moves). Set before the first connection.
+  void SetDataMover(DataMover* mover) { mover_ = mover; }
+  // Grants sent after the object's chunk moved with them.
+  uint64_t moved_grants() const { return moved_grants_; }
 
  private:
   void Deliver(const std::vector<Event>& events);
+  // Whether a grant waits for its object's chunk to move (DataMover).
+  bool MovesData(const Event& e) const;
   void Log(const std::string& line);
 
   MonitorTable table_;
   Transport* transport_;
   std::function<void(const std::string&)> log_;
   std::map<NodeId, std::string> peers_;
+  std::map<NodeId, uint64_t> sos_nodes_;  // from Hello; absent: not given
+  DataMover* mover_ = nullptr;
+  uint64_t moved_grants_ = 0;
 };
 
 }  // namespace monitor

@@ -380,6 +380,7 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
   }
   Request r = m->entry.front();
   m->entry.pop_front();
+  const NodeId last_owner = m->owner_node;  // kept by Release
   m->owned = true;
   m->owner_node = r.node;
   m->owner_thread = r.thread;
@@ -392,6 +393,7 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
   e.thread = r.thread;
   e.lease = m->leased;
   e.reason = r.reason;
+  e.from_node = last_owner;
   out->push_back(e);
 }
 

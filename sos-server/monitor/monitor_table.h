@@ -93,6 +93,9 @@ struct Event {
   ObjectId object = 0;
   ThreadRef thread;         // kGranted, kFailed, kBusy
   bool lease = false;       // kGranted
+  // kGranted: the node that owned the monitor last (kNoNode: nobody yet),
+  // so the host can move the data written under it along (docs/SOS.md).
+  NodeId from_node = kNoNode;
   Wake reason = Wake::kAcquired;
   std::string error;        // kFailed; thread.thread == 0: the whole program failed
   uint64_t nonce = 0;       // kQueue: the Query's

@@ -26,13 +26,16 @@ void ToProto(uint64_t obj, LocalThread t, uint64_t* o, monitorpb::ThreadId* id) 
 const std::string& MonitorClient::LastError() { return last_error; }
 
 MonitorClient::MonitorClient(std::vector<std::unique_ptr<Channel>> shards,
-                             const std::string& node_name)
+                             const std::string& node_name, uint64_t sos_node)
     : pong_(shards.size(), 0), shards_(std::move(shards)) {
-  if (!node_name.empty()) {
+  if (!node_name.empty() || sos_node != 0) {
     std::lock_guard<std::mutex> l(mu_);
     for (size_t i = 0; i < shards_.size(); i++) {
       monitorpb::MonitorRequest req;
       req.mutable_hello()->set_node_name(node_name);
+      // The cache's number is its first shard's (node numbers per shard
+      // until one authority gives them, docs/SOS.md).
+      if (i == 0) req.mutable_hello()->set_sos_node(sos_node);
       SendLocked(i, &req);
     }
   }

@@ -46,7 +46,7 @@ class MonitorClient {
   // One channel per sos-server shard, in shard order.
   // `node_name` (e.g. host:pid) names this node in other nodes' errors.
   explicit MonitorClient(std::vector<std::unique_ptr<Channel>> shards,
-                         const std::string& node_name = "");
+                         const std::string& node_name = "", uint64_t sos_node = 0);
   ~MonitorClient();
 
   // Each returns a djava_monitor_status; on non-OK the calling thread's

@@ -40,6 +40,7 @@ std::string NodeName() {
 }  // namespace
 
 extern "C" djava_monitor_client* djava_monitor_connect(const char* shards, const char* secret_file,
+                                                       uint32_t sos_node,
                                                        char* err, size_t err_len) {
   try {
     if (shards == nullptr || secret_file == nullptr) {
@@ -62,7 +63,8 @@ extern "C" djava_monitor_client* djava_monitor_connect(const char* shards, const
       channels.push_back(std::move(channel));
     }
     auto* c = new djava_monitor_client;
-    c->impl = std::make_unique<djava::monitor::MonitorClient>(std::move(channels), NodeName());
+    c->impl = std::make_unique<djava::monitor::MonitorClient>(std::move(channels), NodeName(),
+                                                              sos_node);
     return c;
   } catch (const std::exception& e) {
     WriteError(std::string("internal error: ") + e.what(), err, err_len);

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -989,6 +990,169 @@ TEST_F(MigratoryTest, AnOwnerThatDiesDuringAMigratoryFlushLosesTheChunkAsBefore)
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].code, sospb::LOST);
   EXPECT_EQ(dir.Stats().migratory_grants, 1u) << "a's, before it died";
+}
+
+// ---- data following its lock (Directory::Push) ----------------------------------
+
+class PushTest : public DirectoryTest {
+ protected:
+  // A chunk b holds modified (it wrote "v" after a made it).
+  ChunkId ModifiedAtB() {
+    ChunkId id = MakeChunkId(a, 1);
+    dir.Write(b, 1, id, 0);
+    auto out = sink.Take();
+    dir.FlushReply(a, id, out[0].txn, Image("v"));
+    sink.Take();
+    return id;
+  }
+  int sent_calls = 0;
+  std::function<void()> CountSent() {
+    return [this] { sent_calls++; };
+  }
+};
+
+TEST_F(PushTest, AModifiedCopyMovesToTheNextOwnerBeforeItsLockIsSent) {
+  ChunkId id = ModifiedAtB();
+  ASSERT_TRUE(dir.Push(id, b, c, CountSent()));
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].node, b);
+  EXPECT_FALSE(out[0].keep_shared) << "the next owner gets the only copy";
+  EXPECT_EQ(sent_calls, 0) << "the lock waits for the data";
+  dir.FlushReply(b, id, out[0].txn, Image("w"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].node, c);
+  EXPECT_EQ(out[0].access, sospb::EXCLUSIVE);
+  EXPECT_TRUE(out[0].has_data);
+  EXPECT_EQ(out[0].data, "w");
+  EXPECT_EQ(sent_calls, 1);
+  EXPECT_TRUE(dir.Holds(c, id)) << "the grant is a shipment like any other";
+  // c's own read, sent before the grant reached it, is answered by it.
+  dir.Read(c, 9, id);
+  EXPECT_TRUE(sink.Take().empty());
+  EXPECT_EQ(dir.Stats().push_crossings, 1u);
+  // The chunk goes on as usual: a's read flushes c.
+  dir.Read(a, 10, id);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].node, c);
+  dir.FlushReply(c, id, out[0].txn, Image("x"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data, "x");
+  EXPECT_EQ(dir.Stats().pushes, 1u);
+}
+
+TEST_F(PushTest, NothingMovesUnlessTheReleasingNodeHoldsItModifiedAndIdle) {
+  ChunkId home = Published(a, b, "x");
+  EXPECT_FALSE(dir.Push(home, a, c, CountSent())) << "at home";
+  ChunkId id = ModifiedAtB();
+  EXPECT_FALSE(dir.Push(id, a, c, CountSent())) << "a is not its owner";
+  EXPECT_FALSE(dir.Push(id, b, b, CountSent())) << "to its owner";
+  EXPECT_FALSE(dir.Push(MakeChunkId(a, 77), b, c, CountSent())) << "unknown to the directory";
+  dir.Read(a, 3, id);  // a flush of b under way
+  sink.Take();
+  EXPECT_FALSE(dir.Push(id, b, c, CountSent())) << "a request under way";
+  EXPECT_EQ(sent_calls, 0);
+  EXPECT_TRUE(sink.Take().empty());
+}
+
+TEST_F(PushTest, AnOwnerDyingDuringThePushLosesTheChunkAndStillLetsTheLockGo) {
+  ChunkId id = ModifiedAtB();
+  ASSERT_TRUE(dir.Push(id, b, c, CountSent()));
+  sink.Take();
+  dir.RemoveNode(b, "died");
+  EXPECT_EQ(sent_calls, 1);
+  EXPECT_TRUE(sink.Take().empty()) << "nobody asked: nobody is told";
+  dir.Read(c, 4, id);
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].code, sospb::LOST);
+}
+
+TEST_F(PushTest, ATargetThatLeftGetsNothingAndTheChunkStaysHome) {
+  ChunkId id = ModifiedAtB();
+  ASSERT_TRUE(dir.Push(id, b, c, CountSent()));
+  auto out = sink.Take();
+  dir.RemoveNode(c, "left");
+  dir.FlushReply(b, id, out[0].txn, Image("w"));
+  EXPECT_TRUE(sink.Take().empty());
+  EXPECT_EQ(sent_calls, 1);
+  dir.Read(a, 5, id);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].data, "w");
+}
+
+TEST_F(PushTest, RequestsQueuedBehindThePushAreServedAfterIt) {
+  ChunkId id = ModifiedAtB();
+  ASSERT_TRUE(dir.Push(id, b, c, CountSent()));
+  auto out = sink.Take();
+  dir.Write(a, 6, id, 0);  // queues behind the push
+  EXPECT_TRUE(sink.Take().empty());
+  dir.FlushReply(b, id, out[0].txn, Image("w"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].node, c);
+  EXPECT_EQ(out[1].kind, "flush") << "a's write revokes c's pushed copy";
+  EXPECT_EQ(out[1].node, c);
+  EXPECT_EQ(sent_calls, 1);
+}
+
+TEST_F(PushTest, ACopyMovedAndNeverTouchedEndsTheMovesUntilANodeAsksForIt) {
+  ChunkId id = ModifiedAtB();
+  ASSERT_TRUE(dir.Push(id, b, c, CountSent()));
+  auto out = sink.Take();
+  dir.FlushReply(b, id, out[0].txn, Image("w"));
+  sink.Take();  // c's grant
+  // c's thread held the lock without touching the object: its copy goes
+  // back unused, and the next hand-off leaves it where it is.
+  ASSERT_TRUE(dir.Push(id, c, a, CountSent()));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  dir.FlushReply(c, id, out[0].txn, Image("w"), /*unused=*/true);
+  sink.Take();  // a's grant
+  EXPECT_EQ(dir.Stats().pushes_unused, 1u);
+  EXPECT_FALSE(dir.Push(id, a, b, CountSent())) << "a lock whose holders leave its object alone";
+  EXPECT_TRUE(sink.Take().empty());
+  // b reads the object: moving it may pay again.
+  dir.Read(b, 7, id);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  dir.FlushReply(a, id, out[0].txn, Image("w"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  const bool exclusive = out[0].access == sospb::EXCLUSIVE;
+  if (!exclusive) {
+    dir.Write(b, 8, id, out[0].version);
+    for (const Sent& m : sink.Take())
+      if (m.kind == "invalidate") dir.InvalidateAck(m.node, id, m.txn);
+  }
+  sink.Take();  // b's write grant
+  EXPECT_TRUE(dir.Push(id, b, c, CountSent()));
+  EXPECT_EQ(sent_calls, 2);
+}
+
+TEST_F(PushTest, AnEndedProgramsChunkIsDroppedAndTheLockStillGoes) {
+  ChunkId id = MakeChunkId(a, 1);
+  dir.Write(b, 1, id, 0);
+  auto out = sink.Take();
+  dir.FlushReply(a, id, out[0].txn, Image("v", 42));
+  sink.Take();
+  ASSERT_TRUE(dir.Push(id, b, c, CountSent()));
+  out = sink.Take();
+  dir.FreeProgram(42);
+  EXPECT_EQ(sent_calls, 1);
+  dir.FlushReply(b, id, out[0].txn, Image("w", 42));  // late: ignored
+  EXPECT_EQ(sent_calls, 1);
 }
 
 }  // namespace

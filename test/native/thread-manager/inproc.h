@@ -118,6 +118,13 @@ class InProcMonitorHost : public monitor::MonitorService::Transport {
     auto it = conns_.find(node);
     if (it != conns_.end()) it->second->Send(ev);
   }
+  std::function<void()> SendLater(monitor::NodeId node,
+                                  const monitorpb::MonitorEvent& ev) override {
+    return [this, node, ev] {
+      std::lock_guard<std::mutex> l(mu_);
+      Send(node, ev);
+    };
+  }
   void Close(monitor::NodeId node, const std::string&) override {
     auto it = conns_.find(node);
     if (it != conns_.end()) it->second->Shutdown();

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -121,6 +122,106 @@ TEST_F(MonitorHostTest, TimerEndsATimedWait) {
   EXPECT_LT(elapsed, std::chrono::milliseconds(2000));
   EXPECT_EQ(node->Count(1, me), 1);
   EXPECT_EQ(node->Exit(1, me), DJAVA_MON_OK);
+}
+
+// A mover whose data never leaves (the releasing node cannot produce the
+// object's bytes): it keeps every grant's `sent` and never calls it.
+class StuckMover : public MonitorService::DataMover {
+ public:
+  bool Move(ObjectId, uint64_t, uint64_t, std::function<void()> sent) override {
+    std::lock_guard<std::mutex> l(mu);
+    held.push_back(std::move(sent));
+    return true;
+  }
+  std::mutex mu;
+  std::vector<std::function<void()>> held;
+};
+
+TEST_F(MonitorHostTest, AGrantWaitsForItsObjectsDataOnlySoLong) {
+  StuckMover mover;
+  monitors_->SetDataMover(&mover);
+  auto connect = [&](const char* name, uint64_t sos_node) {
+    std::string error;
+    std::vector<std::unique_ptr<Channel>> shards;
+    shards.push_back(wire_adapter::Connect(Address(), secret_file_, "monitor", &error));
+    EXPECT_TRUE(shards[0]) << error;
+    return std::make_unique<MonitorClient>(std::move(shards), name, sos_node);
+  };
+  auto one = connect("one", 11), two = connect("two", 12);
+  LocalThread t1{9, 1}, t2{9, 2};
+  ASSERT_EQ(one->Enter(5, t1), DJAVA_MON_OK);
+  std::promise<int> entered;
+  std::thread waiter([&] { entered.set_value(two->Enter(5, t2)); });
+  MonitorState state;
+  for (int i = 0; i < 1000 && state.entering.empty(); i++) {
+    ASSERT_EQ(one->State(5, t1, &state), DJAVA_MON_OK);
+    if (state.entering.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_EQ(state.entering.size(), 1u) << "two's thread never queued";
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(one->Exit(5, t1), DJAVA_MON_OK);
+  auto f = entered.get_future();
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(5)), std::future_status::ready)
+      << "the grant waited for data that never came";
+  const auto waited = std::chrono::steady_clock::now() - start;
+  waiter.join();
+  EXPECT_EQ(f.get(), DJAVA_MON_OK);
+  EXPECT_GE(waited, std::chrono::milliseconds(90)) << "it waited for the data first";
+  {
+    std::lock_guard<std::mutex> l(mover.mu);
+    ASSERT_EQ(mover.held.size(), 1u);
+    mover.held[0]();  // the data leaves at last: no second grant
+  }
+  EXPECT_EQ(two->Exit(5, t2), DJAVA_MON_OK);
+  EXPECT_EQ(two->Count(5, t2), 0);
+  EXPECT_NE(monitors_->Stats().find("1 of them sent before it"), std::string::npos)
+      << monitors_->Stats();
+}
+
+// A mover with nothing to move.
+class IdleMover : public MonitorService::DataMover {
+ public:
+  bool Move(ObjectId, uint64_t, uint64_t, std::function<void()>) override {
+    moves++;
+    return false;
+  }
+  std::atomic<int> moves{0};
+};
+
+TEST_F(MonitorHostTest, AGrantWithNothingToMoveIsSentOnceAtOnce) {
+  IdleMover mover;
+  monitors_->SetDataMover(&mover);
+  auto connect = [&](const char* name, uint64_t sos_node) {
+    std::string error;
+    std::vector<std::unique_ptr<Channel>> shards;
+    shards.push_back(wire_adapter::Connect(Address(), secret_file_, "monitor", &error));
+    EXPECT_TRUE(shards[0]) << error;
+    return std::make_unique<MonitorClient>(std::move(shards), name, sos_node);
+  };
+  auto one = connect("one", 11), two = connect("two", 12);
+  LocalThread t1{9, 1}, t2{9, 2};
+  ASSERT_EQ(one->Enter(5, t1), DJAVA_MON_OK);
+  std::promise<int> entered;
+  std::thread waiter([&] { entered.set_value(two->Enter(5, t2)); });
+  MonitorState state;
+  for (int i = 0; i < 1000 && state.entering.empty(); i++) {
+    ASSERT_EQ(one->State(5, t1, &state), DJAVA_MON_OK);
+    if (state.entering.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_EQ(state.entering.size(), 1u);
+  ASSERT_EQ(one->Exit(5, t1), DJAVA_MON_OK);
+  auto f = entered.get_future();
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  waiter.join();
+  EXPECT_EQ(f.get(), DJAVA_MON_OK);
+  EXPECT_EQ(mover.moves.load(), 1);
+  // Past the deadline of a held grant: the timer sends nothing again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  EXPECT_NE(monitors_->Stats().find("0 of them sent before it"), std::string::npos)
+      << monitors_->Stats();
+  EXPECT_EQ(two->Exit(5, t2), DJAVA_MON_OK);
+  ASSERT_EQ(one->Enter(5, t1), DJAVA_MON_OK) << "the monitor is free, owned by nobody";
+  EXPECT_EQ(one->Exit(5, t1), DJAVA_MON_OK);
 }
 
 TEST_F(MonitorHostTest, NodeThatNeverReadsDoesNotStallOthers) {

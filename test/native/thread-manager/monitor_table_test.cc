@@ -64,6 +64,34 @@ TEST_F(MonitorTableTest, EnterExitAndFifoQueue) {
   EXPECT_EQ(0u, table_.MonitorCount());  // idle monitors hold no state
 }
 
+TEST_F(MonitorTableTest, AGrantNamesTheNodeThatOwnedTheMonitorLast) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(kNoNode, ev[0].from_node) << "nobody owned it before";
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  table_.Enter(2, kObj, T(3), now_, &out_);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(2u, ev[0].node);
+  EXPECT_EQ(1u, ev[0].from_node) << "handed over from node 1";
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(2u, ev[0].from_node) << "within node 2";
+  // A waiter re-entering after a notify: from the notifier's node.
+  table_.Wait(2, kObj, T(3), 0, 0, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Notify(1, kObj, T(1), 0, false, now_, &out_);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(T(3), ev[0].thread);
+  EXPECT_EQ(1u, ev[0].from_node);
+}
+
 TEST_F(MonitorTableTest, RejectsMisuse) {
   EXPECT_NE("", table_.Exit(1, kObj, T(1), now_, &out_));
   EXPECT_NE("", table_.Wait(1, kObj, T(1), 0, 0, kNoDeadline, now_, &out_));

@@ -177,7 +177,7 @@ bool DsoNode::connect(const char* secret, const char* node_name, char* what, cha
   }
   _node_number = _lib.djava_sos_node(_sos);
   DsoHeap::set_client(_sos);
-  _monitors = _lib.djava_monitor_connect(sos_servers, secret, why, length);
+  _monitors = _lib.djava_monitor_connect(sos_servers, secret, _node_number, why, length);
   if (_monitors == NULL) {
     jio_snprintf(what, length, "cannot reach the monitor service at %s", sos_servers);
     return false;

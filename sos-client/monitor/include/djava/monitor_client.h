@@ -46,9 +46,12 @@ enum djava_monitor_status {
 
 /* Connects to the monitor service of every sos-server shard ("host:port",
  * comma-separated, in shard order) and authenticates with the cluster secret
- * read from `secret_file`. On failure returns NULL and writes why to err. */
+ * read from `secret_file`. `sos_node` is this node's number in the first
+ * shard's sos directory (djava_sos_node; 0: no cache): a monitor handed to
+ * this node then brings its object's modified chunk along. On failure
+ * returns NULL and writes why to err. */
 djava_monitor_client* djava_monitor_connect(const char* shards, const char* secret_file,
-                                            char* err, size_t err_len);
+                                            uint32_t sos_node, char* err, size_t err_len);
 /* Closes the connections; calls still blocked return DJAVA_MON_IO. */
 void djava_monitor_close(djava_monitor_client* c);
 /* Closes the connections but keeps the client allocated: calls blocked now

@@ -34,7 +34,7 @@ namespace {
 
 djava_monitor_client* Connect(const char* shards, const char* secret) {
   char err[512];
-  djava_monitor_client* c = djava_monitor_connect(shards, secret, err, sizeof err);
+  djava_monitor_client* c = djava_monitor_connect(shards, secret, 0, err, sizeof err);
   if (c == nullptr) {
     std::fprintf(stderr, "monitor-probe: connect %s: %s\n", shards, err);
     std::exit(1);

@@ -1,0 +1,178 @@
+// The monitor service's protocol layer: a grant handed from one node to
+// another waits for the object's data when a DataMover moves it (data
+// follows its lock, docs/SOS.md), and only then.
+#include "monitor_service.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace djava {
+namespace monitor {
+namespace {
+
+constexpr ObjectId kObj = 42;
+
+class RecordingTransport : public MonitorService::Transport {
+ public:
+  void Send(NodeId node, const monitorpb::MonitorEvent& ev) override {
+    sent.emplace_back(node, ev);
+  }
+  void Close(NodeId, const std::string&) override {}
+  std::function<void()> SendLater(NodeId node, const monitorpb::MonitorEvent& ev) override {
+    return [this, node, ev] { sent.emplace_back(node, ev); };
+  }
+  std::vector<std::pair<NodeId, monitorpb::MonitorEvent>> sent;
+};
+
+class RecordingMover : public MonitorService::DataMover {
+ public:
+  bool Move(ObjectId obj, uint64_t from, uint64_t to, std::function<void()> sent) override {
+    moves.push_back({obj, from, to});
+    if (!accept) return false;
+    pending.push_back(std::move(sent));
+    return true;
+  }
+  struct MoveCall {
+    ObjectId obj;
+    uint64_t from, to;
+  };
+  bool accept = true;
+  std::vector<MoveCall> moves;
+  std::vector<std::function<void()>> pending;
+};
+
+class MonitorServiceTest : public ::testing::Test {
+ protected:
+  MonitorServiceTest() : service_(NoLeases(), &transport_, [](const std::string&) {}) {
+    service_.SetDataMover(&mover_);
+  }
+  static MonitorTable::Options NoLeases() {
+    MonitorTable::Options o;
+    o.leases = false;
+    return o;
+  }
+  void Connect(NodeId node, uint64_t sos_node) {
+    service_.OnConnect(node, "node" + std::to_string(node));
+    monitorpb::MonitorRequest hello;
+    hello.mutable_hello()->set_node_name("n" + std::to_string(node));
+    hello.mutable_hello()->set_sos_node(sos_node);
+    service_.OnMessage(node, hello, 0);
+  }
+  void Enter(NodeId node, uint64_t thread) {
+    monitorpb::MonitorRequest req;
+    req.mutable_enter()->set_object(kObj);
+    req.mutable_enter()->mutable_thread()->set_program(7);
+    req.mutable_enter()->mutable_thread()->set_thread(thread);
+    service_.OnMessage(node, req, 0);
+  }
+  void Exit(NodeId node, uint64_t thread) {
+    monitorpb::MonitorRequest req;
+    req.mutable_exit()->set_object(kObj);
+    req.mutable_exit()->mutable_thread()->set_program(7);
+    req.mutable_exit()->mutable_thread()->set_thread(thread);
+    service_.OnMessage(node, req, 0);
+  }
+  // The grants sent since the last call, as (node, thread).
+  std::vector<std::pair<NodeId, uint64_t>> Grants() {
+    std::vector<std::pair<NodeId, uint64_t>> g;
+    for (const auto& [node, ev] : transport_.sent)
+      if (ev.has_granted()) g.emplace_back(node, ev.granted().thread().thread());
+    transport_.sent.clear();
+    return g;
+  }
+
+  RecordingTransport transport_;
+  RecordingMover mover_;
+  MonitorService service_;
+};
+
+TEST_F(MonitorServiceTest, AGrantHandedToAnotherNodeWaitsForTheObjectsData) {
+  Connect(1, 11);
+  Connect(2, 12);
+  Enter(1, 100);
+  EXPECT_EQ(Grants().size(), 1u);
+  EXPECT_TRUE(mover_.moves.empty()) << "nobody owned it before: nothing to move";
+  Enter(2, 200);
+  Exit(1, 100);
+  ASSERT_EQ(mover_.moves.size(), 1u);
+  EXPECT_EQ(mover_.moves[0].obj, kObj);
+  EXPECT_EQ(mover_.moves[0].from, 11u) << "sos node numbers, from the Hellos";
+  EXPECT_EQ(mover_.moves[0].to, 12u);
+  EXPECT_TRUE(Grants().empty()) << "the grant waits for the data";
+  ASSERT_EQ(mover_.pending.size(), 1u);
+  mover_.pending[0]();
+  auto g = Grants();
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0], std::make_pair(NodeId{2}, uint64_t{200}));
+  EXPECT_EQ(service_.moved_grants(), 1u);
+}
+
+TEST_F(MonitorServiceTest, AGrantLeavesAtOnceWhenNoDataMoves) {
+  Connect(1, 11);
+  Connect(2, 12);
+  mover_.accept = false;
+  Enter(1, 100);
+  Enter(2, 200);
+  Grants();
+  Exit(1, 100);
+  EXPECT_EQ(mover_.moves.size(), 1u);
+  EXPECT_EQ(Grants().size(), 1u);
+  EXPECT_EQ(service_.moved_grants(), 0u);
+}
+
+TEST_F(MonitorServiceTest, NoDataMovesWithinANodeOrForANodeWithoutACache) {
+  Connect(1, 11);
+  Connect(2, 0);  // no sos node given
+  Enter(1, 100);
+  Enter(1, 101);
+  Enter(2, 200);
+  Grants();
+  Exit(1, 100);  // to thread 101, on node 1 too
+  EXPECT_EQ(Grants().size(), 1u);
+  Exit(1, 101);  // to node 2, which named no sos node
+  EXPECT_EQ(Grants().size(), 1u);
+  EXPECT_TRUE(mover_.moves.empty());
+}
+
+TEST_F(MonitorServiceTest, ALeaseNeverWaitsForData) {
+  MonitorTable::Options o;
+  o.leases = true;
+  o.lease_cooldown = 0;
+  RecordingTransport transport;
+  RecordingMover mover;
+  MonitorService service(o, &transport, [](const std::string&) {});
+  service.SetDataMover(&mover);
+  for (NodeId n : {NodeId{1}, NodeId{2}}) {
+    service.OnConnect(n, "p");
+    monitorpb::MonitorRequest hello;
+    hello.mutable_hello()->set_sos_node(10 + n);
+    service.OnMessage(n, hello, 0);
+  }
+  monitorpb::MonitorRequest enter;
+  enter.mutable_enter()->set_object(kObj);
+  enter.mutable_enter()->mutable_thread()->set_program(7);
+  enter.mutable_enter()->mutable_thread()->set_thread(100);
+  service.OnMessage(1, enter, 0);  // leased to node 1
+  monitorpb::MonitorRequest exit = enter;
+  exit.mutable_exit()->set_object(kObj);
+  *exit.mutable_exit()->mutable_thread() = enter.enter().thread();
+  service.OnMessage(1, exit, 0);  // still leased: no message
+  monitorpb::MonitorRequest ret;
+  ret.mutable_return_lease()->set_object(kObj);
+  service.OnMessage(1, ret, 0);
+  enter.mutable_enter()->mutable_thread()->set_thread(200);
+  service.OnMessage(2, enter, 1000 * 1000 * 1000);  // leased to node 2 now
+  bool leased_to_2 = false;
+  for (const auto& [node, ev] : transport.sent)
+    if (ev.has_granted() && node == 2) leased_to_2 = ev.granted().lease();
+  EXPECT_TRUE(leased_to_2);
+  EXPECT_TRUE(mover.moves.empty());
+}
+
+}  // namespace
+}  // namespace monitor
+}  // namespace djava
