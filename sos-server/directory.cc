@@ -426,6 +426,12 @@ void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r) {
   e->last_writer = r.node;
   e->read_exclusive = r.kind == Kind::kRead;
   e->pushed = false;
+  {
+    std::lock_guard<std::mutex> l(nodes_mu_);
+    Node& n = nodes_[r.node];
+    n.exclusive_log[n.exclusive_count % kExclusiveLog] = id;
+    n.exclusive_count++;
+  }
   holds_.Ship(r.node, id);
   if (!copy_current && e->image != nullptr)
     holds_.Ship(r.node, e->image->refs.data(), e->image->refs.size());
@@ -510,6 +516,46 @@ bool Directory::Push(ChunkId id, NodeId from, NodeId to, std::function<void()> s
   std::lock_guard<std::mutex> st(stats_mu_);
   stats_.flushes++;
   stats_.pushes++;
+  return true;
+}
+
+uint64_t Directory::ExclusiveMark(NodeId node) const {
+  std::lock_guard<std::mutex> l(nodes_mu_);
+  return node < nodes_.size() ? nodes_[node].exclusive_count : 0;
+}
+
+bool Directory::PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t since,
+                             std::function<void()> sent) {
+  std::vector<ChunkId> ids{lock};
+  if (since != kNoMark) {
+    std::lock_guard<std::mutex> l(nodes_mu_);
+    if (from < nodes_.size()) {
+      const Node& n = nodes_[from];
+      const uint64_t oldest = n.exclusive_count > kExclusiveLog ? n.exclusive_count - kExclusiveLog : 0;
+      for (uint64_t k = n.exclusive_count; k > std::max(since, oldest) &&
+                                           ids.size() <= kMovedWithLock; k--) {
+        const ChunkId id = n.exclusive_log[(k - 1) % kExclusiveLog];
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+      }
+    }
+  }
+  // One count for each move under way, and one for this loop, so that a
+  // move ending before the loop does cannot run `sent` early.
+  auto left = std::make_shared<std::atomic<int>>(1);
+  auto one_ended = [left, sent = std::move(sent)] {
+    if (left->fetch_sub(1) == 1) sent();
+  };
+  bool any = false;
+  for (ChunkId id : ids) {
+    left->fetch_add(1);
+    if (Push(id, from, to, one_ended)) {
+      any = true;
+    } else {
+      left->fetch_sub(1);
+    }
+  }
+  if (!any) return false;
+  one_ended();  // the loop's count
   return true;
 }
 

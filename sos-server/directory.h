@@ -11,6 +11,7 @@
 #ifndef DJAVA_SOS_DIRECTORY_H_
 #define DJAVA_SOS_DIRECTORY_H_
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -171,6 +172,18 @@ class Directory {
   // `to` for the chunk that crosses the grant is dropped: the grant answers
   // it.
   bool Push(ChunkId id, NodeId from, NodeId to, std::function<void()> sent);
+  // The data written under a lock moves with it too: as Push for the
+  // lock's own chunk and for the chunks granted exclusively to `from` since
+  // `since` (ExclusiveMark, taken when its thread got the lock; kNoMark:
+  // none), the newest kMovedWithLock of them. `sent` runs once every move
+  // started has ended; false if none started (`sent` never runs).
+  static constexpr uint64_t kNoMark = UINT64_MAX;
+  static constexpr size_t kMovedWithLock = 8;
+  bool PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t since,
+                    std::function<void()> sent);
+  // How many chunks have been granted exclusively to node so far: a mark
+  // for PushWithLock.
+  uint64_t ExclusiveMark(NodeId node) const;
 
   // The program ended (the thread manager says so once its launcher has
   // ended it): every chunk of it goes, whatever its state, and so does any
@@ -243,6 +256,7 @@ class Directory {
     bool push_declined = false;
   };
 
+  static constexpr size_t kExclusiveLog = 32;
   struct Node {
     std::string name;
     bool alive = true;
@@ -252,6 +266,10 @@ class Directory {
     int reclaims_pending = 0;
     bool dying = false;
     uint64_t die_seq = 0;
+    // The last chunks granted to it exclusively (a ring), and how many in
+    // all: what a lock it held may have to bring along (PushWithLock).
+    std::array<ChunkId, kExclusiveLog> exclusive_log{};
+    uint64_t exclusive_count = 0;
   };
 
   static constexpr size_t kStripes = 64;

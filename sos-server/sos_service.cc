@@ -259,7 +259,12 @@ class SosService::HoldPosts {
   std::vector<std::function<void()>> after_;
 };
 
-bool SosService::MoveToNode(ChunkId id, uint64_t from, uint64_t to, std::function<void()> sent) {
+uint64_t SosService::ExclusiveMark(uint64_t node) const {
+  return node == 0 || node > kMaxNode ? 0 : directory_.ExclusiveMark(static_cast<NodeId>(node));
+}
+
+bool SosService::MoveToNode(ChunkId id, uint64_t from, uint64_t to, uint64_t since,
+                            std::function<void()> sent) {
   if (from == 0 || to == 0 || from > kMaxNode || to > kMaxNode) return false;
   // The grant may be held in the outbox by the thread that completes the
   // move (HoldPosts): the lock's grant leaves after it, not before.
@@ -269,7 +274,8 @@ bool SosService::MoveToNode(ChunkId id, uint64_t from, uint64_t to, std::functio
     else
       sent();
   };
-  return directory_.Push(id, static_cast<NodeId>(from), static_cast<NodeId>(to), after_grant);
+  return directory_.PushWithLock(id, static_cast<NodeId>(from), static_cast<NodeId>(to), since,
+                                 after_grant);
 }
 
 std::string SosService::RunRequests(Session* s, wire::Connection* conn) {

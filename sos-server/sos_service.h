@@ -62,9 +62,13 @@ class SosService : public NodeSink {
   // its chunks go (Directory::FreeProgram).
   void FreeProgram(uint64_t program);
 
-  // Data follows its lock (Directory::Push): `sent` runs once the chunk's
-  // grant has left, after the posts the completing thread holds.
-  bool MoveToNode(ChunkId id, uint64_t from, uint64_t to, std::function<void()> sent);
+  // Data follows its lock (Directory::PushWithLock: the lock's chunk and
+  // what `from` was granted exclusively since the mark `since`): `sent`
+  // runs once the grants have left, after the posts the completing thread
+  // holds.
+  bool MoveToNode(ChunkId id, uint64_t from, uint64_t to, uint64_t since,
+                  std::function<void()> sent);
+  uint64_t ExclusiveMark(uint64_t node) const;
 
   std::string Stats() const;
   DirectoryStats DirectoryStatistics() const { return directory_.Stats(); }

@@ -9,6 +9,10 @@
 //   Sync reentrant N     two threads taking strict turns under a ReentrantLock
 //                        and its Condition, N turns each
 //   Sync monitor N       the same with synchronized, wait and notifyAll
+//   Sync locked N        the same on a lock object of its own, the turn kept
+//                        in another object (a private final Object lock)
+//   Sync spin N          two threads taking turns through a volatile int,
+//                        each spinning until it is its turn
 //   Sync round P N       P threads, N rounds of a barrier made of one
 //                        monitor's wait and notifyAll (a clocked simulation)
 //   Sync uncontended N   one thread, N lock and unlock of a shared ReentrantLock
@@ -146,6 +150,52 @@ public class Sync {
         });
     }
 
+    static final class Turn {
+        int turn;
+    }
+
+    static void locked(int turns) throws Exception {
+        Object lock = new Object();
+        Turn t = new Turn();
+        runThreads("locked", 2, 2L * (turns - 1 - turns / 10), (me, r) -> {
+            for (int k = 0; k < turns; k++) {
+                synchronized (lock) {
+                    while (t.turn != me) lock.wait();
+                    if (me == 0 && k == turns / 10) r.start = System.nanoTime();
+                    if (me == 0 && k == turns - 1) r.end = System.nanoTime();
+                    t.turn = 1 - me;
+                    lock.notifyAll();
+                }
+            }
+        });
+    }
+
+    static final class Flag {
+        volatile int turn;
+    }
+
+    static void spin(int turns) throws Exception {
+        Flag f = new Flag();
+        long[] spins = new long[2];
+        runThreads("spin", 2, 2L * (turns - 1 - turns / 10), (me, r) -> {
+            long mine = 0;
+            for (int k = 0; k < turns; k++) {
+                while (f.turn != me) mine++;
+                if (me == 0 && k == turns / 10) r.start = System.nanoTime();
+                if (me == 0 && k == turns - 1) r.end = System.nanoTime();
+                f.turn = 1 - me;
+            }
+            synchronized (spins) {
+                spins[me] = mine;
+            }
+        });
+        synchronized (spins) {
+            // How often a thread read the flag while it was not its turn:
+            // under djava each change should cost one miss, whatever this.
+            System.out.printf("spin: reads_per_turn %.1f%n", (spins[0] + spins[1]) / (2.0 * turns));
+        }
+    }
+
     static final class Clock {
         int arrived;
         long round;
@@ -196,6 +246,8 @@ public class Sync {
             case "lbq": queue("lbq", new LinkedBlockingQueue<>(), Integer.parseInt(args[1])); break;
             case "reentrant": reentrant(Integer.parseInt(args[1])); break;
             case "monitor": monitor(Integer.parseInt(args[1])); break;
+            case "locked": locked(Integer.parseInt(args[1])); break;
+            case "spin": spin(Integer.parseInt(args[1])); break;
             case "round": round(Integer.parseInt(args[1]), Integer.parseInt(args[2])); break;
             case "uncontended": uncontended(Integer.parseInt(args[1])); break;
             default: throw new IllegalArgumentException("no such shape: " + args[0]);

@@ -53,6 +53,8 @@ SHAPES = {
     "lbq": (["lbq", "{n}"], 2, 2000, 200, 300),
     "reentrant": (["reentrant", "{n}"], 2, 500, 50, 60),
     "monitor": (["monitor", "{n}"], 2, 500, 50, 100),
+    "locked": (["locked", "{n}"], 2, 500, 50, 100),
+    "spin": (["spin", "{n}"], 2, 500, 50, 100),
     "round 4": (["round", "4", "{n}"], 4, 400, 40, 60),
     "uncontended": (["uncontended", "{n}"], 1, 20000, 2000, 2000),
 }

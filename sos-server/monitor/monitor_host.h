@@ -37,9 +37,10 @@ namespace monitor {
 class ChunkMover : public MonitorService::DataMover {
  public:
   explicit ChunkMover(sos::SosService* sos) : sos_(sos) {}
-  bool Move(ObjectId obj, uint64_t from_node, uint64_t to_node,
+  uint64_t Mark(uint64_t node) override { return sos_->ExclusiveMark(node); }
+  bool Move(ObjectId obj, uint64_t from_node, uint64_t to_node, uint64_t since,
             std::function<void()> sent) override {
-    return sos_->MoveToNode(obj, from_node, to_node, std::move(sent));
+    return sos_->MoveToNode(obj, from_node, to_node, since, std::move(sent));
   }
 
  private:

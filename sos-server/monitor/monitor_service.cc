@@ -217,17 +217,28 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
         break;
       }
     }
-    if (e.kind == Event::kGranted && MovesData(e)) {
-      const uint64_t from = sos_nodes_.at(e.from_node), to = sos_nodes_.at(e.node);
-      const std::function<void()> later = transport_->SendLater(e.node, ev);
-      if (mover_->Move(e.object, from, to, later)) {
-        moved_grants_++;
+    if (e.kind == Event::kGranted && mover_ != nullptr) {
+      // The new holder's tenure starts before any move's grant, so what
+      // moves to it now moves on with the monitor next time.
+      uint64_t since = DataMover::kNoMark;
+      auto t = tenures_.find(e.object);
+      if (t != tenures_.end() && t->second.node == e.from_node) since = t->second.mark;
+      auto to = sos_nodes_.find(e.node);
+      if (to != sos_nodes_.end() && (t == tenures_.end() || t->second.node != e.node)) {
+        if (tenures_.size() >= kTenuresKept) tenures_.clear();
+        tenures_[e.object] = Tenure{e.node, mover_->Mark(to->second)};
+      }
+      if (MovesData(e)) {
+        const std::function<void()> later = transport_->SendLater(e.node, ev);
+        if (mover_->Move(e.object, sos_nodes_.at(e.from_node), to->second, since, later)) {
+          moved_grants_++;
+          continue;
+        }
+        // Nothing moves: sent now, through the same once-only sending, so
+        // that the transport's deadline for it sends nothing again.
+        later();
         continue;
       }
-      // Nothing moves: sent now, through the same once-only sending, so
-      // that the transport's deadline for it sends nothing again.
-      later();
-      continue;
     }
     transport_->Send(e.node, ev);
   }

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <string>
 
 #include "monitor.pb.h"
@@ -32,14 +33,19 @@ class MonitorService {
 
   // Data follows its lock: when a monitor is handed from one node to
   // another, the object's chunk moves with it if the releasing node holds
-  // it modified (sos-server: Directory::Push). Nodes are sos directory
-  // numbers, which each node gives in its Hello.
+  // it modified, and so do the chunks that node was granted exclusively
+  // while its thread held the monitor (sos-server: Directory::PushWithLock).
+  // Nodes are sos directory numbers, which each node gives in its Hello.
   class DataMover {
    public:
+    static constexpr uint64_t kNoMark = UINT64_MAX;
     virtual ~DataMover() = default;
-    // True: the chunk is on its way and `sent` runs once its grant is (or
-    // the move ended otherwise). False: nothing moves; `sent` never runs.
-    virtual bool Move(ObjectId obj, uint64_t from_node, uint64_t to_node,
+    // Where the node's exclusive grants stand now: taken when a thread of
+    // it is granted a monitor, handed back to Move as `since`.
+    virtual uint64_t Mark(uint64_t node) = 0;
+    // True: the data is on its way and `sent` runs once its grants are (or
+    // the moves ended otherwise). False: nothing moves; `sent` never runs.
+    virtual bool Move(ObjectId obj, uint64_t from_node, uint64_t to_node, uint64_t since,
                       std::function<void()> sent) = 0;
   };
 
@@ -72,6 +78,15 @@ class MonitorService {
   std::function<void(const std::string&)> log_;
   std::map<NodeId, std::string> peers_;
   std::map<NodeId, uint64_t> sos_nodes_;  // from Hello; absent: not given
+  // Per monitor handed between nodes: the node holding it and its mark
+  // when it got it (DataMover::Mark). Bounded: cleared when it grows past
+  // kTenuresKept (a lost mark only moves less).
+  struct Tenure {
+    NodeId node;
+    uint64_t mark;
+  };
+  static constexpr size_t kTenuresKept = 1 << 16;
+  std::unordered_map<ObjectId, Tenure> tenures_;
   DataMover* mover_ = nullptr;
   uint64_t moved_grants_ = 0;
 };

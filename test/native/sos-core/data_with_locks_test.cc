@@ -70,6 +70,7 @@ class DataWithLocksTest : public ::testing::TestWithParam<bool> {
     unlink(secret_file_.c_str());
     rmdir(dir_.c_str());
   }
+  void TakeTurns(bool lock_of_its_own);
   static monitor::MonitorTable::Options NoLeases() {
     monitor::MonitorTable::Options o;
     o.leases = false;  // every enter and exit reaches the service
@@ -144,11 +145,12 @@ uint64_t Value(djava_sos_chunk* x) {
   return v;
 }
 
-// Threads of two nodes take turns at an object's monitor, each adding to the
-// object under it while the other is queued: with the data following the
-// lock, each turn's access is local after the first; without, each is a
-// miss that flushes the other node.
-TEST_P(DataWithLocksTest, AMonitorHandedToAnotherNodeBringsItsObjectAlong) {
+// Threads of two nodes take turns at a monitor, each adding to an object
+// under it while the other is queued: with the data following the lock,
+// each turn's access is local after the first; without, each is a miss
+// that flushes the other node. The object is the monitor's own, or (a lock
+// of its own) another, which moves as what the holder took under the lock.
+void DataWithLocksTest::TakeTurns(bool lock_of_its_own) {
   const bool moves = GetParam();
   auto [a, ma] = Node("a");
   auto [b, mb] = Node("b");
@@ -159,8 +161,15 @@ TEST_P(DataWithLocksTest, AMonitorHandedToAnotherNodeBringsItsObjectAlong) {
   djava_sos_chunk* xa = djava_sos_alloc(a, 8, &meta, &e);
   ASSERT_NE(xa, nullptr) << e.message;
   std::memset(djava_sos_data(xa), 0, 8);
-  const uint64_t id = djava_sos_id(xa);
-  djava_sos_chunk* xb = djava_sos_chunk_for(b, id);
+  djava_sos_chunk* xb = djava_sos_chunk_for(b, djava_sos_id(xa));
+  uint64_t id = djava_sos_id(xa);
+  if (lock_of_its_own) {
+    djava_sos_chunk* lock = djava_sos_alloc(a, 8, &meta, &e);
+    ASSERT_NE(lock, nullptr) << e.message;
+    std::memset(djava_sos_data(lock), 0, 8);
+    id = djava_sos_id(lock);
+    Value(djava_sos_chunk_for(b, id));  // read-shared from now on: it never moves
+  }
 
   constexpr int kTurns = 20;
   // a's thread 1 and b's thread 2 alternate: each enters, adds, then lets
@@ -208,6 +217,14 @@ TEST_P(DataWithLocksTest, AMonitorHandedToAnotherNodeBringsItsObjectAlong) {
   // All but the first hand-off: a's chunk was not in the directory yet
   // (its creator held it from its making, unasked), so b fetched it.
   EXPECT_EQ(sos_->DirectoryStatistics().pushes, moves ? static_cast<uint64_t>(kTurns - 1) : 0u);
+}
+
+TEST_P(DataWithLocksTest, AMonitorHandedToAnotherNodeBringsItsObjectAlong) {
+  TakeTurns(/*lock_of_its_own=*/false);
+}
+
+TEST_P(DataWithLocksTest, ALockOfItsOwnBringsWhatItsHolderTookUnderIt) {
+  TakeTurns(/*lock_of_its_own=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(WithAndWithout, DataWithLocksTest, ::testing::Bool(),

@@ -1141,6 +1141,40 @@ TEST_F(PushTest, ACopyMovedAndNeverTouchedEndsTheMovesUntilANodeAsksForIt) {
   EXPECT_EQ(sent_calls, 2);
 }
 
+TEST_F(PushTest, WhatTheHolderWasGrantedUnderTheLockMovesWithIt) {
+  // A lock object at home (read-shared) and data b took while holding it.
+  ChunkId lock = Published(a, c, "lock", 1);
+  ChunkId before = MakeChunkId(a, 2), data1 = MakeChunkId(a, 3), data2 = MakeChunkId(a, 4);
+  auto take = [&](ChunkId id) {
+    dir.Write(b, 1, id, 0);
+    auto out = sink.Take();
+    ASSERT_EQ(out.size(), 1u);
+    dir.FlushReply(a, id, out[0].txn, Image("d"));
+    sink.Take();
+  };
+  take(before);  // before b's thread got the lock
+  const uint64_t mark = dir.ExclusiveMark(b);
+  take(data1);
+  take(data2);
+  ASSERT_TRUE(dir.PushWithLock(lock, b, c, mark, CountSent()));
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 2u) << "the lock's own chunk is home: the two data chunks move";
+  std::set<ChunkId> flushed;
+  for (const Sent& m : out) {
+    EXPECT_EQ(m.kind, "flush");
+    EXPECT_EQ(m.node, b);
+    flushed.insert(m.id);
+  }
+  EXPECT_EQ(flushed, (std::set<ChunkId>{data1, data2}));
+  dir.FlushReply(b, out[0].id, out[0].txn, Image("x"));
+  EXPECT_EQ(sent_calls, 0) << "the lock waits for all its data";
+  dir.FlushReply(b, out[1].id, out[1].txn, Image("y"));
+  EXPECT_EQ(sent_calls, 1);
+  EXPECT_EQ(sink.Take().size(), 2u) << "two grants to c";
+  EXPECT_FALSE(dir.PushWithLock(lock, b, c, Directory::kNoMark, CountSent()))
+      << "nothing of b's left to move";
+}
+
 TEST_F(PushTest, AnEndedProgramsChunkIsDroppedAndTheLockStillGoes) {
   ChunkId id = MakeChunkId(a, 1);
   dir.Write(b, 1, id, 0);

@@ -128,7 +128,8 @@ TEST_F(MonitorHostTest, TimerEndsATimedWait) {
 // object's bytes): it keeps every grant's `sent` and never calls it.
 class StuckMover : public MonitorService::DataMover {
  public:
-  bool Move(ObjectId, uint64_t, uint64_t, std::function<void()> sent) override {
+  uint64_t Mark(uint64_t) override { return 0; }
+  bool Move(ObjectId, uint64_t, uint64_t, uint64_t, std::function<void()> sent) override {
     std::lock_guard<std::mutex> l(mu);
     held.push_back(std::move(sent));
     return true;
@@ -181,7 +182,8 @@ TEST_F(MonitorHostTest, AGrantWaitsForItsObjectsDataOnlySoLong) {
 // A mover with nothing to move.
 class IdleMover : public MonitorService::DataMover {
  public:
-  bool Move(ObjectId, uint64_t, uint64_t, std::function<void()>) override {
+  uint64_t Mark(uint64_t) override { return 0; }
+  bool Move(ObjectId, uint64_t, uint64_t, uint64_t, std::function<void()>) override {
     moves++;
     return false;
   }

@@ -30,16 +30,22 @@ class RecordingTransport : public MonitorService::Transport {
 
 class RecordingMover : public MonitorService::DataMover {
  public:
-  bool Move(ObjectId obj, uint64_t from, uint64_t to, std::function<void()> sent) override {
-    moves.push_back({obj, from, to});
+  uint64_t Mark(uint64_t node) override {
+    marks.push_back(node);
+    return 1000 + marks.size();
+  }
+  bool Move(ObjectId obj, uint64_t from, uint64_t to, uint64_t since,
+            std::function<void()> sent) override {
+    moves.push_back({obj, from, to, since});
     if (!accept) return false;
     pending.push_back(std::move(sent));
     return true;
   }
   struct MoveCall {
     ObjectId obj;
-    uint64_t from, to;
+    uint64_t from, to, since;
   };
+  std::vector<uint64_t> marks;  // the nodes asked for, in order
   bool accept = true;
   std::vector<MoveCall> moves;
   std::vector<std::function<void()>> pending;
@@ -102,6 +108,10 @@ TEST_F(MonitorServiceTest, AGrantHandedToAnotherNodeWaitsForTheObjectsData) {
   EXPECT_EQ(mover_.moves[0].obj, kObj);
   EXPECT_EQ(mover_.moves[0].from, 11u) << "sos node numbers, from the Hellos";
   EXPECT_EQ(mover_.moves[0].to, 12u);
+  ASSERT_GE(mover_.marks.size(), 2u);
+  EXPECT_EQ(mover_.marks[0], 11u) << "node 1's tenure began at its grant";
+  EXPECT_EQ(mover_.moves[0].since, 1001u) << "what node 1 got since its grant moves too";
+  EXPECT_EQ(mover_.marks[1], 12u) << "node 2's tenure begins before its data moves";
   EXPECT_TRUE(Grants().empty()) << "the grant waits for the data";
   ASSERT_EQ(mover_.pending.size(), 1u);
   mover_.pending[0]();
@@ -146,7 +156,7 @@ TEST_F(MonitorServiceTest, ALeaseNeverWaitsForData) {
   RecordingMover mover;
   MonitorService service(o, &transport, [](const std::string&) {});
   service.SetDataMover(&mover);
-  for (NodeId n : {NodeId{1}, NodeId{2}}) {
+  for (NodeId n : {NodeId{1}, NodeId{2}}) {  // leases: marks taken, nothing moved
     service.OnConnect(n, "p");
     monitorpb::MonitorRequest hello;
     hello.mutable_hello()->set_sos_node(10 + n);

@@ -7,7 +7,8 @@ bench/ measures that."""
 
 from smoke import run_driver
 
-SHAPES = ["barrier 4", "abq", "lbq", "reentrant", "monitor", "round 4", "uncontended"]
+SHAPES = ["barrier 4", "abq", "lbq", "reentrant", "monitor", "locked", "spin", "round 4",
+          "uncontended"]
 
 
 def test_every_shape_runs_across_nodes(tmp_path):
