@@ -20,7 +20,7 @@ operation over the added round trip is the round trips on its critical
 path, what carries to a real network (this machine's 2 cores say nothing
 about speedups).
 
-With --sos-option (repeatable, e.g. --sos-option=--no-data-with-locks) the
+With --sos-option (repeatable, e.g. --sos-option=--data-with-locks) the
 djava runs share one cluster per number of servers, started by
 djava-cluster with those sos-server options, instead of a private cluster
 each: a protocol feature measured with it and without.

@@ -201,7 +201,11 @@ bool Client::Idle(const djava_sos_chunk* c) const {
 }
 
 uint64_t Client::ProgramOf(const djava_sos_chunk* c) const {
-  const ClassInfo* info = c->class_local != 0 ? classes_.Get(c->class_local) : nullptr;
+  // A grant no access installed yet (one moved here with its lock) names
+  // the class the copy would get.
+  const uint32_t class_local =
+      c->class_local != 0 ? c->class_local : c->stash != nullptr ? c->stash->class_local : 0;
+  const ClassInfo* info = class_local != 0 ? classes_.Get(class_local) : nullptr;
   if (info != nullptr) return info->program;
   return c->has_meta ? c->meta.program : 0;
 }
