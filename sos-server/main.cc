@@ -2,7 +2,7 @@
 // copies of chunks) and of the distributed monitor service.
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
-//              [--no-collection] [--no-migratory] [--data-with-locks]
+//              [--no-collection] [--migratory] [--data-with-locks]
 //              --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
@@ -25,7 +25,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
   std::fprintf(stderr,
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
-               "                  [--no-collection] [--no-migratory] [--data-with-locks]\n"
+               "                  [--no-collection] [--migratory] [--data-with-locks]\n"
                "                  --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
@@ -34,8 +34,9 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "                       node keeps a lock nobody else wants; for measurement)\n"
                "  --no-collection      keep every chunk until its program ends (no distributed\n"
                "                       garbage collection while it runs; for measurement)\n"
-               "  --no-migratory       never answer a read with an exclusive copy (no\n"
-               "                       migratory-sharing detection; for measurement)\n"
+               "  --migratory          answer the read of a chunk nodes take turns to read\n"
+               "                       and write with the only copy (not yet the default: a\n"
+               "                       node that dies holding one loses what it only read)\n"
                "  --data-with-locks    a monitor handed to another node brings the data its\n"
                "                       holder wrote along (not yet the default: a node\n"
                "                       keeps cache handles of moved data at a program's end)\n"
@@ -63,8 +64,8 @@ int main(int argc, char** argv) {
       options.collect_check_ms = 0;
       continue;
     }
-    if (a == "--no-migratory") {
-      options.migratory = false;
+    if (a == "--migratory") {
+      options.migratory = true;
       continue;
     }
     if (a == "--data-with-locks") {

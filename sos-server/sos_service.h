@@ -47,8 +47,9 @@ class SosService : public NodeSink {
     int collect_check_ms = 100;
     // Detect migratory chunks and answer their read misses with exclusive
     // copies (Directory; docs/SOS.md, "Migratory chunks"). Off: the plain
-    // protocol, for measurement.
-    bool migratory = true;
+    // protocol (the default until a read-exclusive copy survives its
+    // holder's death; sos-server --migratory).
+    bool migratory = false;
   };
 
   SosService(Options options, Log log);
