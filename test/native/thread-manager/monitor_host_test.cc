@@ -61,13 +61,26 @@ class MonitorHostTest : public ::testing::Test {
 
   std::string Address() const { return "127.0.0.1:" + std::to_string(host_->port()); }
 
-  std::unique_ptr<MonitorClient> Node(const std::string& name) {
+  // sos_node: the node's directory number for data moved with a lock.
+  std::unique_ptr<MonitorClient> Node(const std::string& name, uint64_t sos_node = 0) {
     std::string error;
     std::vector<std::unique_ptr<Channel>> shards;
     shards.push_back(wire_adapter::Connect(Address(), secret_file_, "monitor", &error));
     EXPECT_TRUE(shards[0]) << error;
     if (!shards[0]) return nullptr;
-    return std::make_unique<MonitorClient>(std::move(shards), name);
+    return std::make_unique<MonitorClient>(std::move(shards), name, sos_node);
+  }
+
+  // Waits (bounded) until a thread is queued to enter obj, as its owner t of
+  // `owner` sees it: how many are queued then (0: none came).
+  static size_t QueuedBehind(MonitorClient* owner, uint64_t obj, LocalThread t) {
+    MonitorState state;
+    for (int i = 0; i < 1000; i++) {
+      if (owner->State(obj, t, &state) != DJAVA_MON_OK) return 0;
+      if (!state.entering.empty()) return state.entering.size();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return 0;
   }
 
   std::string secret_file_;
@@ -141,24 +154,13 @@ class StuckMover : public MonitorService::DataMover {
 TEST_F(MonitorHostTest, AGrantWaitsForItsObjectsDataOnlySoLong) {
   StuckMover mover;
   monitors_->SetDataMover(&mover);
-  auto connect = [&](const char* name, uint64_t sos_node) {
-    std::string error;
-    std::vector<std::unique_ptr<Channel>> shards;
-    shards.push_back(wire_adapter::Connect(Address(), secret_file_, "monitor", &error));
-    EXPECT_TRUE(shards[0]) << error;
-    return std::make_unique<MonitorClient>(std::move(shards), name, sos_node);
-  };
-  auto one = connect("one", 11), two = connect("two", 12);
+  auto one = Node("one", 11), two = Node("two", 12);
+  ASSERT_TRUE(one && two);
   LocalThread t1{9, 1}, t2{9, 2};
   ASSERT_EQ(one->Enter(5, t1), DJAVA_MON_OK);
   std::promise<int> entered;
   std::thread waiter([&] { entered.set_value(two->Enter(5, t2)); });
-  MonitorState state;
-  for (int i = 0; i < 1000 && state.entering.empty(); i++) {
-    ASSERT_EQ(one->State(5, t1, &state), DJAVA_MON_OK);
-    if (state.entering.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  ASSERT_EQ(state.entering.size(), 1u) << "two's thread never queued";
+  ASSERT_EQ(QueuedBehind(one.get(), 5, t1), 1u) << "two's thread never queued";
   const auto start = std::chrono::steady_clock::now();
   ASSERT_EQ(one->Exit(5, t1), DJAVA_MON_OK);
   auto f = entered.get_future();
@@ -193,24 +195,13 @@ class IdleMover : public MonitorService::DataMover {
 TEST_F(MonitorHostTest, AGrantWithNothingToMoveIsSentOnceAtOnce) {
   IdleMover mover;
   monitors_->SetDataMover(&mover);
-  auto connect = [&](const char* name, uint64_t sos_node) {
-    std::string error;
-    std::vector<std::unique_ptr<Channel>> shards;
-    shards.push_back(wire_adapter::Connect(Address(), secret_file_, "monitor", &error));
-    EXPECT_TRUE(shards[0]) << error;
-    return std::make_unique<MonitorClient>(std::move(shards), name, sos_node);
-  };
-  auto one = connect("one", 11), two = connect("two", 12);
+  auto one = Node("one", 11), two = Node("two", 12);
+  ASSERT_TRUE(one && two);
   LocalThread t1{9, 1}, t2{9, 2};
   ASSERT_EQ(one->Enter(5, t1), DJAVA_MON_OK);
   std::promise<int> entered;
   std::thread waiter([&] { entered.set_value(two->Enter(5, t2)); });
-  MonitorState state;
-  for (int i = 0; i < 1000 && state.entering.empty(); i++) {
-    ASSERT_EQ(one->State(5, t1, &state), DJAVA_MON_OK);
-    if (state.entering.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  ASSERT_EQ(state.entering.size(), 1u);
+  ASSERT_EQ(QueuedBehind(one.get(), 5, t1), 1u) << "two's thread never queued";
   ASSERT_EQ(one->Exit(5, t1), DJAVA_MON_OK);
   auto f = entered.get_future();
   ASSERT_EQ(f.wait_for(std::chrono::seconds(5)), std::future_status::ready);
