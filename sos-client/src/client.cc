@@ -203,8 +203,9 @@ bool Client::Idle(const djava_sos_chunk* c) const {
 uint64_t Client::ProgramOf(const djava_sos_chunk* c) const {
   // A grant no access installed yet (one moved here with its lock) names
   // the class the copy would get.
-  const uint32_t class_local =
-      c->class_local != 0 ? c->class_local : c->stash != nullptr ? c->stash->class_local : 0;
+  const uint32_t class_local = c->class_local != 0   ? c->class_local
+                               : c->stash != nullptr ? c->stash->class_local
+                                                     : c->unused_grant_class;
   const ClassInfo* info = class_local != 0 ? classes_.Get(class_local) : nullptr;
   if (info != nullptr) return info->program;
   return c->has_meta ? c->meta.program : 0;
@@ -242,19 +243,24 @@ size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, siz
     out.push_back(Forgotten{std::move(it->second), now});
     s.chunks.erase(it);
   }
-  const size_t forgotten = out.size();
   std::vector<std::pair<uint64_t, uint32_t>> releases;
+  std::vector<std::unique_ptr<djava_sos_chunk::Stash>> stashes;
   for (Forgotten& f : out) {
     // A revocation armed since the handle left the table, by a receiver
     // that found it just before (it may have been put off, for the retry
     // thread): the server waits for its answer.
     std::lock_guard<std::mutex> l(f.handle->mu);
     AnswerPendingRevokeWithNothing(f.handle.get());
+    if (f.handle->stash != nullptr) stashes.push_back(std::move(f.handle->stash));
     // The server's count of this node's hold goes too (its chunk may be
     // of another program, still running).
     const uint32_t n = f.handle->shipments.exchange(0);
     if (n > 0 && !IsNamed(f.handle->id)) releases.emplace_back(f.handle->id, n);
   }
+  // A grant moved here with its lock that no access installed: the ids its
+  // bytes named are the ended program's too, and nothing here will name
+  // them now. Their handles made only for it go with the program.
+  for (const auto& stash : stashes) ForgetStashRefs(stash.get(), &out, now, &releases);
   if (!releases.empty()) {
     std::lock_guard<std::mutex> l(retry_mu_);
     if (!retry_stopping_) {
@@ -263,9 +269,39 @@ size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, siz
       retry_cv_.notify_one();
     }
   }
+  const size_t forgotten = out.size();
   AddForgotten(&out, now);
   FreeForgotten();
   return forgotten;
+}
+
+void Client::ForgetStashRefs(djava_sos_chunk::Stash* s, std::vector<Forgotten>* out,
+                             std::chrono::steady_clock::time_point now,
+                             std::vector<std::pair<uint64_t, uint32_t>>* releases) {
+  for (djava_sos_chunk* r : s->ref_handles) {
+    std::lock_guard<std::mutex> l(r->mu);
+    // As StashDone and ReleaseUnreferenced would, without waiting for the
+    // retry thread: the last stash naming an id no object here names lets
+    // go of it (its shipments, from this stash and from installs that made
+    // no object for it, are released). The id is the ended program's, so
+    // no thread of this node looks it up to name it now. One that is the
+    // program's own is out of the table already.
+    if (r->pending_refs.fetch_sub(1) != 1 || r->user.load() != 0 || r->retained.load() != 0 ||
+        IsNamed(r->id) || (r->word.load() & kStateMask) == kStateM || !Releasable(r))
+      continue;
+    Shard& sh = shards_[HomeShard(r->id, kShards)];
+    std::lock_guard<std::mutex> sl(sh.mu);
+    auto it = sh.chunks.find(r->id);
+    if (it == sh.chunks.end() || it->second.get() != r) continue;
+    const uint32_t n = r->shipments.exchange(0);
+    if (n > 0) releases->emplace_back(r->id, n);
+    r->freed = true;
+    SetState(r, kStateI, false);
+    r->bytes.reset();
+    out->push_back(Forgotten{std::move(it->second), now});
+    sh.chunks.erase(it);
+  }
+  s->ref_handles.clear();
 }
 
 void Client::AddForgotten(std::vector<Forgotten>* out, std::chrono::steady_clock::time_point now) {
@@ -617,6 +653,7 @@ void Client::MaybeRevoke(djava_sos_chunk* c) {
 void Client::PerformRevoke(djava_sos_chunk* c) {
   const djava_sos_chunk::Revoke r = c->revoke;
   c->revoke = djava_sos_chunk::Revoke();
+  const uint32_t stash_class = c->stash != nullptr ? c->stash->class_local : 0;
   uint64_t state = c->word.load() & kStateMask;
   sospb::BypassMessage m;
   sospb::Chunk* described = nullptr;  // its class, described when sent
@@ -695,6 +732,13 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
   if (flush_epoch != 0) FlushSent(flush_epoch);
   SetState(c, state, false);
   c->cv.notify_all();
+  // A grant moved here with its lock went back unused: if nothing here
+  // names the id, the handle goes as an unreferenced one does (or with its
+  // program, should that end first).
+  if (stash_class != 0 && c->stash == nullptr && !c->has_meta) {
+    c->unused_grant_class = stash_class;
+    if (c->user.load() == 0 && c->pending_refs.load() == 0) Unreferenced(c);
+  }
 }
 
 // ---- the receiver ------------------------------------------------------------------

@@ -89,6 +89,9 @@ struct djava_sos_chunk {
     std::vector<uint64_t> refs;
   };
   std::unique_ptr<Stash> stash;
+  // The class of a stash that went back without being installed: the
+  // handle belongs to that class's program all the same (ForgetProgram).
+  uint32_t unused_grant_class = 0;
   bool installing = false;
 
   enum class Asked { kNone, kRead, kWrite, kFree };
@@ -299,6 +302,11 @@ class Client {
     std::unique_ptr<djava_sos_chunk> handle;
     std::chrono::steady_clock::time_point when;
   };
+  // A stash of a forgotten handle: the ids it named are let go of, their
+  // shipments by it released, and a handle made only for them forgotten.
+  void ForgetStashRefs(djava_sos_chunk::Stash* s, std::vector<Forgotten>* out,
+                       std::chrono::steady_clock::time_point now,
+                       std::vector<std::pair<uint64_t, uint32_t>>* releases);
   // Out of the table at `now`: freed after the grace (FreeForgotten).
   void AddForgotten(std::vector<Forgotten>* out, std::chrono::steady_clock::time_point now);
   std::mutex forgotten_mu_;

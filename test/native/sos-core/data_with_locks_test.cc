@@ -227,6 +227,79 @@ TEST_P(DataWithLocksTest, ALockOfItsOwnBringsWhatItsHolderTookUnderIt) {
   TakeTurns(/*lock_of_its_own=*/true);
 }
 
+// A grant moved with its lock that no access on the new owner used: its
+// handle there goes when its program ends, or when the chunk is taken back
+// unused, as a handle nothing names does (a thread server runs program
+// after program: none may be left behind).
+class MovedGrantTest : public DataWithLocksTest {
+ protected:
+  // Node b gets x's chunk with x's monitor and never touches it; returns
+  // the nodes (a, b) and x's handle on a.
+  void MoveUnused(djava_sos_client** a_out, djava_sos_client** b_out, djava_sos_chunk** xa_out) {
+    auto [a, ma] = Node("a");
+    auto [b, mb] = Node("b");
+    auto [c, mc] = Node("c");
+    (void)mc;
+    djava_sos_meta meta{};
+    meta.class_name = "Counter";
+    meta.program = kProgram;
+    djava_sos_error e{};
+    djava_sos_chunk* xa = djava_sos_alloc(a, 8, &meta, &e);
+    ASSERT_NE(xa, nullptr) << e.message;
+    std::memset(djava_sos_data(xa), 0, 8);
+    const uint64_t id = djava_sos_id(xa);
+    // Into the directory (c reads it), then modified at a again: a moved
+    // chunk is one the directory knows to be modified at the releaser.
+    EXPECT_EQ(Value(djava_sos_chunk_for(c, id)), 0u);
+    ASSERT_EQ(djava_monitor_enter(ma, id, kProgram, 1), DJAVA_MON_OK);
+    Add(xa, 5);
+    std::promise<int> entered;
+    std::thread next([&] { entered.set_value(djava_monitor_enter(mb, id, kProgram, 2)); });
+    ASSERT_TRUE(QueuedToEnter(ma, id, 1));
+    ASSERT_EQ(djava_monitor_exit(ma, id, kProgram, 1), DJAVA_MON_OK);
+    auto f = entered.get_future();
+    ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    next.join();
+    ASSERT_EQ(f.get(), DJAVA_MON_OK);
+    ASSERT_EQ(djava_monitor_exit(mb, id, kProgram, 2), DJAVA_MON_OK);
+    ASSERT_EQ(sos_->DirectoryStatistics().pushes, 1u);
+    EXPECT_EQ(djava_sos_handle_count(b), 1u) << "the moved grant's handle";
+    *a_out = a;
+    *b_out = b;
+    *xa_out = xa;
+  }
+};
+
+bool HandlesDropTo(djava_sos_client* c, size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (djava_sos_handle_count(c) != n) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+TEST_P(MovedGrantTest, ItsHandleGoesWithItsProgram) {
+  djava_sos_client *a = nullptr, *b = nullptr;
+  djava_sos_chunk* xa = nullptr;
+  ASSERT_NO_FATAL_FAILURE(MoveUnused(&a, &b, &xa));
+  EXPECT_EQ(djava_sos_forget_program(b, kProgram, nullptr, 0, nullptr, 0), 1u);
+  EXPECT_EQ(djava_sos_handle_count(b), 0u);
+}
+
+TEST_P(MovedGrantTest, ItsHandleGoesWhenTakenBackUnused) {
+  djava_sos_client *a = nullptr, *b = nullptr;
+  djava_sos_chunk* xa = nullptr;
+  ASSERT_NO_FATAL_FAILURE(MoveUnused(&a, &b, &xa));
+  // a writes it again: b's copy goes back unused, and b lets go of the id.
+  Add(xa, 1);
+  EXPECT_EQ(Value(xa), 6u);
+  EXPECT_TRUE(HandlesDropTo(b, 0)) << djava_sos_handle_count(b) << " handles left";
+}
+
+INSTANTIATE_TEST_SUITE_P(Moving, MovedGrantTest, ::testing::Values(true),
+                         [](const ::testing::TestParamInfo<bool>&) { return std::string("Moving"); });
+
 INSTANTIATE_TEST_SUITE_P(WithAndWithout, DataWithLocksTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& p) {
                            return p.param ? std::string("Moving") : std::string("NotMoving");
