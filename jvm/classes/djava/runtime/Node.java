@@ -99,6 +99,10 @@ public final class Node {
 
     public static native boolean isThreadServer();
 
+    /** Sends ThreadDeath to a thread that runs on this VM (not the caller),
+     *  reading none of its Thread's shared fields; false if it does not. */
+    static native boolean stopThread(Thread t);
+
     /** Sets System's security manager to none, whatever the installed one would say. */
     static native void clearSecurityManager();
 

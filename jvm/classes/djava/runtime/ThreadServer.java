@@ -186,7 +186,6 @@ public final class ThreadServer {
         }
     }
 
-    @SuppressWarnings("deprecation")  // Thread.stop: the program is over
     private static void drop(long id) {
         Program p = programs.remove(id);
         if (p == null) {
@@ -194,14 +193,14 @@ public final class ThreadServer {
         }
         // The program ended: its threads here must not go on (a sleeping or
         // parked one wakes up to a ThreadDeath; one blocked in the cluster
-        // has its call failed by the services already).
+        // has its call failed by the services already). Not Thread.stop: it
+        // reads the Thread's shared fields, which may have gone with a
+        // killed launcher, and asks the program's security manager.
         for (Thread t : p.threads) {
             try {
-                t.stop();
+                Node.stopThread(t);
             } catch (Throwable x) {
-                // A security manager the program installed here asks for
-                // the thread's group, a field of a chunk freed with the
-                // program: this server must go on serving the others.
+                // This server must go on serving the others.
                 System.err.println("thread-server " + Node.nodeName() + ": cannot stop a thread of program "
                         + Long.toUnsignedString(id) + ": " + x);
             }

@@ -280,6 +280,12 @@ NODE_ENTRY(jlong, Node_programOf(JNIEnv* env, jclass, jobject t))
   return (jlong)DsoThreads::program_of(JNIHandles::resolve(t));
 JVM_END
 
+NODE_ENTRY(jboolean, Node_stopThread(JNIEnv* env, jclass, jobject t))
+  if (!require_member(thread)) return JNI_FALSE;
+  Handle th(thread, JNIHandles::resolve_non_null(t));
+  return DsoThreads::stop_here(thread, th) ? JNI_TRUE : JNI_FALSE;
+JVM_END
+
 NODE_ENTRY(jboolean, Node_isThreadServer(JNIEnv* env, jclass))
   return DsoNode::is_member() && DsoNode::is_thread_server();
 JVM_END
@@ -462,6 +468,7 @@ static JNINativeMethod node_methods[] = {
   { CC"startThread", CC"(Ljava/lang/Thread;Ljava/lang/ClassLoader;J)V",
     FN_PTR(Node_startThread) },
   { CC"programOf", CC"(Ljava/lang/Thread;)J", FN_PTR(Node_programOf) },
+  { CC"stopThread", CC"(Ljava/lang/Thread;)Z", FN_PTR(Node_stopThread) },
   { CC"isThreadServer", CC"()Z", FN_PTR(Node_isThreadServer) },
   { CC"nodeName", CC"()Ljava/lang/String;", FN_PTR(Node_nodeName) },
   { CC"programDefaults", CC"()Ljava/lang/Object;", FN_PTR(Node_programDefaults) },

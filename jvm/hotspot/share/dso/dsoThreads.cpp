@@ -580,6 +580,18 @@ bool DsoThreads::runs_here(oop thread_obj) {
   return tlh.includes(t);
 }
 
+bool DsoThreads::stop_here(JavaThread* current, Handle thread_obj) {
+  Handle death = Exceptions::new_exception(current, vmSymbols::java_lang_ThreadDeath(),
+                                           (const char*)NULL);
+  ThreadsListHandle tlh(current);
+  JavaThread* target = running_here(tlh, thread_obj());  // eetop is node-local
+  if (target == NULL || target == current) {
+    return false;
+  }
+  JavaThread::send_async_exception(thread_obj(), death());
+  return true;
+}
+
 JavaThread* DsoThreads::thread_here_at_safepoint(oop thread_obj) {
   assert(SafepointSynchronize::is_at_safepoint(), "the thread list must not change");
   JavaThread* t = java_lang_Thread::thread(thread_obj);

@@ -131,6 +131,11 @@ class DsoThreads : AllStatic {
   // Another node unparked (or interrupted) the thread whose shared Thread is
   // `id`: if it runs here, its park returns (or its next one does).
   static void unpark_here(JavaThread* current, uint64_t id, bool interrupt);
+  // A thread server stops a thread of a program that ended (Thread.stop's
+  // ThreadDeath, as JVM_StopThread sends it) without reading the Thread
+  // object's shared fields, which may be gone with the program's launcher;
+  // false if the thread does not run here.
+  static bool stop_here(JavaThread* current, Handle thread_obj);
   // Unparks this node sent to threads elsewhere, and received for its own
   // threads (PrintDistributedStatistics).
   static uint64_t unparks_sent_count();
