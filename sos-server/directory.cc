@@ -111,18 +111,19 @@ DirectoryStats Directory::Stats() const {
 
 // ---- requests ---------------------------------------------------------------
 
-void Directory::Read(NodeId node, uint64_t seq, ChunkId id) {
+void Directory::Read(NodeId node, uint64_t seq, ChunkId id, uint64_t seen_version) {
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   NoteAsked(s, id);
-  Submit(s, id, Request{Kind::kRead, node, seq, 0});
+  Submit(s, id, Request{Kind::kRead, node, seq, 0, seen_version});
 }
 
-void Directory::Write(NodeId node, uint64_t seq, ChunkId id, uint64_t have_version) {
+void Directory::Write(NodeId node, uint64_t seq, ChunkId id, uint64_t have_version,
+                      uint64_t seen_version) {
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   NoteAsked(s, id);
-  Submit(s, id, Request{Kind::kWrite, node, seq, have_version});
+  Submit(s, id, Request{Kind::kWrite, node, seq, have_version, seen_version});
 }
 
 void Directory::Free(NodeId node, uint64_t seq, ChunkId id) {
@@ -322,9 +323,12 @@ bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
         switch (r.kind) {
           case Kind::kRead:
           case Kind::kWrite:
-            if (e->pushed) {
-              // Sent before the pushed grant reached the node, which took
-              // that grant as its answer.
+            if (e->pushed || r.seen_version < e->version) {
+              // Sent before the grant that made it the owner reached it,
+              // which took that grant as its answer: a pushed grant, or
+              // one answering a request it sent before a push reached it
+              // (that push answered the request it was waiting on, and a
+              // transaction since took the chunk away again).
               std::lock_guard<std::mutex> l(stats_mu_);
               stats_.push_crossings++;
               return true;

@@ -138,9 +138,15 @@ class Directory {
   // chunks it held modified become lost, waits on it end.
   void RemoveNode(NodeId node, const std::string& why);
 
-  // Requests from a node's main connection.
-  void Read(NodeId node, uint64_t seq, ChunkId id);
-  void Write(NodeId node, uint64_t seq, ChunkId id, uint64_t have_version);
+  // Requests from a node's main connection. seen_version: the newest
+  // version the node was granted (Read in proto/sos.proto); a request from
+  // the owner naming an older one crossed a grant on its way and is
+  // dropped. kSeenAll (a request that does not say) treats such a request
+  // as the node's error unless the owner's grant was a push.
+  static constexpr uint64_t kSeenAll = UINT64_MAX;
+  void Read(NodeId node, uint64_t seq, ChunkId id, uint64_t seen_version = kSeenAll);
+  void Write(NodeId node, uint64_t seq, ChunkId id, uint64_t have_version,
+             uint64_t seen_version = kSeenAll);
   void Free(NodeId node, uint64_t seq, ChunkId id);
   void Die(NodeId node, uint64_t seq, const std::vector<ChunkId>& owned);
 
@@ -220,6 +226,7 @@ class Directory {
     NodeId node;
     uint64_t seq;
     uint64_t have_version;
+    uint64_t seen_version = kSeenAll;
   };
 
   struct Entry {

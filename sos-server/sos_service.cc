@@ -278,6 +278,11 @@ bool SosService::MoveToNode(ChunkId id, uint64_t from, uint64_t to, uint64_t sin
                                  after_grant);
 }
 
+// A prefetch's seen version of its i-th id; one without them has seen all.
+static uint64_t SeenVersion(const sospb::Prefetch& p, int i) {
+  return p.seen_versions_size() == p.ids_size() ? p.seen_versions(i) : Directory::kSeenAll;
+}
+
 std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
   sospb::NodeRequest req;
   const std::string who = "node " + std::to_string(s->node) + " (" + s->name + ")";
@@ -286,10 +291,11 @@ std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
     requests_++;
     switch (req.body_case()) {
       case sospb::NodeRequest::kRead:
-        directory_.Read(s->node, req.seq(), req.read().id());
+        directory_.Read(s->node, req.seq(), req.read().id(), req.read().seen_version());
         break;
       case sospb::NodeRequest::kWrite:
-        directory_.Write(s->node, req.seq(), req.write().id(), req.write().have_version());
+        directory_.Write(s->node, req.seq(), req.write().id(), req.write().have_version(),
+                         req.write().seen_version());
         break;
       case sospb::NodeRequest::kPrefetch:
         if (req.prefetch().ids_size() > kMaxPrefetch) {
@@ -311,7 +317,7 @@ std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
           }
           for (int i = 0; i < req.prefetch().ids_size(); i++)
             directory_.Write(s->node, req.seq(), req.prefetch().ids(i),
-                             req.prefetch().have_versions(i));
+                             req.prefetch().have_versions(i), SeenVersion(req.prefetch(), i));
           break;
         }
         if (req.prefetch().have_versions_size() != 0) {
@@ -319,7 +325,8 @@ std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
           refused_++;
           return "protocol error: versions in a read prefetch";
         }
-        for (uint64_t id : req.prefetch().ids()) directory_.Read(s->node, req.seq(), id);
+        for (int i = 0; i < req.prefetch().ids_size(); i++)
+          directory_.Read(s->node, req.seq(), req.prefetch().ids(i), SeenVersion(req.prefetch(), i));
         break;
       case sospb::NodeRequest::kFree:
         directory_.Free(s->node, req.seq(), req.free().id());

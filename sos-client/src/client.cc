@@ -507,6 +507,7 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
       req.set_seq(next_seq_++);
       if (write) {
         req.mutable_write()->set_id(c->id);
+        req.mutable_write()->set_seen_version(c->seen_version);
         if (state == kStateS) {
           req.mutable_write()->set_have_version(c->version);
           upgrades_++;
@@ -515,6 +516,7 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
         c->outstanding = djava_sos_chunk::Asked::kWrite;
       } else {
         req.mutable_read()->set_id(c->id);
+        req.mutable_read()->set_seen_version(c->seen_version);
         c->outstanding = djava_sos_chunk::Asked::kRead;
       }
       misses_++;
@@ -816,6 +818,7 @@ void Client::OnGrant(const sospb::ServerMessage& m) {
   }
   bytes_in_ += ch.data().size();
   std::lock_guard<std::mutex> l(c->mu);
+  c->seen_version = std::max(c->seen_version, ch.version());
   c->shipments.fetch_add(1);
   c->stats.bytes_in += ch.data().size();
   ResetStash(c);  // none is expected: the server grants a chunk once per request
@@ -1060,6 +1063,7 @@ djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
     c->outstanding = exclusive ? djava_sos_chunk::Asked::kWrite : djava_sos_chunk::Asked::kRead;
     c->stats.misses++;
     req.mutable_prefetch()->add_ids(ids[i]);
+    req.mutable_prefetch()->add_seen_versions(c->seen_version);
     if (exclusive) {
       // An upgrade when this node holds a read copy, as Access's write asks.
       req.mutable_prefetch()->add_have_versions(state == kStateS ? c->version : 0);

@@ -56,6 +56,7 @@ struct djava_sos_chunk {
   size_t size = 0;
   std::unique_ptr<char[]> bytes;  // when the client keeps the bytes
   uint64_t version = 0;           // of the copy held
+  uint64_t seen_version = 0;      // the newest any grant here carried (proto Read)
   uint32_t class_local = 0;
   djava_sos_meta meta{};          // class_name points into the ClassRegistry
   bool has_meta = false;

@@ -1047,6 +1047,45 @@ TEST_F(PushTest, AModifiedCopyMovesToTheNextOwnerBeforeItsLockIsSent) {
   EXPECT_EQ(dir.Stats().pushes, 1u);
 }
 
+TEST_F(PushTest, ARequestThePushAnsweredIsDroppedAfterTheChunkMovedOn) {
+  // c's write is on its way when the push reaches c, and a's write takes
+  // the chunk from c before c's arrives; c's is then served (c gets the
+  // chunk again, unasked by then). c's next write, sent having seen only
+  // the push's version, is answered by that grant: dropped, not refused.
+  ChunkId id = ModifiedAtB();
+  ASSERT_TRUE(dir.Push(id, b, c, CountSent()));
+  auto out = sink.Take();
+  dir.FlushReply(b, id, out[0].txn, Image("w"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  const uint64_t pushed = out[0].version;
+  dir.Write(a, 10, id, 0, 0);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "flush");
+  ASSERT_EQ(out[0].node, c);
+  dir.Write(c, 9, id, 0, /*seen_version=*/0);  // sent before the push reached c
+  dir.FlushReply(c, id, out[0].txn, Image("x"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].node, a);
+  EXPECT_EQ(out[1].kind, "flush") << "c's request is served in its turn";
+  dir.FlushReply(a, id, out[1].txn, Image("y"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].node, c);
+  // c lost the pushed copy to a and asks again before this grant reaches it.
+  dir.Write(c, 11, id, 0, pushed);
+  EXPECT_TRUE(sink.Take().empty()) << "answered by the grant on its way";
+  // Asking again having seen that grant is c's error.
+  dir.Write(c, 12, id, 0, out[0].version);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "error");
+}
+
 TEST_F(PushTest, NothingMovesUnlessTheReleasingNodeHoldsItModifiedAndIdle) {
   ChunkId home = Published(a, b, "x");
   EXPECT_FALSE(dir.Push(home, a, c, CountSent())) << "at home";
