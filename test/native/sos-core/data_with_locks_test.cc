@@ -71,6 +71,17 @@ class DataWithLocksTest : public ::testing::TestWithParam<bool> {
     rmdir(dir_.c_str());
   }
   void TakeTurns(bool lock_of_its_own);
+  // A new 8-byte object of the program, 0, made on node c.
+  static djava_sos_chunk* NewCounter(djava_sos_client* c) {
+    djava_sos_meta meta{};
+    meta.class_name = "Counter";
+    meta.program = kProgram;
+    djava_sos_error e{};
+    djava_sos_chunk* x = djava_sos_alloc(c, 8, &meta, &e);
+    EXPECT_NE(x, nullptr) << e.message;
+    if (x != nullptr) std::memset(djava_sos_data(x), 0, 8);
+    return x;
+  }
   static monitor::MonitorTable::Options NoLeases() {
     monitor::MonitorTable::Options o;
     o.leases = false;  // every enter and exit reaches the service
@@ -154,19 +165,13 @@ void DataWithLocksTest::TakeTurns(bool lock_of_its_own) {
   const bool moves = GetParam();
   auto [a, ma] = Node("a");
   auto [b, mb] = Node("b");
-  djava_sos_meta meta{};
-  meta.class_name = "Counter";
-  meta.program = kProgram;
-  djava_sos_error e{};
-  djava_sos_chunk* xa = djava_sos_alloc(a, 8, &meta, &e);
-  ASSERT_NE(xa, nullptr) << e.message;
-  std::memset(djava_sos_data(xa), 0, 8);
+  djava_sos_chunk* xa = NewCounter(a);
+  ASSERT_NE(xa, nullptr);
   djava_sos_chunk* xb = djava_sos_chunk_for(b, djava_sos_id(xa));
   uint64_t id = djava_sos_id(xa);
   if (lock_of_its_own) {
-    djava_sos_chunk* lock = djava_sos_alloc(a, 8, &meta, &e);
-    ASSERT_NE(lock, nullptr) << e.message;
-    std::memset(djava_sos_data(lock), 0, 8);
+    djava_sos_chunk* lock = NewCounter(a);
+    ASSERT_NE(lock, nullptr);
     id = djava_sos_id(lock);
     Value(djava_sos_chunk_for(b, id));  // read-shared from now on: it never moves
   }
@@ -240,13 +245,8 @@ class MovedGrantTest : public DataWithLocksTest {
     auto [b, mb] = Node("b");
     auto [c, mc] = Node("c");
     (void)mc;
-    djava_sos_meta meta{};
-    meta.class_name = "Counter";
-    meta.program = kProgram;
-    djava_sos_error e{};
-    djava_sos_chunk* xa = djava_sos_alloc(a, 8, &meta, &e);
-    ASSERT_NE(xa, nullptr) << e.message;
-    std::memset(djava_sos_data(xa), 0, 8);
+    djava_sos_chunk* xa = NewCounter(a);
+    ASSERT_NE(xa, nullptr);
     const uint64_t id = djava_sos_id(xa);
     // Into the directory (c reads it), then modified at a again: a moved
     // chunk is one the directory knows to be modified at the releaser.
