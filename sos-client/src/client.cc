@@ -546,7 +546,12 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
 
 bool Client::Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_sos_error* error) {
   c->installing = true;
-  const djava_sos_chunk::Stash& s = *c->stash;
+  // Taken out: the JVM's callback runs without the mutex, and a grant that
+  // arrives meanwhile (one moved here with its lock, or answering a request
+  // such a move crossed) becomes the next stash instead of replacing this
+  // one under the callback's feet.
+  std::unique_ptr<djava_sos_chunk::Stash> taken = std::move(c->stash);
+  const djava_sos_chunk::Stash& s = *taken;
   uint64_t state = c->word.load() & kStateMask;
   if (s.has_data) {
     // Readers of the old copy finish before its bytes change.
@@ -555,7 +560,7 @@ bool Client::Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_
   } else if (state != kStateS || s.version != c->version + 1) {
     // An upgrade without bytes is only valid on top of the current read copy.
     c->installing = false;
-    ResetStash(c);
+    StashDone(taken.get());
     SetState(c, state, c->revoke.active);
     c->cv.notify_all();
     Fail(error, DJAVA_SOS_PROTOCOL,
@@ -580,7 +585,12 @@ bool Client::Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_
       l.lock();
       if (rc != 0) {
         // The stash stays: the server counts this node as holding the chunk,
-        // and a flush can still be answered from it.
+        // and a flush can still be answered from it (unless a newer grant
+        // arrived meanwhile, which is what the server counts now).
+        if (c->stash == nullptr)
+          c->stash = std::move(taken);
+        else
+          StashDone(taken.get());
         c->installing = false;
         SetState(c, state, c->revoke.active);
         c->cv.notify_all();
@@ -599,7 +609,7 @@ bool Client::Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_
   }
   c->version = s.version;
   state = s.access == sospb::EXCLUSIVE ? kStateM : kStateS;
-  ResetStash(c);  // the JVM has made objects for the ids it named
+  StashDone(taken.get());  // the JVM has made objects for the ids it named
   c->installing = false;
   SetState(c, state, c->revoke.active);
   c->cv.notify_all();
@@ -712,7 +722,17 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
       flushes_++;
       c->stats.bytes_out += data->size();
       c->stats.flushes++;
-      if (state == kStateM) state = r.keep_shared ? kStateS : kStateI;
+      if (state == kStateM) {
+        state = r.keep_shared ? kStateS : kStateI;
+      } else if (stash_m && (!r.keep_shared || c->stash->has_data)) {
+        // The read copy installed before the stash is not what the server
+        // counts now: it had this node as the stash's owner, and a flush
+        // that leaves no copy leaves none, or one that keeps a copy keeps
+        // the stash's bytes (installed by the next access). Kept as S, it
+        // would be read long after the next writer's invalidations passed
+        // this node by (a lost wake-up in a shared lock's Dekker check).
+        state = kStateI;
+      }
       if (stash_m) {
         if (r.keep_shared)
           c->stash->access = sospb::SHARED;
@@ -1058,7 +1078,8 @@ djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
     const uint64_t state = c->word.load() & kStateMask;
     // Nothing to ask: the access is here, asked for or arrived already.
     if (state == kStateM || (!exclusive && state == kStateS) || c->stash != nullptr ||
-        c->outstanding != djava_sos_chunk::Asked::kNone || c->freed || c->revoke.active)
+        c->installing || c->outstanding != djava_sos_chunk::Asked::kNone || c->freed ||
+        c->revoke.active)
       continue;
     c->outstanding = exclusive ? djava_sos_chunk::Asked::kWrite : djava_sos_chunk::Asked::kRead;
     c->stats.misses++;
