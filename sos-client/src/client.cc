@@ -289,19 +289,27 @@ void Client::ForgetStashRefs(djava_sos_chunk::Stash* s, std::vector<Forgotten>* 
     if (r->pending_refs.fetch_sub(1) != 1 || r->user.load() != 0 || r->retained.load() != 0 ||
         IsNamed(r->id) || (r->word.load() & kStateMask) == kStateM || !Releasable(r))
       continue;
-    Shard& sh = shards_[HomeShard(r->id, kShards)];
-    std::lock_guard<std::mutex> sl(sh.mu);
-    auto it = sh.chunks.find(r->id);
-    if (it == sh.chunks.end() || it->second.get() != r) continue;
-    const uint32_t n = r->shipments.exchange(0);
-    if (n > 0) releases->emplace_back(r->id, n);
-    r->freed = true;
-    SetState(r, kStateI, false);
-    r->bytes.reset();
-    out->push_back(Forgotten{std::move(it->second), now});
-    sh.chunks.erase(it);
+    TakeOutToRelease(r, out, now, releases);
   }
   s->ref_handles.clear();
+}
+
+void Client::TakeOutToRelease(djava_sos_chunk* c, std::vector<Forgotten>* out,
+                              std::chrono::steady_clock::time_point now,
+                              std::vector<std::pair<uint64_t, uint32_t>>* releases) {
+  Shard& s = shards_[HomeShard(c->id, kShards)];
+  std::lock_guard<std::mutex> sl(s.mu);
+  auto it = s.chunks.find(c->id);
+  if (it == s.chunks.end() || it->second.get() != c) return;  // forgotten already
+  const uint32_t n = c->shipments.exchange(0);
+  if (n > 0) releases->emplace_back(c->id, n);
+  // Its read copy goes with it; an access through a stale pointer fails
+  // loudly instead of reading what nobody keeps coherent any more.
+  c->freed = true;
+  SetState(c, kStateI, false);
+  c->bytes.reset();
+  out->push_back(Forgotten{std::move(it->second), now});
+  s.chunks.erase(it);
 }
 
 void Client::AddForgotten(std::vector<Forgotten>* out, std::chrono::steady_clock::time_point now) {
@@ -1317,19 +1325,7 @@ bool Client::ReleaseUnreferenced() {
         later.push_back(c);  // a revocation or request under way ends soon
         continue;
       }
-      Shard& s = shards_[HomeShard(c->id, kShards)];
-      std::lock_guard<std::mutex> sl(s.mu);
-      auto it = s.chunks.find(c->id);
-      if (it == s.chunks.end() || it->second.get() != c) continue;  // forgotten already
-      const uint32_t n = c->shipments.exchange(0);
-      if (n > 0) releases.emplace_back(c->id, n);
-      // Its read copy goes with it; an access through a stale pointer fails
-      // loudly instead of reading what nobody keeps coherent any more.
-      c->freed = true;
-      SetState(c, kStateI, false);
-      c->bytes.reset();
-      out.push_back(Forgotten{std::move(it->second), now});
-      s.chunks.erase(it);
+      TakeOutToRelease(c, &out, now, &releases);
     }
     if (!later.empty()) {
       done = false;

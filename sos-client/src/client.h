@@ -308,6 +308,12 @@ class Client {
   void ForgetStashRefs(djava_sos_chunk::Stash* s, std::vector<Forgotten>* out,
                        std::chrono::steady_clock::time_point now,
                        std::vector<std::pair<uint64_t, uint32_t>>* releases);
+  // Releases a handle nothing here names (its mutex held): out of the
+  // table into `out`, its shipments into `releases`; nothing if it was
+  // forgotten already.
+  void TakeOutToRelease(djava_sos_chunk* c, std::vector<Forgotten>* out,
+                        std::chrono::steady_clock::time_point now,
+                        std::vector<std::pair<uint64_t, uint32_t>>* releases);
   // Out of the table at `now`: freed after the grace (FreeForgotten).
   void AddForgotten(std::vector<Forgotten>* out, std::chrono::steady_clock::time_point now);
   std::mutex forgotten_mu_;
