@@ -2,7 +2,7 @@
 // copies of chunks) and of the distributed monitor service.
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
-//              [--no-collection] [--migratory] [--data-with-locks]
+//              [--no-collection] [--migratory] [--no-data-with-locks]
 //              --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
@@ -25,7 +25,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
   std::fprintf(stderr,
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
-               "                  [--no-collection] [--migratory] [--data-with-locks]\n"
+               "                  [--no-collection] [--migratory] [--no-data-with-locks]\n"
                "                  --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
@@ -37,9 +37,9 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "  --migratory          answer the read of a chunk nodes take turns to read\n"
                "                       and write with the only copy (not yet the default: a\n"
                "                       node that dies holding one loses what it only read)\n"
-               "  --data-with-locks    a monitor handed to another node brings the data its\n"
-               "                       holder wrote along (not yet the default: a node\n"
-               "                       keeps cache handles of moved data at a program's end)\n"
+               "  --no-data-with-locks a monitor handed to another node does not bring the\n"
+               "                       data its holder wrote along (each piece then faults\n"
+               "                       in on its own; for measurement)\n"
                "  --secret-file        the cluster secret, a file of mode 0600\n",
                why.c_str(), kDefaultListen, djava::sos::SosService::Options().answer_timeout_ms);
   std::exit(2);
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   std::string secret_file;
   djava::sos::SosService::Options options;
   djava::monitor::MonitorTable::Options monitor_options;
-  bool data_with_locks = false;
+  bool data_with_locks = true;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") Usage("help");
@@ -68,8 +68,12 @@ int main(int argc, char** argv) {
       options.migratory = true;
       continue;
     }
-    if (a == "--data-with-locks") {
+    if (a == "--data-with-locks") {  // the default; kept so older scripts still start
       data_with_locks = true;
+      continue;
+    }
+    if (a == "--no-data-with-locks") {
+      data_with_locks = false;
       continue;
     }
     if (i + 1 >= argc) Usage("missing value for " + a);
