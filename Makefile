@@ -44,7 +44,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # variant: build/zero and build/server.
 LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-openjdk test-openjdk-local test-openjdk-zero test-matrix \
+.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-openjdk test-openjdk-local test-openjdk-zero test-matrix \
         launcher demo bench install \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
@@ -211,6 +211,14 @@ test-jtreg-distributed: all deps-test
 # The distributed suite with -Xmn2m in each tier and on Zero (part of test-jtreg).
 test-jtreg-tiers: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java tiers
+
+# The distributed suite with C2 compiling too, tiered and alone (both part of
+# test-jtreg-tiers).
+test-jtreg-c2: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java c2
+
+test-jtreg-c2-only: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java c2-only
 
 # OpenJDK's own tests and the JSR-166 TCK (test/jtreg/openjdk), distributed
 # (part of test-jtreg), and the same on build/jdk alone: the baseline

@@ -82,11 +82,33 @@ void Dso::adjust_vm_flags() {
     FREE_C_HEAP_ARRAY(char, list);
   }
 #ifndef ZERO
-  // C1 code carries the shared-object checks (dso/c1); C2's does not yet,
-  // so a node compiles with C1 alone (tiered, stopping at level 1).
-  FLAG_SET_ERGO(TieredCompilation, true);
-  if (TieredStopAtLevel > CompLevel_simple) {
-    FLAG_SET_ERGO(TieredStopAtLevel, CompLevel_simple);
+  // C1's code carries the shared-object checks (dso/c1), and so does C2's
+  // (dso/c2), which is not yet the default: without DjavaCompileWithC2 a
+  // node compiles with C1 alone (tiered, stopping at level 1).
+  if (!DjavaCompileWithC2) {
+    FLAG_SET_ERGO(TieredCompilation, true);
+    if (TieredStopAtLevel > CompLevel_simple) {
+      FLAG_SET_ERGO(TieredStopAtLevel, CompLevel_simple);
+    }
+  } else {
+#ifdef COMPILER2
+    // A counted loop polls too (strip mined, as G1 does): a publication
+    // fence is a handshake with every thread, and must not wait for a long
+    // loop over a local array to end.
+    FLAG_SET_ERGO(UseCountedLoopSafepoints, true);
+    if (FLAG_IS_DEFAULT(LoopStripMiningIter)) {
+      FLAG_SET_ERGO(LoopStripMiningIter, 1000);
+    }
+    // A loop of stores turned into a fill stub, and the preallocated
+    // exceptions' stack-trace store, would write arrays and objects
+    // unchecked (dso/c2 compiles a store only when it can check it).
+    FLAG_SET_ERGO(OptimizeFill, false);
+    FLAG_SET_ERGO(OmitStackTraceInFastThrow, false);
+#if INCLUDE_RTM_OPT
+    // A transaction would lock a replica without its cluster monitor.
+    FLAG_SET_ERGO(UseRTMLocking, false);
+#endif
+#endif // COMPILER2
   }
   // Intrinsics that read or write Java objects behind the barrier set's
   // back: the array copy stubs (and Unsafe.copyMemory's, which needs

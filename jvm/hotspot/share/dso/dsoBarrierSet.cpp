@@ -17,11 +17,11 @@
 #include "dso/c1/dsoBarrierSetC1.hpp"
 #endif
 #ifdef COMPILER2
-#include "gc/shared/c2/cardTableBarrierSetC2.hpp"
+#include "dso/c2/dsoBarrierSetC2.hpp"
 #endif
 
 class DsoBarrierSetC1;
-class CardTableBarrierSetC2;
+class DsoBarrierSetC2;
 
 #ifdef ZERO
 // Zero generates no code: its interpreter has its own hooks.
@@ -34,7 +34,7 @@ int DsoBarrierSet::_mirror_statics_offset = 0;
 DsoBarrierSet::DsoBarrierSet(CardTable* card_table) :
   CardTableBarrierSet(make_barrier_set_assembler<DsoBarrierSetAssembler>(),
                       make_barrier_set_c1<DsoBarrierSetC1>(),
-                      make_barrier_set_c2<CardTableBarrierSetC2>(),
+                      make_barrier_set_c2<DsoBarrierSetC2>(),
                       card_table,
                       BarrierSet::FakeRtti(BarrierSet::DsoBarrierSet)) {}
 

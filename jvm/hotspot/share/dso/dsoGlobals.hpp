@@ -77,6 +77,10 @@
           "holds two blocks or more; 0 keeps every array whole. A power "     \
           "of two; other nodes follow the layout its publisher chose")       \
           range(0, 1048576)                                                   \
+                                                                              \
+  product(bool, DjavaCompileWithC2, false, EXPERIMENTAL,                      \
+          "A node compiles hot methods with C2 as well as C1 (tiered), "      \
+          "its code carrying the shared-object checks; off: C1 alone")        \
 
 DECLARE_FLAGS(DSO_FLAGS)
 

@@ -1,0 +1,394 @@
+/*
+ * djava: the shared-object check in C2's code (see the header).
+ */
+
+#include "precompiled.hpp"
+#include "ci/ciEnv.hpp"
+#include "ci/ciField.hpp"
+#include "ci/ciSymbol.hpp"
+#include "dso/c2/dsoBarrierSetC2.hpp"
+#include "dso/dsoGlobals.hpp"
+#include "dso/dsoInterpreter.hpp"
+#include "dso/dsoMark.hpp"
+#include "oops/klass.hpp"
+#include "oops/oop.inline.hpp"
+#include "opto/callnode.hpp"
+#include "opto/castnode.hpp"
+#include "opto/compile.hpp"
+#include "opto/graphKit.hpp"
+#include "opto/runtime.hpp"
+#include "runtime/interfaceSupport.inline.hpp"
+#include "runtime/thread.hpp"
+
+static const int no_check = -1;
+static const int unsupported = -2;
+
+address DsoBarrierSetC2::_access_stub = NULL;
+
+// Whether `base` can never be a replica when an access that is not a
+// bytecode's reaches it: an object this compilation allocates, or a String
+// (Strings travel by value: dsoHeap.hpp).
+static bool never_shared(PhaseGVN& gvn, Node* base) {
+  if (AllocateNode::Ideal_allocation(base, &gvn) != NULL) {
+    return true;
+  }
+  const TypeInstPtr* type = gvn.type(base)->isa_instptr();
+  return type != NULL && type->klass() == Compile::current()->env()->String_klass();
+}
+
+int DsoBarrierSetC2::check_kind(C2Access& access) {
+  DecoratorSet decorators = access.decorators();
+  if (!DistributedJava || (decorators & IN_NATIVE) != 0 ||
+      (decorators & (ON_WEAK_OOP_REF | ON_PHANTOM_OOP_REF)) != 0) {
+    return no_check;  // not a Java object's field, or the disabled Reference.get intrinsic's
+  }
+  if ((decorators & IN_HEAP) == 0) {
+    return unsupported;  // an Unsafe access of an object or native memory: Unsafe is off
+  }
+  if (!access.is_parse_access()) {
+    return never_shared(access.gvn(), access.base()) ? no_check : unsupported;
+  }
+  GraphKit* kit = static_cast<C2ParseAccess&>(access).kit();
+  if ((decorators & C2_DSO_BYTECODE) == 0 || kit->is_Parse() == NULL) {
+    return never_shared(access.gvn(), access.base()) ? no_check : unsupported;
+  }
+  int kind = (decorators & C2_WRITE_ACCESS) != 0 ? write : read;
+  switch (kit->java_bc()) {
+    case Bytecodes::_getfield:
+    case Bytecodes::_putfield: {
+      ciEnv* env = kit->env();
+      ciField* field = kit->C->alias_type(access.addr().type())->field();
+      if (field == NULL) {
+        return unsupported;
+      }
+      if (field->holder() == env->Class_klass()) {
+        return no_check;  // java.lang.Class's own fields are each node's
+      }
+      if (kind == read && field->holder() == env->Thread_klass() &&
+          strcmp(field->name()->as_utf8(), "threadStatus") == 0) {
+        kind = thread_status;
+      }
+      return kind;
+    }
+    case Bytecodes::_getstatic:
+    case Bytecodes::_putstatic:
+      return kind;
+    case Bytecodes::_iaload: case Bytecodes::_laload: case Bytecodes::_faload:
+    case Bytecodes::_daload: case Bytecodes::_aaload: case Bytecodes::_baload:
+    case Bytecodes::_caload: case Bytecodes::_saload:
+    case Bytecodes::_iastore: case Bytecodes::_lastore: case Bytecodes::_fastore:
+    case Bytecodes::_dastore: case Bytecodes::_aastore: case Bytecodes::_bastore:
+    case Bytecodes::_castore: case Bytecodes::_sastore:
+      return kind | indexed;
+    default:
+      return unsupported;
+  }
+}
+
+int DsoBarrierSetC2::check_kind_or_refuse(C2Access& access) {
+  int kind = check_kind(access);
+  if (kind == unsupported) {
+    // Never compiled unchecked: the method stays at C1, whose code checks.
+    Compile::current()->record_method_not_compilable("djava: an unchecked heap access");
+    return no_check;
+  }
+  return kind;
+}
+
+// The operand slots the parser has popped for the bytecode by the time it
+// reaches the access (parse2.cpp, parse3.cpp). They are still in the map,
+// so raising sp by this much gives the state before the bytecode.
+static int popped_slots(GraphKit* kit, BasicType type) {
+  int value = type2size[type];
+  switch (kit->java_bc()) {
+    case Bytecodes::_getfield:  return 1;               // the receiver
+    case Bytecodes::_getstatic: return 0;
+    case Bytecodes::_putfield:                          // the receiver pops after
+    case Bytecodes::_putstatic: return value;
+    case Bytecodes::_iastore: case Bytecodes::_lastore: case Bytecodes::_fastore:
+    case Bytecodes::_dastore: case Bytecodes::_aastore: case Bytecodes::_bastore:
+    case Bytecodes::_castore: case Bytecodes::_sastore:
+      return 2 + value;                                 // array, index, value
+    default:
+      return 2;                                         // an element load: array, index
+  }
+}
+
+void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
+  GraphKit* kit = access.kit();
+  if (kit->stopped()) {
+    return;
+  }
+  PhaseGVN& gvn = kit->gvn();
+  Node* obj = access.base();
+
+  Node* mark_adr = kit->basic_plus_adr(obj, oopDesc::mark_offset_in_bytes());
+  Node* mark = kit->make_load(kit->control(), mark_adr, TypeLong::LONG, T_LONG,
+                              MemNode::unordered, LoadNode::Pinned);
+  Node* cmp = gvn.transform(new CmpLNode(mark, kit->longcon(0)));
+  Node* shared = gvn.transform(new BoolNode(cmp, BoolTest::lt));
+  IfNode* iff = kit->create_and_map_if(kit->control(), shared, PROB_UNLIKELY_MAG(5), COUNT_UNKNOWN);
+
+  // The merge after the slow path is Parse::call_register_finalizer's:
+  // control, i_o and all of memory (the call changes the raw slice only,
+  // and IGVN splits the memory phi per slice).
+  RegionNode* region = new RegionNode(3);
+  kit->record_for_igvn(region);
+  region->init_req(1, gvn.transform(new IfFalseNode(iff)));
+  Node* shared_ctl = gvn.transform(new IfTrueNode(iff));
+
+  Node* offset;
+  if ((kind & indexed) != 0) {
+    // The element's offset in the array: an array kept in blocks needs its
+    // block. The casts hang on the shared branch: an address turned into a
+    // number must not be shared with code past a safepoint, where GC may
+    // have moved the array.
+    Node* element = gvn.transform(new CastP2XNode(shared_ctl, access.addr().node()));
+    Node* start = gvn.transform(new CastP2XNode(shared_ctl, obj));
+    offset = gvn.transform(new SubXNode(element, start));
+  } else {
+    offset = kit->longcon(-1);
+  }
+
+  Node* io_phi;
+  Node* mem_phi;
+  {
+    PreserveJVMState pjvms(kit);
+    kit->set_control(shared_ctl);
+    // The debug state of the call is the state before the bytecode: a frame
+    // deoptimized while the thread waits re-executes it.
+    kit->set_sp(kit->sp() + popped_slots(kit, access.type()));
+    kit->jvms()->set_should_reexecute(true);
+    kit->kill_dead_locals();
+    Node* call = kit->make_runtime_call(GraphKit::RC_NO_LEAF | GraphKit::RC_UNCOMMON,
+                                        access_Type(), _access_stub, "dso_access",
+                                        TypeRawPtr::BOTTOM, obj, kit->intcon(kind), offset,
+                                        kit->top());
+    // A refusal deoptimizes: the interpreter re-executes the bytecode and throws.
+    kit->make_slow_call_ex(call, kit->env()->Throwable_klass(), false, /* deoptimize */ true);
+    // Pre-filled with the state the call starts from, which is the other
+    // path's.
+    io_phi = PhiNode::make(region, call->in(TypeFunc::I_O), Type::ABIO);
+    mem_phi = PhiNode::make(region, call->in(TypeFunc::Memory), Type::MEMORY, TypePtr::BOTTOM);
+    region->init_req(2, kit->control());
+    io_phi->init_req(2, kit->i_o());
+    mem_phi->init_req(2, kit->reset_memory());
+  }
+  kit->set_all_memory(gvn.transform(mem_phi));
+  kit->set_i_o(gvn.transform(io_phi));
+  kit->set_control(gvn.transform(region));
+}
+
+void DsoBarrierSetC2::end_write(C2ParseAccess& access) {
+  GraphKit* kit = access.kit();
+  if (kit->stopped()) {
+    return;
+  }
+  PhaseGVN& gvn = kit->gvn();
+  Node* thread = gvn.transform(new ThreadLocalNode());
+  Node* slot = kit->basic_plus_adr(kit->top(), thread, in_bytes(JavaThread::dso_inline_write_offset()));
+  Node* began = kit->make_load(kit->control(), slot, TypeRawPtr::BOTTOM, T_ADDRESS,
+                               Compile::AliasIdxRaw, MemNode::unordered);
+  Node* cmp = gvn.transform(new CmpPNode(began, kit->null()));
+  Node* pending = gvn.transform(new BoolNode(cmp, BoolTest::ne));
+  IfNode* iff = kit->create_and_map_if(kit->control(), pending, PROB_UNLIKELY_MAG(4), COUNT_UNKNOWN);
+  RegionNode* region = new RegionNode(3);
+  kit->record_for_igvn(region);
+  region->init_req(1, gvn.transform(new IfFalseNode(iff)));
+  Node* mem_phi;
+  {
+    PreserveJVMState pjvms(kit);
+    kit->set_control(gvn.transform(new IfTrueNode(iff)));
+    // The leaf's memory input is all of memory, the store's slice included:
+    // it comes after the store in any schedule.
+    Node* call = kit->make_runtime_call(GraphKit::RC_LEAF, end_write_Type(),
+                                        CAST_FROM_FN_PTR(address, DsoBarrierSetC2::end_write_C),
+                                        "dso_end_write", TypeRawPtr::BOTTOM, thread);
+    mem_phi = PhiNode::make(region, call->in(TypeFunc::Memory), Type::MEMORY, TypePtr::BOTTOM);
+    region->init_req(2, kit->control());
+    mem_phi->init_req(2, kit->reset_memory());
+  }
+  kit->set_all_memory(gvn.transform(mem_phi));
+  kit->set_control(gvn.transform(region));
+}
+
+Node* DsoBarrierSetC2::load_at(C2Access& access, const Type* val_type) const {
+  int kind = check_kind_or_refuse(access);
+  if (kind >= 0) {
+    check(static_cast<C2ParseAccess&>(access), kind);
+    // The load stays below its own check (never above it, never commoned
+    // with a load above it).
+    access.add_decorators(C2_CONTROL_DEPENDENT_LOAD | C2_PINNED_LOAD);
+  }
+  return CardTableBarrierSetC2::load_at(access, val_type);
+}
+
+Node* DsoBarrierSetC2::store_at(C2Access& access, C2AccessValue& val) const {
+  int kind = check_kind_or_refuse(access);
+  if (kind >= 0) {
+    check(static_cast<C2ParseAccess&>(access), kind);
+  }
+  Node* store = CardTableBarrierSetC2::store_at(access, val);
+  if (kind >= 0) {
+    end_write(static_cast<C2ParseAccess&>(access));
+  }
+  return store;
+}
+
+// Atomics come only from Unsafe's and VarHandles' intrinsics, which are off
+// on a node (is_intrinsic_allowed): one that reaches here unchecked refuses.
+Node* DsoBarrierSetC2::atomic_cmpxchg_val_at(C2AtomicParseAccess& access, Node* expected_val,
+                                             Node* new_val, const Type* val_type) const {
+  check_kind_or_refuse(access);
+  return CardTableBarrierSetC2::atomic_cmpxchg_val_at(access, expected_val, new_val, val_type);
+}
+
+Node* DsoBarrierSetC2::atomic_cmpxchg_bool_at(C2AtomicParseAccess& access, Node* expected_val,
+                                              Node* new_val, const Type* val_type) const {
+  check_kind_or_refuse(access);
+  return CardTableBarrierSetC2::atomic_cmpxchg_bool_at(access, expected_val, new_val, val_type);
+}
+
+Node* DsoBarrierSetC2::atomic_xchg_at(C2AtomicParseAccess& access, Node* new_val,
+                                      const Type* value_type) const {
+  check_kind_or_refuse(access);
+  return CardTableBarrierSetC2::atomic_xchg_at(access, new_val, value_type);
+}
+
+Node* DsoBarrierSetC2::atomic_add_at(C2AtomicParseAccess& access, Node* new_val,
+                                     const Type* value_type) const {
+  check_kind_or_refuse(access);
+  return CardTableBarrierSetC2::atomic_add_at(access, new_val, value_type);
+}
+
+void DsoBarrierSetC2::clone(GraphKit* kit, Node* src, Node* dst, Node* size, bool is_array) const {
+  // Object.clone's intrinsic is off on a node (InlineArrayCopy): clone is
+  // compiled as its native call, which is checked.
+  if (DistributedJava && !never_shared(kit->gvn(), src)) {
+    kit->C->record_method_not_compilable("djava: an unchecked clone");
+  }
+  CardTableBarrierSetC2::clone(kit, src, dst, size, is_array);
+}
+
+bool DsoBarrierSetC2::is_intrinsic_allowed(vmIntrinsics::ID id) {
+  if (!DistributedJava) {
+    return true;
+  }
+  switch (id) {
+    // Arithmetic, bits and conversions: no heap.
+    case vmIntrinsics::_dabs: case vmIntrinsics::_fabs: case vmIntrinsics::_iabs:
+    case vmIntrinsics::_labs: case vmIntrinsics::_dsin: case vmIntrinsics::_dcos:
+    case vmIntrinsics::_dtan: case vmIntrinsics::_datan2: case vmIntrinsics::_dsqrt:
+    case vmIntrinsics::_dlog: case vmIntrinsics::_dlog10: case vmIntrinsics::_dpow:
+    case vmIntrinsics::_dexp: case vmIntrinsics::_floor: case vmIntrinsics::_ceil:
+    case vmIntrinsics::_rint: case vmIntrinsics::_min: case vmIntrinsics::_max:
+    case vmIntrinsics::_minF: case vmIntrinsics::_maxF: case vmIntrinsics::_minD:
+    case vmIntrinsics::_maxD: case vmIntrinsics::_fmaD: case vmIntrinsics::_fmaF:
+    case vmIntrinsics::_dcopySign: case vmIntrinsics::_fcopySign:
+    case vmIntrinsics::_dsignum: case vmIntrinsics::_fsignum:
+    case vmIntrinsics::_addExactI: case vmIntrinsics::_addExactL:
+    case vmIntrinsics::_decrementExactI: case vmIntrinsics::_decrementExactL:
+    case vmIntrinsics::_incrementExactI: case vmIntrinsics::_incrementExactL:
+    case vmIntrinsics::_multiplyExactI: case vmIntrinsics::_multiplyExactL:
+    case vmIntrinsics::_multiplyHigh: case vmIntrinsics::_negateExactI:
+    case vmIntrinsics::_negateExactL: case vmIntrinsics::_subtractExactI:
+    case vmIntrinsics::_subtractExactL:
+    case vmIntrinsics::_floatToRawIntBits: case vmIntrinsics::_floatToIntBits:
+    case vmIntrinsics::_intBitsToFloat: case vmIntrinsics::_doubleToRawLongBits:
+    case vmIntrinsics::_doubleToLongBits: case vmIntrinsics::_longBitsToDouble:
+    case vmIntrinsics::_numberOfLeadingZeros_i: case vmIntrinsics::_numberOfLeadingZeros_l:
+    case vmIntrinsics::_numberOfTrailingZeros_i: case vmIntrinsics::_numberOfTrailingZeros_l:
+    case vmIntrinsics::_bitCount_i: case vmIntrinsics::_bitCount_l:
+    case vmIntrinsics::_reverseBytes_i: case vmIntrinsics::_reverseBytes_l:
+    case vmIntrinsics::_reverseBytes_c: case vmIntrinsics::_reverseBytes_s:
+    // An object's header, its class and its length: the same on every node
+    // (a replica's identity hash is the cluster's, in the usual bits).
+    case vmIntrinsics::_hashCode: case vmIntrinsics::_identityHashCode:
+    case vmIntrinsics::_getClass: case vmIntrinsics::_getLength:
+    case vmIntrinsics::_isInstance: case vmIntrinsics::_isAssignableFrom:
+    case vmIntrinsics::_Class_cast: case vmIntrinsics::_getModifiers:
+    case vmIntrinsics::_isInterface: case vmIntrinsics::_isArray:
+    case vmIntrinsics::_isPrimitive: case vmIntrinsics::_isHidden:
+    case vmIntrinsics::_getSuperclass: case vmIntrinsics::_getClassAccessFlags:
+    // Allocation, the thread, time, fences and compiler hints.
+    case vmIntrinsics::_newArray: case vmIntrinsics::_allocateInstance:
+    case vmIntrinsics::_allocateUninitializedArray: case vmIntrinsics::_Object_init:
+    case vmIntrinsics::_currentThread: case vmIntrinsics::_getCallerClass:
+    case vmIntrinsics::_currentTimeMillis: case vmIntrinsics::_nanoTime:
+    case vmIntrinsics::_onSpinWait: case vmIntrinsics::_loadFence:
+    case vmIntrinsics::_storeFence: case vmIntrinsics::_storeStoreFence:
+    case vmIntrinsics::_fullFence: case vmIntrinsics::_Preconditions_checkIndex:
+    case vmIntrinsics::_Preconditions_checkLongIndex: case vmIntrinsics::_profileBoolean:
+    case vmIntrinsics::_isCompileConstant: case vmIntrinsics::_blackhole:
+    // Method handles' linkers: calls, no heap access of their own.
+    case vmIntrinsics::_invoke: case vmIntrinsics::_invokeGeneric:
+    case vmIntrinsics::_invokeBasic: case vmIntrinsics::_linkToVirtual:
+    case vmIntrinsics::_linkToStatic: case vmIntrinsics::_linkToSpecial:
+    case vmIntrinsics::_linkToInterface: case vmIntrinsics::_compiledLambdaForm:
+      return true;
+    default:
+      // Strings', arrays', Unsafe's, the vector API's, checksums' and
+      // ciphers' intrinsics read or write Java arrays and objects directly;
+      // Object.notify's would skip a replica's cluster monitor when its
+      // mark looks stack-locked. Anything new is off until shown safe.
+      return false;
+  }
+}
+
+const TypeFunc* DsoBarrierSetC2::access_Type() {
+  const Type** fields = TypeTuple::fields(4);
+  fields[TypeFunc::Parms + 0] = TypeInstPtr::NOTNULL;  // the object
+  fields[TypeFunc::Parms + 1] = TypeInt::INT;          // the kind
+  fields[TypeFunc::Parms + 2] = TypeLong::LONG;        // an element's offset, or -1
+  fields[TypeFunc::Parms + 3] = Type::HALF;
+  const TypeTuple* domain = TypeTuple::make(TypeFunc::Parms + 4, fields);
+  fields = TypeTuple::fields(0);
+  const TypeTuple* range = TypeTuple::make(TypeFunc::Parms + 0, fields);
+  return TypeFunc::make(domain, range);
+}
+
+const TypeFunc* DsoBarrierSetC2::end_write_Type() {
+  const Type** fields = TypeTuple::fields(1);
+  fields[TypeFunc::Parms + 0] = TypeRawPtr::NOTNULL;   // the JavaThread
+  const TypeTuple* domain = TypeTuple::make(TypeFunc::Parms + 1, fields);
+  fields = TypeTuple::fields(0);
+  const TypeTuple* range = TypeTuple::make(TypeFunc::Parms + 0, fields);
+  return TypeFunc::make(domain, range);
+}
+
+bool DsoBarrierSetC2::generate_stubs(ciEnv* env) {
+  if (!DistributedJava) {
+    return true;
+  }
+  _access_stub = OptoRuntime::generate_stub(env, access_Type,
+                                            CAST_FROM_FN_PTR(address, DsoBarrierSetC2::access_C),
+                                            "dso_access", 0, false, false);
+  return _access_stub != NULL;
+}
+
+// Called in Java state, as OptoRuntime::monitor_notify_C is: the cached case
+// returns at once; a miss gains the access in the VM (compiled_access makes
+// the transition), where the thread may block and GC may run.
+JRT_BLOCK_ENTRY(void, DsoBarrierSetC2::access_C(oopDesc* obj, jint kind, jlong offset,
+                                                JavaThread* current))
+  if ((kind & thread_status) == 0) {
+    bool is_write = (kind & write) != 0;
+    if ((kind & indexed) == 0) {
+      if (DsoInterpreter::try_access(current, obj, is_write)) {
+        return;
+      }
+    } else {
+      jint lh = obj->klass()->layout_helper();
+      jint index = (jint)((offset - Klass::layout_helper_header_size(lh)) >>
+                          Klass::layout_helper_log2_element_size(lh));
+      if (DsoInterpreter::try_access_element(current, (arrayOopDesc*)obj, index, is_write)) {
+        return;
+      }
+    }
+  }
+  DsoInterpreter::compiled_access(current, obj, kind, offset);
+JRT_END
+
+JRT_LEAF(void, DsoBarrierSetC2::end_write_C(JavaThread* current))
+  DsoInterpreter::end_write(current);
+JRT_END

@@ -1,0 +1,103 @@
+/*
+ * djava: the shared-object check in C2's code, as DsoBarrierSet's C2 part.
+ *
+ * Every field, static and array access a bytecode makes reaches the barrier
+ * set's load_at/store_at when C2 parses it (the parser marks those accesses
+ * C2_DSO_BYTECODE, patches/0031). Before the access this part puts into the
+ * graph:
+ *
+ *   mark = LoadL [obj]              pinned to the access's control
+ *   if (mark < 0)                   unlikely: a replica (dsoMark.hpp)
+ *     call dso_access(obj, kind, offset)    a runtime stub that may block
+ *
+ * The stub's C function first runs the cached test the other tiers run
+ * inline (DsoInterpreter::try_access: a read whose copy is S or M and not
+ * BLOCKED, or a write that announces itself and finds M) without leaving
+ * Java state; otherwise it gains the access in the VM, where the thread may
+ * wait on the network and GC may run. The call carries the state *before*
+ * the bytecode, operands on the stack, with re-execution set: a frame
+ * deoptimized while the thread waits re-executes the bytecode in the
+ * interpreter, which checks again, and an exception (a refusal) goes to an
+ * uncommon trap that does the same, so that the interpreter throws it. The
+ * call's memory effects are raw only: the Java slices pass through the
+ * check untouched, so alias analysis is not pessimized; each checked load
+ * is pinned below its own check, so it reads memory after the check and is
+ * never commoned with a load above it.
+ *
+ * After a store or an atomic: the thread's write slot is empty unless the
+ * write announced or pinned (one load and compare); a leaf call ends it.
+ *
+ * No safepoint lies between a check and its access: C2 polls at loop back
+ * edges, returns and calls, and the check's merge leads straight to the
+ * access. Counted loops poll too on a node (UseCountedLoopSafepoints, so
+ * that a publication fence never waits for a long loop to end).
+ *
+ * Not checked: java.lang.Class's own fields (each node's; a mirror's
+ * statics are checked); weak and phantom loads (Reference.get is compiled
+ * from its bytecode on a node); fresh allocations and Strings (which travel
+ * by value) when an access that is not a bytecode's reaches the barrier set.
+ * Any other access a compilation would emit unchecked keeps its method out
+ * of C2 (it stays at C1), and every intrinsic not known to be safe is off on
+ * a node (is_intrinsic_allowed): Unsafe and VarHandle accesses call their
+ * natives, which are checked.
+ */
+
+#ifndef SHARE_DSO_C2_DSOBARRIERSETC2_HPP
+#define SHARE_DSO_C2_DSOBARRIERSETC2_HPP
+
+#include "classfile/vmIntrinsics.hpp"
+#include "gc/shared/c2/cardTableBarrierSetC2.hpp"
+
+class ciEnv;
+class JavaThread;
+class oopDesc;
+class TypeFunc;
+
+class DsoBarrierSetC2 : public CardTableBarrierSetC2 {
+ public:
+  // What an access needs of the runtime (the stub's argument); the bits
+  // are DsoBarrierSetC1::Kind's, which DsoInterpreter::compiled_access reads.
+  enum Kind {
+    read          = 0,
+    write         = 1,
+    thread_status = 2,  // a read of Thread.threadStatus
+    indexed       = 8   // an array element: the offset names its block
+  };
+
+  virtual Node* load_at(C2Access& access, const Type* val_type) const;
+  virtual Node* store_at(C2Access& access, C2AccessValue& val) const;
+  virtual Node* atomic_cmpxchg_val_at(C2AtomicParseAccess& access, Node* expected_val,
+                                      Node* new_val, const Type* val_type) const;
+  virtual Node* atomic_cmpxchg_bool_at(C2AtomicParseAccess& access, Node* expected_val,
+                                       Node* new_val, const Type* val_type) const;
+  virtual Node* atomic_xchg_at(C2AtomicParseAccess& access, Node* new_val,
+                               const Type* value_type) const;
+  virtual Node* atomic_add_at(C2AtomicParseAccess& access, Node* new_val,
+                              const Type* value_type) const;
+  virtual void clone(GraphKit* kit, Node* src, Node* dst, Node* size, bool is_array) const;
+
+  // Whether C2 may expand intrinsic `id`: on a node, only those that touch
+  // no Java object's fields or elements behind the barrier set's back.
+  static bool is_intrinsic_allowed(vmIntrinsics::ID id);
+  // The dso_access stub, made with OptoRuntime's others (patches/0031).
+  static bool generate_stubs(ciEnv* env);
+
+ private:
+  // The check an access needs: a Kind, or one of the negative values below.
+  static int check_kind(C2Access& access);
+  // check_kind, and a compilation that would emit the access unchecked
+  // gives up C2 for its method.
+  static int check_kind_or_refuse(C2Access& access);
+  static void check(C2ParseAccess& access, int kind);
+  static void end_write(C2ParseAccess& access);
+
+  static const TypeFunc* access_Type();
+  static const TypeFunc* end_write_Type();
+  // The stub's C function and the store's end (a leaf).
+  static void access_C(oopDesc* obj, jint kind, jlong offset, JavaThread* current);
+  static void end_write_C(JavaThread* current);
+
+  static address _access_stub;
+};
+
+#endif // SHARE_DSO_C2_DSOBARRIERSETC2_HPP
