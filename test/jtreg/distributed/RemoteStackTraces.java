@@ -44,7 +44,6 @@ public class RemoteStackTraces {
         // The oracle: a thread of this node parked where the others are; their frames must read
         // as its frames do.
         Thread local = Threads.onThisNode(() -> Inner.parkIn(ready, release), "local");
-        local.start();
         Thread holder = new Thread(() -> {
             holderPid = ProcessHandle.current().pid();
             // A thread the remote thread starts: the program's too, wherever it runs.
@@ -52,7 +51,11 @@ public class RemoteStackTraces {
             grandchild.start();
             Inner.parkIn(ready, release);
         }, "holder");
+        // The holder first: once the local thread waits on `release`, the holder reaches it
+        // through the latch's queue, and a thread of this node's own work keeps whatever
+        // reaches it here (Thread.start's closure scan), so the holder would not be shipped.
         holder.start();
+        local.start();
         ready.await();
         // Until all are parked in holdHere (bounded).
         for (int i = 0; i < 200 && (holder.getState() != Thread.State.WAITING

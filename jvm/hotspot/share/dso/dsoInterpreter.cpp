@@ -6,6 +6,7 @@
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/dsoAccess.hpp"
+#include "dso/dsoCompiledAccess.hpp"
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMark.hpp"
@@ -20,8 +21,6 @@
 #include "runtime/threadSMR.hpp"
 #include "utilities/exceptions.hpp"
 
-// DsoBarrierSetC1::dynamic, without C1's headers (Zero has none).
-static const jint DsoBarrierSetC1_dynamic = 4;
 
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -122,13 +121,11 @@ JRT_END
 
 JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::compiled_access(JavaThread* current, oopDesc* obj,
                                                          jint kind, jlong offset))
-  // Kinds (DsoBarrierSetC1::Kind): bit 0 a write, bit 1 a read of
-  // Thread.threadStatus, bit 2 an Unsafe access.
   Handle h(current, obj);
   // Unsafe's accesses (dynamic) may be unaligned: up to 8 bytes.
-  jlong end = offset < 0 ? -1 : offset + ((kind & DsoBarrierSetC1_dynamic) != 0 ? 8 : 1);
-  gain_access(current, h, offset, end, (kind & 1) != 0, CHECK);
-  if ((kind & 2) != 0 && h->klass()->is_subclass_of(vmClasses::Thread_klass())) {
+  jlong end = offset < 0 ? -1 : offset + ((kind & DsoCompiledAccess::dynamic) != 0 ? 8 : 1);
+  gain_access(current, h, offset, end, (kind & DsoCompiledAccess::write) != 0, CHECK);
+  if ((kind & DsoCompiledAccess::thread_status) != 0 && h->klass()->is_subclass_of(vmClasses::Thread_klass())) {
     DsoThreads::refresh_remote_state(current, h());
   }
 JRT_END

@@ -164,10 +164,11 @@ class DsoInterpreter : AllStatic {
   // write stores, or NULL), possibly moved, in vm_result and JavaThread::_dso_vm_result_2.
   static void bytecode_read(JavaThread* current, oopDesc* obj, address field, oopDesc* val);
   static void bytecode_write(JavaThread* current, oopDesc* obj, address field, oopDesc* val);
-  // C1's slow path (dso/c1/dsoBarrierSetC1.hpp, through Runtime1's
-  // dso_access blob): as bytecode_read/bytecode_write, for an access of
-  // `kind` (DsoBarrierSetC1::Kind). The compiled frame's registers, which
-  // hold the object, come back through the blob's oop map.
+  // C1's and C2's slow path (dso/c1, through Runtime1's dso_access blob;
+  // dso/c2, through OptoRuntime's dso_access stub): as bytecode_read/
+  // bytecode_write, for an access of `kind` (DsoCompiledAccess::Kind). The
+  // compiled frame's registers or spill slots, which hold the object, come
+  // back through the blob's or the call's oop map.
   // offset: the byte offset of an array element or Unsafe access in obj,
   // -1 for a field (an array kept in blocks needs the element's block).
   static void compiled_access(JavaThread* current, oopDesc* obj, jint kind, jlong offset);

@@ -11,6 +11,7 @@
 #include "c1/c1_MacroAssembler.hpp"
 #include "c1/c1_Runtime1.hpp"
 #include "dso/c1/dsoBarrierSetC1.hpp"
+#include "dso/dsoCompiledAccess.hpp"
 #endif
 #include "dso/dsoBarrierSet.hpp"
 #include "dso/dsoBarrierSetAssembler_x86.hpp"
@@ -283,9 +284,9 @@ static void call_c1_slow_path(LIR_Assembler* ce, DsoAccessStubC1* stub, int kind
   // The access's offset in the object: an element's, an Unsafe access's;
   // -1 for a field's (compiled_access).
   LIR_Opr offset = stub->offset();
-  if ((kind & DsoBarrierSetC1::indexed) != 0) {
+  if ((kind & DsoCompiledAccess::indexed) != 0) {
     emit_c1_element_offset(ce->masm(), stub, rscratch1);
-  } else if ((kind & DsoBarrierSetC1::dynamic) != 0) {
+  } else if ((kind & DsoCompiledAccess::dynamic) != 0) {
     load_offset(ce, offset, rscratch1);
   } else {
     __ mov64(rscratch1, -1);
@@ -303,10 +304,10 @@ void DsoBarrierSetAssembler::generate_c1_access_stub(LIR_Assembler* ce, DsoAcces
   const Register obj = stub->obj()->as_register();
   const Register tmp = stub->tmp()->as_pointer_register();
   const int kind = stub->kind();
-  const bool is_write = (kind & DsoBarrierSetC1::write) != 0;
+  const bool is_write = (kind & DsoCompiledAccess::write) != 0;
   Label slow, thread_status;
   __ bind(*stub->entry());
-  if ((kind & DsoBarrierSetC1::dynamic) != 0) {
+  if ((kind & DsoCompiledAccess::dynamic) != 0) {
     // What the compiler could not tell (r10, rscratch1, is never allocated
     // by C1). A mirror's fields below its statics are java.lang.Class's
     // own, each node's.
@@ -332,7 +333,7 @@ void DsoBarrierSetAssembler::generate_c1_access_stub(LIR_Assembler* ce, DsoAcces
       __ jcc(Assembler::equal, thread_status);
     }
   }
-  if ((kind & DsoBarrierSetC1::thread_status) == 0) {
+  if ((kind & DsoCompiledAccess::thread_status) == 0) {
     // An element's offset, for an array in blocks (an Unsafe access, which
     // may straddle two blocks, takes the slow path there).
     class IndexOffset : public AccessOffset {
@@ -344,15 +345,15 @@ void DsoBarrierSetAssembler::generate_c1_access_stub(LIR_Assembler* ce, DsoAcces
      private:
       DsoAccessStubC1* _stub;
     } offset(stub);
-    bool indexed = (kind & DsoBarrierSetC1::indexed) != 0;
+    bool indexed = (kind & DsoCompiledAccess::indexed) != 0;
     emit_cached_test(ce->masm(), obj, tmp, rscratch1, indexed ? &offset : NULL, is_write,
                      *stub->continuation(), slow);
   }
   __ bind(slow);
   call_c1_slow_path(ce, stub, kind);
-  if ((kind & DsoBarrierSetC1::dynamic) != 0 && !is_write) {
+  if ((kind & DsoCompiledAccess::dynamic) != 0 && !is_write) {
     __ bind(thread_status);
-    call_c1_slow_path(ce, stub, kind | DsoBarrierSetC1::thread_status);
+    call_c1_slow_path(ce, stub, kind | DsoCompiledAccess::thread_status);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "ci/ciField.hpp"
 #include "ci/ciSymbol.hpp"
 #include "dso/c1/dsoBarrierSetC1.hpp"
+#include "dso/dsoCompiledAccess.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "runtime/thread.hpp"
 #include "utilities/macros.hpp"
@@ -29,7 +30,7 @@
 #define __ gen->lir()->
 #endif
 
-static const int no_check = -1;
+static const int no_check = DsoCompiledAccess::no_check;
 static const int unsupported = -2;
 
 int DsoBarrierSetC1::check_kind(LIRAccess& access) {
@@ -43,25 +44,18 @@ int DsoBarrierSetC1::check_kind(LIRAccess& access) {
   if (x == NULL) {
     return unsupported;
   }
-  int kind = (decorators & ACCESS_WRITE) != 0 ? write : read;
+  int kind = (decorators & ACCESS_WRITE) != 0 ? DsoCompiledAccess::write
+                                                : DsoCompiledAccess::read;
   if ((decorators & C1_UNSAFE_ACCESS) != 0 || x->as_Intrinsic() != NULL) {
     // Unsafe's accesses and atomics (patches/0022 gives them their state).
-    return x->state_before() != NULL ? kind | dynamic : unsupported;
+    return x->state_before() != NULL ? kind | DsoCompiledAccess::dynamic : unsupported;
   }
   if (x->as_AccessField() == NULL && x->as_AccessIndexed() == NULL) {
     return unsupported;
   }
   AccessField* field_access = x->as_AccessField();
   if (field_access != NULL && !field_access->is_static()) {
-    ciEnv* env = compilation->env();
-    ciField* field = field_access->field();
-    if (field->holder() == env->Class_klass()) {
-      return no_check;  // java.lang.Class's own fields are each node's
-    }
-    if (kind == read && field->holder() == env->Thread_klass() &&
-        strcmp(field->name()->as_utf8(), "threadStatus") == 0) {
-      kind = thread_status;
-    }
+    return DsoCompiledAccess::of_instance_field(compilation->env(), field_access->field(), kind);
   }
   return kind;
 }
@@ -93,7 +87,7 @@ void DsoBarrierSetC1::check(LIRAccess& access, int kind) {
   CodeEmitInfo* info = gen->state_for(x, state);
   info->set_force_reexecute();
   LabelObj* null_base = NULL;
-  if ((kind & dynamic) != 0) {
+  if ((kind & DsoCompiledAccess::dynamic) != 0) {
     // Unsafe with a null base addresses native memory.
     null_base = new LabelObj();
     __ cmp(lir_cond_equal, obj, LIR_OprFact::oopConst(NULL));
@@ -104,11 +98,11 @@ void DsoBarrierSetC1::check(LIRAccess& access, int kind) {
                            ? new CodeEmitInfo(access.access_emit_info()) : NULL;
   __ cmp_mem_int(lir_cond_less, obj, oopDesc::mark_offset_in_bytes() + 4, 0, null_check);
   LIR_Opr offset = LIR_OprFact::illegalOpr;
-  if ((kind & dynamic) != 0) {
+  if ((kind & DsoCompiledAccess::dynamic) != 0) {
     offset = access.offset().opr();
   } else if (x->as_AccessIndexed() != NULL) {
     offset = access.offset().opr();  // the index: the address is not resolved yet
-    kind |= indexed;
+    kind |= DsoCompiledAccess::indexed;
   }
   CodeStub* stub = new DsoAccessStubC1(obj, offset, gen->new_pointer_register(), kind,
                                        access.type(), info);

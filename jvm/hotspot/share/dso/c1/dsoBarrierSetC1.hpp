@@ -49,20 +49,9 @@
 #include "c1/c1_CodeStubs.hpp"
 #include "gc/shared/c1/cardTableBarrierSetC1.hpp"
 
+// An access's kind, the stub's argument: DsoCompiledAccess::Kind.
 class DsoBarrierSetC1 : public CardTableBarrierSetC1 {
  public:
-  // What an access needs of the runtime (compiled_access's argument).
-  enum Kind {
-    read          = 0,
-    write         = 1,
-    thread_status = 2,  // a read of Thread.threadStatus
-    dynamic       = 4,  // Unsafe or an atomic: the base may be null, and
-                        // a mirror's own fields and threadStatus are told
-                        // by the offset at run time
-    indexed       = 8   // an array element: the stub passes its offset (an
-                        // array kept in blocks needs the element's block)
-  };
-
   DsoBarrierSetC1() : _end_pinned_write_stub(NULL) {}
 
   virtual void load_at(LIRAccess& access, LIR_Opr result);
@@ -75,7 +64,8 @@ class DsoBarrierSetC1 : public CardTableBarrierSetC1 {
   address end_pinned_write_stub() const { return _end_pinned_write_stub; }
 
  private:
-  // Whether the access gets a check, and which: -1 for none.
+  // Whether the access gets a check, and which: a DsoCompiledAccess::Kind,
+  // or no_check.
   static int check_kind(LIRAccess& access);
   // Resolves a field offset C1 must patch, before the check (the patching
   // call is a safepoint and may not fall between check and access).

@@ -5,8 +5,8 @@
 #include "precompiled.hpp"
 #include "ci/ciEnv.hpp"
 #include "ci/ciField.hpp"
-#include "ci/ciSymbol.hpp"
 #include "dso/c2/dsoBarrierSetC2.hpp"
+#include "dso/dsoCompiledAccess.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMark.hpp"
@@ -20,7 +20,7 @@
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/thread.hpp"
 
-static const int no_check = -1;
+static const int no_check = DsoCompiledAccess::no_check;
 static const int unsupported = -2;
 
 address DsoBarrierSetC2::_access_stub = NULL;
@@ -52,23 +52,14 @@ int DsoBarrierSetC2::check_kind(C2Access& access) {
   if ((decorators & C2_DSO_BYTECODE) == 0 || kit->is_Parse() == NULL) {
     return never_shared(access.gvn(), access.base()) ? no_check : unsupported;
   }
-  int kind = (decorators & C2_WRITE_ACCESS) != 0 ? write : read;
+  int kind = (decorators & C2_WRITE_ACCESS) != 0 ? DsoCompiledAccess::write
+                                                   : DsoCompiledAccess::read;
   switch (kit->java_bc()) {
     case Bytecodes::_getfield:
     case Bytecodes::_putfield: {
-      ciEnv* env = kit->env();
       ciField* field = kit->C->alias_type(access.addr().type())->field();
-      if (field == NULL) {
-        return unsupported;
-      }
-      if (field->holder() == env->Class_klass()) {
-        return no_check;  // java.lang.Class's own fields are each node's
-      }
-      if (kind == read && field->holder() == env->Thread_klass() &&
-          strcmp(field->name()->as_utf8(), "threadStatus") == 0) {
-        kind = thread_status;
-      }
-      return kind;
+      return field != NULL ? DsoCompiledAccess::of_instance_field(kit->env(), field, kind)
+                           : unsupported;
     }
     case Bytecodes::_getstatic:
     case Bytecodes::_putstatic:
@@ -79,7 +70,7 @@ int DsoBarrierSetC2::check_kind(C2Access& access) {
     case Bytecodes::_iastore: case Bytecodes::_lastore: case Bytecodes::_fastore:
     case Bytecodes::_dastore: case Bytecodes::_aastore: case Bytecodes::_bastore:
     case Bytecodes::_castore: case Bytecodes::_sastore:
-      return kind | indexed;
+      return kind | DsoCompiledAccess::indexed;
     default:
       return unsupported;
   }
@@ -138,7 +129,7 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   Node* shared_ctl = gvn.transform(new IfTrueNode(iff));
 
   Node* offset;
-  if ((kind & indexed) != 0) {
+  if ((kind & DsoCompiledAccess::indexed) != 0) {
     // The element's offset in the array: an array kept in blocks needs its
     // block. The casts hang on the shared branch: an address turned into a
     // number must not be shared with code past a safepoint, where GC may
@@ -371,9 +362,9 @@ bool DsoBarrierSetC2::generate_stubs(ciEnv* env) {
 // the transition), where the thread may block and GC may run.
 JRT_BLOCK_ENTRY(void, DsoBarrierSetC2::access_C(oopDesc* obj, jint kind, jlong offset,
                                                 JavaThread* current))
-  if ((kind & thread_status) == 0) {
-    bool is_write = (kind & write) != 0;
-    if ((kind & indexed) == 0) {
+  if ((kind & DsoCompiledAccess::thread_status) == 0) {
+    bool is_write = (kind & DsoCompiledAccess::write) != 0;
+    if ((kind & DsoCompiledAccess::indexed) == 0) {
       if (DsoInterpreter::try_access(current, obj, is_write)) {
         return;
       }

@@ -53,17 +53,9 @@ class JavaThread;
 class oopDesc;
 class TypeFunc;
 
+// An access's kind, the stub's argument: DsoCompiledAccess::Kind.
 class DsoBarrierSetC2 : public CardTableBarrierSetC2 {
  public:
-  // What an access needs of the runtime (the stub's argument); the bits
-  // are DsoBarrierSetC1::Kind's, which DsoInterpreter::compiled_access reads.
-  enum Kind {
-    read          = 0,
-    write         = 1,
-    thread_status = 2,  // a read of Thread.threadStatus
-    indexed       = 8   // an array element: the offset names its block
-  };
-
   virtual Node* load_at(C2Access& access, const Type* val_type) const;
   virtual Node* store_at(C2Access& access, C2AccessValue& val) const;
   virtual Node* atomic_cmpxchg_val_at(C2AtomicParseAccess& access, Node* expected_val,
@@ -83,7 +75,8 @@ class DsoBarrierSetC2 : public CardTableBarrierSetC2 {
   static bool generate_stubs(ciEnv* env);
 
  private:
-  // The check an access needs: a Kind, or one of the negative values below.
+  // The check an access needs: a DsoCompiledAccess::Kind, no_check, or
+  // unsupported (the .cpp's).
   static int check_kind(C2Access& access);
   // check_kind, and a compilation that would emit the access unchecked
   // gives up C2 for its method.
