@@ -38,10 +38,12 @@ operations beside. Progress on stderr; markdown on stdout (and --out);
 With --vm server the djava columns run on djava's server VM (every node
 compiles with C1, whose code carries the barrier set's checks), Ref is not
 run, and the ratios are against stock HotSpot's C1 (-XX:TieredStopAtLevel=1),
-the same compiler without the checks, and its full JIT (issue 21).
+the same compiler without the checks, and its full JIT (issue 21). With
+--vm server-c2 every node compiles with C2 as well (-XX:+DjavaCompileWithC2,
+dso/c2: C2's code carries the checks too); compare local/JIT.
 
 usage: bench/micro/table6.py [--rounds R] [--iterations N] [--objects M] [--small]
-                             [--vm zero|server] [--out FILE.md] [--json FILE.json]
+                             [--vm zero|server|server-c2] [--out FILE.md] [--json FILE.json]
 """
 
 import argparse
@@ -66,8 +68,15 @@ def seed_column(name):
     return "djava" if name in ("empty-loop", "new-object") else "djava-cached"
 
 
-def measure(rounds, iterations, objects, server=False):
+# djava's VM options per --vm.
+DJAVA_VM_OPTIONS = {"zero": ["-zero"], "server": ["-server"],
+                    "server-c2": ["-server", "-XX:+UnlockExperimentalVMOptions",
+                                  "-XX:+DjavaCompileWithC2"]}
+
+
+def measure(rounds, iterations, objects, djava_vm="zero"):
     """{row: {column: [ns per round]}}."""
+    server = djava_vm != "zero"
     samples = {name: {c: [] for c in COLUMNS} for name in common.SEED_TABLE6}
     base = "c1" if server else "ref"
     with tempfile.TemporaryDirectory() as classes:
@@ -78,7 +87,7 @@ def measure(rounds, iterations, objects, server=False):
                     continue
                 if vm == "djava":
                     out = common.run_djava(classes, "SharedMicro", iterations, objects,
-                                           vm_options=["-server" if server else "-zero"])
+                                           vm_options=DJAVA_VM_OPTIONS[djava_vm])
                     for line in out.splitlines():
                         name, column, ns = line.split()
                         samples[name][DJAVA_COLUMNS[column]].append(float(ns))
@@ -93,7 +102,7 @@ def measure(rounds, iterations, objects, server=False):
     return samples
 
 
-def table_data(samples, rounds, iterations, small, server=False):
+def table_data(samples, rounds, iterations, small, vm="zero"):
     rows = []
     for name, (label, seed_now, seed_ref, seed_ratio) in common.SEED_TABLE6.items():
         ns = {c: common.median(samples[name][c]) for c in COLUMNS}
@@ -102,7 +111,7 @@ def table_data(samples, rounds, iterations, small, server=False):
                      "seed_ratio": seed_ratio, "seed_now_us_per_100": seed_now,
                      "seed_ref_us_per_100": seed_ref})
     return {"rounds": rounds, "iterations": iterations, "small": small,
-            "vm": "server" if server else "zero", "rows": rows}
+            "vm": vm, "rows": rows}
 
 
 def fmt_ns(x):
@@ -121,8 +130,10 @@ def fmt_ratio(x, ref):
 def markdown_server(data, objects):
     """The table of a --vm server run: djava's C1 code against stock
     HotSpot's C1 and JIT."""
+    compilers = "C1 and C2, whose code carries" if data["vm"] == "server-c2" else \
+        "C1, whose code carries"
     lines = [f"djava's server VM (every node of a private cluster of 2 thread servers "
-             f"compiling with C1, whose code carries the checks) against stock HotSpot's C1 "
+             f"compiling with {compilers} the checks) against stock HotSpot's C1 "
              f"(-XX:TieredStopAtLevel=1), JIT (C1 and C2) and template interpreter (-Xint): "
              f"ns per operation, median of {data['rounds']} interleaved rounds of "
              f"{data['iterations']:,} iterations (∞ rows: {objects - 1:,} uncached objects)"
@@ -182,17 +193,16 @@ def main():
     ap.add_argument("--objects", type=int, help="uncached objects per ∞ row (default 2000; "
                                                 "small 50)")
     ap.add_argument("--small", action="store_true", help="smoke sizes")
-    ap.add_argument("--vm", choices=("zero", "server"), default="zero",
+    ap.add_argument("--vm", choices=tuple(DJAVA_VM_OPTIONS), default="zero",
                     help="the VM of djava's columns (default zero)")
     ap.add_argument("--out", help="also write the markdown here")
     ap.add_argument("--json", help="write the numbers here")
     args = ap.parse_args()
     iterations = args.iterations or SIZES[args.small][0]
     objects = args.objects or SIZES[args.small][1]
-    server = args.vm == "server"
-    samples = measure(args.rounds, iterations, objects, server)
-    data = table_data(samples, args.rounds, iterations, args.small, server)
-    text = markdown_server(data, objects) if server else markdown(data, objects)
+    samples = measure(args.rounds, iterations, objects, args.vm)
+    data = table_data(samples, args.rounds, iterations, args.small, args.vm)
+    text = markdown_server(data, objects) if args.vm != "zero" else markdown(data, objects)
     common.emit(text, args.out, args.json, data)
 
 
