@@ -68,7 +68,7 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
                             ? kNoDeadline
                             : now + static_cast<TimeNs>(w.timeout_ms()) * kNsPerMs;
       err = table_.Wait(node, w.object(), FromProto(w.thread()), w.key(), w.java_thread(),
-                        deadline, now, &out);
+                        deadline, now, &out, w.place());
       break;
     }
     case monitorpb::MonitorRequest::kNotify:
@@ -178,6 +178,8 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
         ToProto(e.thread, g->mutable_thread());
         g->set_lease(e.lease);
         g->set_reason(ToProto(e.reason));
+        g->set_place(e.place);
+        g->set_first_in_line(e.first_in_line);
         break;
       }
       case Event::kRecall:

@@ -124,12 +124,25 @@ std::string MonitorTable::Exit(NodeId node, ObjectId obj, ThreadRef t, TimeNs no
 
 std::string MonitorTable::Wait(NodeId node, ObjectId obj, ThreadRef t, uint64_t key,
                                uint64_t java_thread, TimeNs deadline, TimeNs now,
-                               std::vector<Event>* out) {
+                               std::vector<Event>* out, uint64_t place) {
   if (!CheckProgram(node, obj, t, out)) return "";
   Monitor* m = Find(obj);
   if (m == nullptr || !Owns(*m, node, t)) return "wait on a monitor the thread does not own";
   if (waiting_.count(t)) return "thread already waiting";
-  m->waiters.push_back(Waiter{node, t, deadline, key, java_thread});
+  Waiter w{node, t, deadline, key, java_thread};
+  auto at = m->waiters.end();
+  if (place != kNotInLine) {
+    if (place == kNewPlace || place > m->last_place) {
+      place = ++m->last_place;  // the end of the line
+    } else {
+      // Back at its place: before the first waiter in line behind it.
+      at = std::find_if(m->waiters.begin(), m->waiters.end(), [place](const Waiter& o) {
+        return o.place != kNotInLine && o.place > place;
+      });
+    }
+    w.place = place;
+  }
+  m->waiters.insert(at, w);
   waiting_[t] = obj;
   if (deadline != kNoDeadline) deadlines_.insert({deadline, t});
   // Waiting releases the monitor fully, lease included (so no lease is held
@@ -394,7 +407,22 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
   e.lease = m->leased;
   e.reason = r.reason;
   e.from_node = last_owner;
+  if (r.place != kNotInLine) {
+    e.place = r.place;
+    e.first_in_line = FirstInLine(*m, r.place);
+  }
   out->push_back(e);
+}
+
+bool MonitorTable::FirstInLine(const Monitor& m, uint64_t place) const {
+  auto earlier = [place](uint64_t p) { return p != kNotInLine && p < place; };
+  for (const Waiter& w : m.waiters) {
+    if (earlier(w.place)) return false;
+  }
+  for (const Request& r : m.entry) {
+    if (earlier(r.place)) return false;
+  }
+  return true;
 }
 
 // The signal's turn: the monitor is free, so its notify happens now, as if
@@ -452,6 +480,7 @@ void MonitorTable::Settle(ObjectId obj, Monitor* m, TimeNs now, std::vector<Even
 void MonitorTable::Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake why) {
   Request r{w->node, w->thread, why};
   r.java_thread = w->java_thread;
+  r.place = w->place;
   m->entry.push_back(r);
   Unwait(*w);
   m->waiters.erase(w);
@@ -471,6 +500,7 @@ void MonitorTable::NotifyWaiters(Monitor* m, uint64_t key, bool all, uint64_t to
       w->deadline = kNoDeadline;
       w->key = to_key;
       w->moved = true;
+      w->place = ++m->last_place;  // the end of the line
       moved.splice(moved.end(), m->waiters, w);
     }
     if (!all) break;

@@ -33,6 +33,15 @@
 // so neither its deadline nor an interrupt wakes it any more, only a notify
 // or Signal of its new key.
 //
+// The line: java.util.concurrent's acquirers wait in line, each at a place
+// (a number, smaller is earlier) that it keeps across its wake-ups until it
+// acquires, as an AQS queue node stays queued until its thread acquires:
+// a woken acquirer that finds the synchronizer still taken waits again at
+// its place, ahead of a newcomer that waited while it re-entered. Waiters
+// in line are kept in the order of their places; a grant that ends a wait
+// in line says whether the waiter is first in line (a fair synchronizer's
+// turn). A waiter moved by a Signal gets a new place at the end.
+//
 // Failures: a node that dies fails every program it ran threads of; all
 // requests of a failed program end with kFailed naming the reason, and any
 // monitor the dead node owned is released. Monitors of a program are freed by
@@ -58,6 +67,10 @@ using ProgramId = uint64_t;
 using TimeNs = int64_t;      // monotonic nanoseconds, supplied by the caller
 constexpr TimeNs kNoDeadline = -1;
 constexpr NodeId kNoNode = 0;  // node ids start at 1
+// A waiter's place in a monitor's line of acquirers (monitor.proto, Wait):
+// kNotInLine, kNewPlace (the end of the line), or a place a grant reported.
+constexpr uint64_t kNotInLine = 0;
+constexpr uint64_t kNewPlace = UINT64_MAX;
 
 // A Java thread, cluster-wide.
 struct ThreadRef {
@@ -97,6 +110,10 @@ struct Event {
   // so the host can move the data written under it along (docs/SOS.md).
   NodeId from_node = kNoNode;
   Wake reason = Wake::kAcquired;
+  // kGranted ending a wait in line: the waiter's place, and whether no
+  // waiter with an earlier place waits or is queued to re-enter.
+  uint64_t place = kNotInLine;
+  bool first_in_line = false;
   std::string error;        // kFailed; thread.thread == 0: the whole program failed
   uint64_t nonce = 0;       // kQueue: the Query's
   std::vector<QueuedWaiter> waiters;  // kQueue, longest waiting first
@@ -131,9 +148,12 @@ class MonitorTable {
   std::string Exit(NodeId node, ObjectId obj, ThreadRef t, TimeNs now, std::vector<Event>* out);
   // Releases the monitor fully and joins its wait set `key` until notified,
   // interrupted or `deadline` (kNoDeadline: none); then re-enters.
-  // `java_thread` is only reported by Query.
+  // `java_thread` is only reported by Query. `place`: the waiter's place in
+  // line (see the file's comment); a place the monitor never gave counts
+  // as kNewPlace.
   std::string Wait(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, uint64_t java_thread,
-                   TimeNs deadline, TimeNs now, std::vector<Event>* out);
+                   TimeNs deadline, TimeNs now, std::vector<Event>* out,
+                   uint64_t place = kNotInLine);
   // Wakes the longest waiter (all: every waiter) of the wait set `key`.
   std::string Notify(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all, TimeNs now,
                      std::vector<Event>* out);
@@ -193,6 +213,7 @@ class MonitorTable {
     bool all = false;  // the Signal's
     uint64_t to_key = 0;  // the Signal's: move to this wait set, or (0) wake
     uint64_t java_thread = 0;
+    uint64_t place = kNotInLine;  // a woken waiter's
     bool signal() const { return reason == Wake::kSignalled; }
   };
   struct Waiter {
@@ -202,6 +223,7 @@ class MonitorTable {
     uint64_t key;
     uint64_t java_thread;
     bool moved = false;  // by a Signal: only a notify of its key wakes it
+    uint64_t place = kNotInLine;
   };
   struct Monitor {
     ProgramId program = 0;      // program of the first thread to use it
@@ -213,7 +235,10 @@ class MonitorTable {
     bool recall_sent = false;
     TimeNs last_recall = INT64_MIN / 2;
     std::deque<Request> entry;  // enters and signals, FIFO: no starvation
-    std::list<Waiter> waiters;  // all keys, FIFO: notify wakes the longest waiter
+    // All keys, FIFO (notify wakes the longest waiter), except that a
+    // waiter in line goes before every waiter in line with a later place.
+    std::list<Waiter> waiters;
+    uint64_t last_place = 0;    // the latest place given
   };
 
   // Enter and TryEnter: the checks common to both, then the monitor (null:
@@ -234,6 +259,8 @@ class MonitorTable {
   void MaybeRecall(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);
   // Moves a waiter to the entry queue's tail.
   void Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake why);
+  // Whether nobody in line with a place before `place` waits or is queued.
+  bool FirstInLine(const Monitor& m, uint64_t place) const;
   // Requeues the longest waiter (all: every waiter) of the wait set `key`.
   // Wakes the waiters of key (all: every one), or moves them to the end of
   // wait set to_key if it is not 0.

@@ -119,6 +119,23 @@ int djava_monitor_wait_keyed(djava_monitor_client* c, uint64_t object, uint64_t 
   });
 }
 
+int djava_monitor_wait_in_line(djava_monitor_client* c, uint64_t object, uint64_t program,
+                               uint64_t thread, uint64_t key, uint64_t java_thread,
+                               int64_t timeout_ms, int64_t poll_ms, uint64_t place) {
+  if (poll_ms < 0) return BadArgument("poll interval is negative");
+  if (place == 0) return BadArgument("a wait in line needs a place");
+  return Guard(c, [&](MonitorClient* m) {
+    return m->WaitKeyed(object, LocalThread{program, thread}, key, java_thread, timeout_ms,
+                        poll_ms, place);
+  });
+}
+
+uint64_t djava_monitor_last_place(int* first_in_line) {
+  MonitorClient::LinePlace p = MonitorClient::LastPlace();
+  if (first_in_line != nullptr) *first_in_line = p.first ? 1 : 0;
+  return p.place;
+}
+
 int djava_monitor_wait_more(djava_monitor_client* c, uint64_t program, uint64_t thread,
                             int64_t poll_ms) {
   if (poll_ms < 0) return BadArgument("poll interval is negative");

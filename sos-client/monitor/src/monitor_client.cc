@@ -9,6 +9,8 @@ namespace monitor {
 namespace {
 
 thread_local std::string last_error;
+// The place in line the thread's last wait ended with (WaitKeyed).
+thread_local MonitorClient::LinePlace last_place;
 
 int SetError(int status, const std::string& why) {
   last_error = why;
@@ -24,6 +26,8 @@ void ToProto(uint64_t obj, LocalThread t, uint64_t* o, monitorpb::ThreadId* id) 
 }  // namespace
 
 const std::string& MonitorClient::LastError() { return last_error; }
+
+MonitorClient::LinePlace MonitorClient::LastPlace() { return last_place; }
 
 MonitorClient::MonitorClient(std::vector<std::unique_ptr<Channel>> shards,
                              const std::string& node_name, uint64_t sos_node)
@@ -133,6 +137,7 @@ int MonitorClient::Block(std::unique_lock<std::mutex>* lock, LocalThread t,
   auto it = pending_.find(t);
   if (it != pending_.end() && it->second == p) pending_.erase(it);
   if (p->status != DJAVA_MON_OK) last_error = p->error;
+  last_place = p->woken_place;
   return p->status;
 }
 
@@ -236,7 +241,7 @@ int MonitorClient::Exit(uint64_t obj, LocalThread t) {
 }
 
 int MonitorClient::WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t java_thread,
-                             int64_t timeout_ms, int64_t poll_ms) {
+                             int64_t timeout_ms, int64_t poll_ms, uint64_t place) {
   if (timeout_ms < 0) return SetError(DJAVA_MON_BAD_ARGUMENT, "timeout value is negative");
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
@@ -256,6 +261,7 @@ int MonitorClient::WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t
   w->set_timeout_ms(static_cast<uint64_t>(timeout_ms));
   w->set_key(key);
   w->set_java_thread(java_thread);
+  w->set_place(place);
   if (!SendLocked(ShardOf(obj), &req))
     Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
   return Block(&lock, t, p, poll_ms);
@@ -477,6 +483,7 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
         int st = DJAVA_MON_OK;
         if (g.reason() == monitorpb::TIMED_OUT) st = DJAVA_MON_TIMED_OUT;
         if (g.reason() == monitorpb::INTERRUPTED) st = DJAVA_MON_INTERRUPTED;
+        p->woken_place = LinePlace{g.place(), g.first_in_line()};
         Finish(p, st, st == DJAVA_MON_INTERRUPTED ? "interrupted" : "");
       }
       break;

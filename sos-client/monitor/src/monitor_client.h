@@ -74,9 +74,10 @@ class MonitorClient {
     return WaitKeyed(obj, t, 0, 0, timeout_ms, poll_ms);
   }
   // The same in the wait set `key` (0: Object.wait's), reporting the
-  // waiter's Thread object `java_thread` to Queue.
+  // waiter's Thread object `java_thread` to Queue, at `place` in the line
+  // of acquirers (monitor.proto, Wait; 0: not in line).
   int WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t java_thread,
-                int64_t timeout_ms, int64_t poll_ms = -1);
+                int64_t timeout_ms, int64_t poll_ms = -1, uint64_t place = 0);
   int WaitMore(LocalThread t, int64_t poll_ms);
   int Notify(uint64_t obj, LocalThread t, bool all) { return NotifyKeyed(obj, t, 0, all); }
   int NotifyKeyed(uint64_t obj, LocalThread t, uint64_t key, bool all);
@@ -102,6 +103,13 @@ class MonitorClient {
   void Close();
 
   static const std::string& LastError();
+  // The place in line the calling thread's last wait (WaitKeyed, WaitMore)
+  // ended with: place 0 if it was not in line or did not end with a grant.
+  struct LinePlace {
+    uint64_t place = 0;
+    bool first = false;
+  };
+  static LinePlace LastPlace();
 
  private:
   struct Pending {
@@ -120,6 +128,7 @@ class MonitorClient {
     std::vector<KeyedWaiter> entering;  // the threads queued to enter,
     bool owned = false, leased = false;  // and the owner
     uint64_t owner_java_thread = 0;
+    LinePlace woken_place;            // a Wait's, from its grant
   };
   // The home shard of an object: the sos directory's own partition, so an
   // object's monitor and its data live on the same server.

@@ -7,7 +7,8 @@
  *          awaitNanos), an uninterruptible lock() keeping the interrupt for later, the queue
  *          inspections (hasQueuedThread, getQueueLength, hasWaiters, getWaitQueueLength) seeing
  *          threads that wait on other nodes, Semaphore, CountDownLatch and
- *          ReentrantReadWriteLock, and a ReentrantLock held when it became shared.
+ *          ReentrantReadWriteLock, a fair Semaphore's waiters keeping their places in line
+ *          across wake-ups, and a ReentrantLock held when it became shared.
  * @library /lib
  * @run main/othervm SharedLocksAndConditions
  */
@@ -16,6 +17,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -308,6 +310,57 @@ public class SharedLocksAndConditions {
         checks.equal("permits back", permits.availablePermits(), 2);
     }
 
+    /**
+     * A fair Semaphore's first waiter keeps its place in line across the
+     * wake-ups that do not let it in, ahead of a newcomer that waits while
+     * it re-checks (JSR-166 TCK SemaphoreTest.testFairLocksFifo, in rounds:
+     * the newcomer's releases wake the first waiter just before it queues).
+     */
+    static void fairSemaphoreLine() throws InterruptedException {
+        for (int round = 0; round < 10; round++) {
+            Semaphore s = new Semaphore(1, true);
+            CountDownLatch queueing = new CountDownLatch(1);
+            Thread first = new Thread(() -> s.acquireUninterruptibly(3), "line-first-" + round);
+            first.start();
+            awaitTrue("the first waiter queued", () -> s.getQueueLength() == 1);
+            AtomicReference<String> secondFailed = new AtomicReference<>();
+            Thread second = new Thread(() -> {
+                boolean timed;
+                try {
+                    timed = s.tryAcquire(0, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                if (timed) {
+                    secondFailed.set("a timed try did not queue behind the first waiter");
+                    s.release();
+                }
+                if (!s.tryAcquire()) {  // an untimed try barges
+                    secondFailed.set("an untimed try did not barge");
+                    return;
+                }
+                s.release(2);  // wakes the first waiter: 2 permits, too few
+                if (!s.tryAcquire(2)) {
+                    secondFailed.set("a second untimed try did not barge");
+                    return;
+                }
+                s.release();   // and again: 1 permit
+                queueing.countDown();
+                s.acquireUninterruptibly();  // behind the first waiter
+            }, "line-second-" + round);
+            second.start();
+            queueing.await();
+            awaitTrue("the second waiter queued", () -> s.getQueueLength() == 2);
+            s.release(2);  // 3 permits: the first waiter's turn, not the second's
+            first.join(20_000);
+            checks.check(!first.isAlive(), "round " + round + ": the first waiter took its 3 permits");
+            checks.check(second.isAlive(), "round " + round + ": the second still waits");
+            s.release();
+            Threads.joinAll(first, second);
+            checks.check(secondFailed.get() == null, "round " + round + ": " + secondFailed.get());
+        }
+    }
+
     static final class Shared {
         final ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
         int a, b;
@@ -388,6 +441,7 @@ public class SharedLocksAndConditions {
         timeoutsAndInterrupts();
         conditionQueries();
         semaphoreAndLatch();
+        fairSemaphoreLine();
         readWrite();
         checks.done();
         System.out.println("SharedLocksAndConditions: ok");

@@ -323,6 +323,33 @@ TEST_P(MonitorClientTest, KeyedWaitsAreWokenOnlyByTheirKey) {
   ASSERT_EQ(DJAVA_MON_OK, a->Cancel(t6));
 }
 
+// An acquirer's place in line survives its wake-up: the grant reports it,
+// and waiting again there puts it ahead of a thread that waited meanwhile.
+TEST_P(MonitorClientTest, AWokenAcquirerWaitsAgainAtItsPlaceInLine) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2}, ts{kProg, 3};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitKeyed(kObj, ta, 2, 101, 0, 0, UINT64_MAX));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());  // the service has the wait
+  ASSERT_EQ(DJAVA_MON_OK, b->Signal(kObj, ts, 2, true));  // ta re-enters...
+  int entered = b->EnterPolled(kObj, tb, 102, 0, 0);     // ...ahead of tb
+  ASSERT_EQ(DJAVA_MON_OK, WaitToEnd(a.get(), ta, DJAVA_MON_WAITING));
+  MonitorClient::LinePlace p = MonitorClient::LastPlace();
+  EXPECT_EQ(1u, p.place);
+  EXPECT_TRUE(p.first);
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitKeyed(kObj, ta, 2, 101, 0, 0, p.place));
+  while (entered == DJAVA_MON_WAITING) entered = b->EnterMore(tb, 5);
+  ASSERT_EQ(DJAVA_MON_OK, entered);
+  ASSERT_EQ(DJAVA_MON_WAITING, b->WaitKeyed(kObj, tb, 2, 102, 0, 0, UINT64_MAX));
+  std::vector<KeyedWaiter> waiters;
+  ASSERT_EQ(DJAVA_MON_OK, b->Queue(kObj, ts, &waiters));
+  ASSERT_EQ(2u, waiters.size());
+  EXPECT_EQ(101u, waiters[0].java_thread) << "ta kept its place";
+  EXPECT_EQ(102u, waiters[1].java_thread);
+  ASSERT_EQ(DJAVA_MON_OK, a->Cancel(ta));
+  ASSERT_EQ(DJAVA_MON_OK, b->Cancel(tb));
+}
+
 // No lease while anyone waits: otherwise the holder's notify, a local no-op
 // under a lease, would be lost.
 TEST_P(MonitorClientTest, NotifyReachesAWaiterWhenLeasesAreOn) {
@@ -987,7 +1014,9 @@ TEST(MonitorStateTest, UnderTheNodesLeaseTheStateIsLocalUnlessRecalled) {
   EXPECT_TRUE(st.owned);
   EXPECT_EQ(201u, st.owner_java_thread);  // the lease holder knows its owner
   EXPECT_EQ(1u, st.entering.size());
-  if (!st.entering.empty()) EXPECT_EQ(203u, st.entering[0].java_thread);
+  if (!st.entering.empty()) {
+    EXPECT_EQ(203u, st.entering[0].java_thread);
+  }
   // Recalled, with another node queued too (threads are joined below even
   // if a check fails: no fatal assertion until then).
   std::thread remote([&] {

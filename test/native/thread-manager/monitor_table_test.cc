@@ -512,6 +512,112 @@ TEST_F(MonitorTableTest, ASignalThatMovesWaitersLeavesThemSignalledUnderTheNewKe
   EXPECT_EQ(0u, table_.WaitSetSize(kObj));
 }
 
+// The grant that ends a wait, its only event.
+Event TakeGrant(std::vector<Event>* out) {
+  std::vector<Event> ev;
+  ev.swap(*out);
+  EXPECT_EQ(1u, ev.size());
+  return ev.empty() ? Event(Event::kFailed) : ev[0];
+}
+
+TEST_F(MonitorTableTest, AWokenAcquirerThatWaitsAgainKeepsItsPlaceAheadOfANewcomer) {
+  // A fair semaphore's first waiter T1 (key 2, a new place), woken by a
+  // release that leaves too few permits; while it re-enters, newcomer T2
+  // enters and waits first.
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  ASSERT_EQ("", table_.Wait(1, kObj, T(1), 2, 101, kNoDeadline, now_, &out_, kNewPlace));
+  Take();
+  table_.Signal(2, kObj, T(9), 2, true, 0, now_, &out_);  // T1 re-enters
+  table_.Enter(2, kObj, T(2), now_, &out_);                // behind it
+  Event g = TakeGrant(&out_);
+  EXPECT_EQ(T(1), g.thread);
+  EXPECT_EQ(1u, g.place);
+  EXPECT_TRUE(g.first_in_line);
+  // Not T1's turn yet (its check fails): it waits again at its place...
+  table_.Wait(1, kObj, T(1), 2, 101, kNoDeadline, now_, &out_, g.place);
+  ExpectGrant(2, T(2), Wake::kAcquired);
+  // ...ahead of T2, which waits at a new place although it waited later.
+  table_.Wait(2, kObj, T(2), 2, 102, kNoDeadline, now_, &out_, kNewPlace);
+  table_.Query(3, kObj, T(4), 21, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  ASSERT_EQ(2u, ev[0].waiters.size());
+  EXPECT_EQ(101u, ev[0].waiters[0].java_thread);
+  EXPECT_EQ(102u, ev[0].waiters[1].java_thread);
+  // The next release wakes both, in line order; T1 is first, T2 is not
+  // while T1 is queued ahead of it, and is once T1 has left the line.
+  table_.Signal(3, kObj, T(9), 2, true, 0, now_, &out_);
+  g = TakeGrant(&out_);
+  EXPECT_EQ(T(1), g.thread);
+  EXPECT_TRUE(g.first_in_line);
+  table_.Exit(1, kObj, T(1), now_, &out_);  // acquired: leaves the line
+  g = TakeGrant(&out_);
+  EXPECT_EQ(T(2), g.thread);
+  EXPECT_EQ(2u, g.place);
+  EXPECT_TRUE(g.first_in_line) << "T1 left the line";
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  EXPECT_EQ(0u, table_.MonitorCount());
+}
+
+TEST_F(MonitorTableTest, AWaiterWokenBehindAnEarlierPlaceIsNotFirstInLine) {
+  // T1 (shared, place 1) and T2 (exclusive, place 2) wait; a release wakes
+  // the exclusive waiter first, then the shared ones: T2 re-enters ahead
+  // of T1 but is not first in line.
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), 2, 101, kNoDeadline, now_, &out_, kNewPlace);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  table_.Wait(2, kObj, T(2), 1, 102, kNoDeadline, now_, &out_, kNewPlace);
+  Take();
+  table_.Enter(3, kObj, T(3), now_, &out_);
+  ExpectGrant(3, T(3), Wake::kAcquired);
+  table_.Signal(3, kObj, T(3), 1, false, 0, now_, &out_);
+  table_.Signal(3, kObj, T(3), 2, true, 0, now_, &out_);
+  table_.Exit(3, kObj, T(3), now_, &out_);
+  Event g = TakeGrant(&out_);
+  EXPECT_EQ(T(2), g.thread);
+  EXPECT_EQ(2u, g.place);
+  EXPECT_FALSE(g.first_in_line) << "T1 (place 1) is queued to re-enter";
+  // A place the monitor never gave is a new one; Object.wait is in no line.
+  table_.Wait(2, kObj, T(2), 1, 102, kNoDeadline, now_, &out_, 77);
+  g = TakeGrant(&out_);
+  EXPECT_EQ(T(1), g.thread);
+  EXPECT_TRUE(g.first_in_line);
+  table_.Wait(1, kObj, T(1), 0, 0, kNoDeadline, now_, &out_);
+  table_.Query(3, kObj, T(4), 22, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  ASSERT_EQ(1u, ev[0].waiters.size());  // keyed waiters only
+  EXPECT_EQ(102u, ev[0].waiters[0].java_thread);
+  table_.Enter(3, kObj, T(3), now_, &out_);
+  ExpectGrant(3, T(3), Wake::kAcquired);
+  table_.Notify(3, kObj, T(3), 0, true, now_, &out_);
+  table_.Exit(3, kObj, T(3), now_, &out_);
+  g = TakeGrant(&out_);
+  EXPECT_EQ(T(1), g.thread);
+  EXPECT_EQ(kNotInLine, g.place);
+  EXPECT_FALSE(g.first_in_line);
+}
+
+TEST_F(MonitorTableTest, AMovedWaiterJoinsTheEndOfTheLine) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), 5, 101, kNoDeadline, now_, &out_);  // a condition's
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  table_.Wait(2, kObj, T(2), 1, 102, kNoDeadline, now_, &out_, kNewPlace);
+  Take();
+  table_.Signal(3, kObj, T(9), 5, true, 1, now_, &out_);  // moved behind T2
+  table_.Signal(3, kObj, T(9), 1, true, 0, now_, &out_);
+  Event g = TakeGrant(&out_);
+  EXPECT_EQ(T(2), g.thread);
+  EXPECT_EQ(1u, g.place);
+  EXPECT_TRUE(g.first_in_line);
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  g = TakeGrant(&out_);
+  EXPECT_EQ(T(1), g.thread);
+  EXPECT_EQ(2u, g.place);
+  EXPECT_TRUE(g.first_in_line);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+}
+
 TEST_F(MonitorTableTest, SignalsOfADeadNodeAreDropped) {
   table_.Enter(1, kObj, T(1), now_, &out_);
   table_.Wait(1, kObj, T(1), 5, 0, kNoDeadline, now_, &out_);

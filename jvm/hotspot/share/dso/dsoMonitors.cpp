@@ -259,7 +259,8 @@ void DsoMonitors::jni_exit(JavaThread* current, oop obj, TRAPS) {
 }
 
 int DsoMonitors::wait_polled(JavaThread* current, uint64_t monitor, uint64_t wait_key,
-                             uint64_t java_thread, jlong millis, bool interruptible) {
+                             uint64_t java_thread, jlong millis, bool interruptible,
+                             uint64_t place) {
   uint64_t program = DsoThreads::current_program(current);
   uint64_t key = thread_key(current);
   // One wait in the service, with the caller's timeout. The thread stays in
@@ -271,9 +272,13 @@ int DsoMonitors::wait_polled(JavaThread* current, uint64_t monitor, uint64_t wai
   int status;
   {
     ThreadToNativeFromVM in_native(current);
-    status = DsoNode::lib().djava_monitor_wait_keyed(_client, monitor, program, key, wait_key,
-                                                     java_thread, millis,
-                                                     DsoThreads::poll_interval_ms);
+    status = place == 0
+        ? DsoNode::lib().djava_monitor_wait_keyed(_client, monitor, program, key, wait_key,
+                                                  java_thread, millis,
+                                                  DsoThreads::poll_interval_ms)
+        : DsoNode::lib().djava_monitor_wait_in_line(_client, monitor, program, key, wait_key,
+                                                    java_thread, millis,
+                                                    DsoThreads::poll_interval_ms, place);
   }
   while (status == DJAVA_MON_WAITING) {
     if (interruptible && !interrupt_sent && DsoThreads::is_interrupted(current, false)) {
@@ -292,16 +297,16 @@ int DsoMonitors::wait_polled(JavaThread* current, uint64_t monitor, uint64_t wai
 
 int DsoMonitors::wait_in_service(JavaThread* current, uint64_t monitor, uint64_t wait_key,
                                  uint64_t java_thread, jlong millis, bool interruptible,
-                                 bool parked) {
+                                 bool parked, uint64_t place) {
   // Thread.getState says WAITING or TIMED_WAITING, as ObjectMonitor::wait
   // (or, for a synchronizer, LockSupport.park) has it say; the polls do
   // not change it.
   if (parked) {
     JavaThreadParkedState waiting(current, millis != 0);
-    return wait_polled(current, monitor, wait_key, java_thread, millis, interruptible);
+    return wait_polled(current, monitor, wait_key, java_thread, millis, interruptible, place);
   }
   JavaThreadInObjectWaitState waiting(current, millis != 0);
-  return wait_polled(current, monitor, wait_key, java_thread, millis, interruptible);
+  return wait_polled(current, monitor, wait_key, java_thread, millis, interruptible, place);
 }
 
 void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool interruptible, TRAPS) {

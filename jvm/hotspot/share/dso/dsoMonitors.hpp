@@ -57,10 +57,11 @@ class DsoMonitors : AllStatic {
   // A wait in the service's wait set `wait_key` of `monitor` (an object id,
   // or a synchronizer's monitor, dsoSynchronizers.cpp), as a
   // djava_monitor_status; `parked`: the thread's state says parked rather
-  // than in Object.wait.
+  // than in Object.wait. `place`: an acquirer's place in the monitor's line
+  // (djava_monitor_wait_in_line), 0 if it waits in no line.
   static int wait_in_service(JavaThread* current, uint64_t monitor, uint64_t wait_key,
                              uint64_t java_thread, jlong millis, bool interruptible,
-                             bool parked);
+                             bool parked, uint64_t place = 0);
   // Local waiters stepping aside for a publication. A put-off flush whose
   // bytes reference a local object that threads of this node wait on
   // (Object.wait), with no owner, cannot go until they stop waiting, and
@@ -86,7 +87,7 @@ class DsoMonitors : AllStatic {
   // Enters the monitor of the replica at index; a djava_monitor_status.
   static int enter_index(JavaThread* current, uint index);
   static int wait_polled(JavaThread* current, uint64_t monitor, uint64_t wait_key,
-                         uint64_t java_thread, jlong millis, bool interruptible);
+                         uint64_t java_thread, jlong millis, bool interruptible, uint64_t place);
   static void throw_for(JavaThread* current, int status, const char* what, oop obj, TRAPS);
 
   static djava_monitor_client* _client;

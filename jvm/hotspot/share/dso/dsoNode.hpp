@@ -90,6 +90,8 @@ class JavaThread;
   X(djava_monitor_exit)                                                       \
   X(djava_monitor_wait_keyed)                                                 \
   X(djava_monitor_wait_more)                                                  \
+  X(djava_monitor_wait_in_line)                                               \
+  X(djava_monitor_last_place)                                                 \
   X(djava_monitor_interrupt)                                                  \
   X(djava_monitor_notify)                                                     \
   X(djava_monitor_signal)                                                     \
@@ -111,7 +113,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 20;
+  static const uint32_t abi_version = 21;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

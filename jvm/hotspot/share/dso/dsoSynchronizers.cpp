@@ -129,25 +129,33 @@ JVM_ENTRY(static void, SS_exit(JNIEnv* env, jclass, jobject sync))
   }
 JVM_END
 
-// 0: notified or signalled, 1: timed out, 2: interrupted; the monitor is
-// held again in each case.
-JVM_ENTRY(static jint, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, jlong java_thread,
-                                 jlong millis, jboolean interruptible))
+// What ended the wait, in the low two bits: 0 notified or signalled, 1
+// timed out, 2 interrupted; the monitor is held again in each case. If the
+// waiter is in line (it waited at a place, not 0; -1: a new one; or a
+// signal moved it there), its place above them (bit 2: first in line, the
+// rest: the place).
+JVM_ENTRY(static jlong, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, jlong java_thread,
+                                  jlong millis, jboolean interruptible, jlong place))
   Handle h(thread, JNIHandles::resolve_non_null(sync));
   if (!shared_here(thread, h())) {
     return DJAVA_MON_OK;  // a spurious wake-up: nobody is left to signal it
   }
   int status = DsoMonitors::wait_in_service(thread, monitor_of(h()), (uint64_t)key,
                                             (uint64_t)java_thread, millis,
-                                            interruptible != JNI_FALSE, true);
+                                            interruptible != JNI_FALSE, true, (uint64_t)place);
+  // A condition's waiter moved to the acquirers has a place too, from
+  // its move.
+  int first = 0;
+  uint64_t at = DsoNode::lib().djava_monitor_last_place(&first);
+  jlong kept = at == 0 ? 0 : (jlong)((at << 3) | (first != 0 ? 4 : 0));
   switch (status) {
     case DJAVA_MON_OK:
     case DJAVA_MON_TIMED_OUT:
-      return status;
+      return kept | status;
     case DJAVA_MON_INTERRUPTED:
       // The caller throws or sets the flag again, as AQS does.
       DsoThreads::is_interrupted(thread, true);
-      return status;
+      return kept | status;
     default:
       throw_for(thread, status, "cannot wait for", h(), THREAD);
       return status;
@@ -228,7 +236,7 @@ static JNINativeMethod synchronizer_methods[] = {
   { CC"objectOf",  CC"(J)Ljava/lang/Object;",   FN_PTR(SS_objectOf) },
   { CC"enter",     CC"(Ljava/lang/Object;)V",   FN_PTR(SS_enter) },
   { CC"exit",      CC"(Ljava/lang/Object;)V",   FN_PTR(SS_exit) },
-  { CC"await0",    CC"(Ljava/lang/Object;JJJZ)I", FN_PTR(SS_await0) },
+  { CC"await0",    CC"(Ljava/lang/Object;JJJZJ)J", FN_PTR(SS_await0) },
   { CC"signal0",   CC"(Ljava/lang/Object;JZJ)V", FN_PTR(SS_signal0) },
   { CC"queue0",    CC"(Ljava/lang/Object;)[J",  FN_PTR(SS_queue0) },
 };

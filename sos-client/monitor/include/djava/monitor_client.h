@@ -121,6 +121,20 @@ int djava_monitor_notify(djava_monitor_client* c, uint64_t object, uint64_t prog
 int djava_monitor_wait_keyed(djava_monitor_client* c, uint64_t object, uint64_t program,
                              uint64_t thread, uint64_t key, uint64_t java_thread,
                              int64_t timeout_ms, int64_t poll_ms);
+/* The same wait for an acquirer, in the monitor's line at `place`
+ * (DJAVA_MON_NEW_PLACE: a new one at the end of the line; otherwise the
+ * place djava_monitor_last_place reported when its last wait ended): a
+ * woken acquirer that waits again keeps its place ahead of threads that
+ * started waiting after it (as an AQS queue node stays queued until its
+ * thread acquires). */
+#define DJAVA_MON_NEW_PLACE UINT64_MAX
+int djava_monitor_wait_in_line(djava_monitor_client* c, uint64_t object, uint64_t program,
+                               uint64_t thread, uint64_t key, uint64_t java_thread,
+                               int64_t timeout_ms, int64_t poll_ms, uint64_t place);
+/* The place in line the calling thread's last wait ended with (0: it was
+ * not in line), and in *first_in_line whether no thread with an earlier
+ * place was waiting or queued to re-enter when it got the monitor. */
+uint64_t djava_monitor_last_place(int* first_in_line);
 /* notify/notifyAll of the wait set `key` (0: Object.notify's). */
 int djava_monitor_notify_keyed(djava_monitor_client* c, uint64_t object, uint64_t program,
                                uint64_t thread, uint64_t key, int all);

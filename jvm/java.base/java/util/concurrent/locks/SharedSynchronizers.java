@@ -34,6 +34,12 @@ import jdk.internal.misc.Unsafe;
  * signals locally, and the fast paths (a CAS on the state) do not use the
  * monitor at all.
  *
+ * <p>Acquirers wait in line at the service, each at a place it keeps until
+ * it acquires, as an AQS queue node stays queued: a woken acquirer that
+ * fails its check waits again at its place, ahead of threads that waited
+ * while it re-entered, and a fair synchronizer lets only the first in line
+ * take its turn (hasQueuedPredecessors).
+ *
  * <p>Threads that queued on the synchronizer's own queue before it became
  * shared stay there, and releases and signals serve them as before.
  */
@@ -55,9 +61,20 @@ final class SharedSynchronizers {
     /** Enters or exits the synchronizer's monitor at the service. */
     private static native void enter(Object sync);
     private static native void exit(Object sync);
-    /** Waits in the wait set `key` (millis 0: no timeout); a status above. */
-    private static native int await0(Object sync, long key, long thread, long millis,
-                                     boolean interruptible);
+    /**
+     * Waits in the wait set `key` (millis 0: no timeout). An acquirer waits
+     * in the service's line at `place` (NEW_PLACE: a new one at its end;
+     * 0: not in line), so a woken acquirer that waits again keeps its place
+     * ahead of those that came after it, as an AQS queue node stays queued
+     * until its thread acquires. Returns a status above (the low two bits)
+     * and, after a wait in line, FIRST_IN_LINE and the place kept (above
+     * PLACE_SHIFT).
+     */
+    private static native long await0(Object sync, long key, long thread, long millis,
+                                      boolean interruptible, long place);
+    private static final long NEW_PLACE = -1L;
+    private static final long STATUS_BITS = 3L, FIRST_IN_LINE = 4L;
+    private static final int PLACE_SHIFT = 3;
     /** Wakes the waiters of `key` (all or the longest), or moves them to wait set toKey (not 0). */
     private static native void signal0(Object sync, long key, boolean all, long toKey);
     /** The service's waiters, longest first: key, thread id, key, thread id, ... */
@@ -96,7 +113,10 @@ final class SharedSynchronizers {
         return idOf(Thread.currentThread(), false);
     }
 
-    /** tryAcquire(Shared); `woken`: the thread is back from a wait, first in line. */
+    /**
+     * tryAcquire(Shared); `woken`: the thread is back from a wait, first in
+     * line (nobody that waited longer waits still or re-enters before it).
+     */
     private static boolean tryAcquire(AbstractQueuedSynchronizer s, int arg, boolean shared,
                                       boolean woken) {
         if (!woken) {
@@ -124,6 +144,7 @@ final class SharedSynchronizers {
         long me = currentThreadId();
         long key = shared ? SHARED : EXCLUSIVE;
         boolean interrupted = false, waited = false, counted = false;
+        long place = NEW_PLACE;
         int result = 1;
         enter(s);
         try {
@@ -160,9 +181,15 @@ final class SharedSynchronizers {
                     }
                 }
                 LockSupport.setCurrentBlocker(s);
-                int status = await0(s, key, me, millis, interruptible);
+                long woken = await0(s, key, me, millis, interruptible, place);
                 LockSupport.setCurrentBlocker(null);
-                waited = true;
+                int status = (int) (woken & STATUS_BITS);
+                if ((woken >>> PLACE_SHIFT) != 0L) {
+                    place = woken >>> PLACE_SHIFT;
+                    waited = (woken & FIRST_IN_LINE) != 0L;
+                } else {
+                    waited = true;  // woken without a place: the node left the cluster
+                }
                 if (status == INTERRUPTED) {
                     if (interruptible) {
                         result = -1;
@@ -174,6 +201,13 @@ final class SharedSynchronizers {
         } finally {
             if (counted) {
                 addWaiters(s, -1);
+                if (result <= 0 && place != NEW_PLACE && s.sharedWaiters != 0) {
+                    // It gives up its place in line without acquiring: those
+                    // behind it, woken while it was ahead, wait again; wake
+                    // them to check (as AQS's cancelAcquire signals the next).
+                    signal0(s, EXCLUSIVE, false, 0L);
+                    signal0(s, SHARED, true, 0L);
+                }
             }
             exit(s);
         }
@@ -220,7 +254,8 @@ final class SharedSynchronizers {
         long key = idOf(c, true);  // its id names its wait set
         long me = currentThreadId();
         boolean signalled = true, interrupted = false, cancelled = false;
-        boolean moved = false, counted = false;
+        boolean moved = false, counted = false, first = false;
+        long place = NEW_PLACE;
         c.sharedWaiters++;
         enter(s);
         try {
@@ -235,8 +270,13 @@ final class SharedSynchronizers {
                 signalled = false;
             } else {
                 LockSupport.setCurrentBlocker(c);
-                int status = await0(s, key, me, millis, interruptible);
+                long woken = await0(s, key, me, millis, interruptible, 0L);
                 LockSupport.setCurrentBlocker(null);
+                int status = (int) (woken & STATUS_BITS);
+                if ((woken >>> PLACE_SHIFT) != 0L) {  // moved into the line
+                    place = woken >>> PLACE_SHIFT;
+                    first = (woken & FIRST_IN_LINE) != 0L;
+                }
                 if (status == TIMED_OUT) {
                     signalled = false;
                 } else if (status == INTERRUPTED) {
@@ -247,12 +287,12 @@ final class SharedSynchronizers {
                     }
                 } else {
                     // Moved by a signal, then woken by a release: an
-                    // acquirer the signal counted, first in line.
+                    // acquirer the signal counted, at its place in line.
                     moved = counted = true;
                 }
             }
             // Re-acquire with the saved state, whatever ended the wait.
-            boolean waited = moved;
+            boolean waited = moved && first;
             try {
                 for (;;) {
                     if (tryAcquire(s, savedState, false, waited)) {
@@ -273,10 +313,16 @@ final class SharedSynchronizers {
                             COUNTED.remove();
                         }
                     }
-                    if (await0(s, EXCLUSIVE, me, 0L, false) == INTERRUPTED) {
+                    long woken = await0(s, EXCLUSIVE, me, 0L, false, place);
+                    if ((woken & STATUS_BITS) == INTERRUPTED) {
                         interrupted = true;
                     }
-                    waited = true;
+                    if ((woken >>> PLACE_SHIFT) != 0L) {
+                        place = woken >>> PLACE_SHIFT;
+                        waited = (woken & FIRST_IN_LINE) != 0L;
+                    } else {
+                        waited = true;
+                    }
                 }
             } finally {
                 if (counted) {
