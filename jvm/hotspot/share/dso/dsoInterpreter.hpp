@@ -177,6 +177,9 @@ class DsoInterpreter : AllStatic {
 
   // Whether writes announce themselves (initialize() decided).
   static bool announced_writes() { return _announced_writes; }
+  // The low bit of a thread's write slot: its write pinned a copy
+  // (note_pinned; chunk handles are word-aligned), else it announced.
+  static const uintptr_t pinned_mark = 1;
 
   // Before the interpreter is generated (the template interpreter's inline
   // writes depend on it) and at node start: writers announce themselves if
@@ -188,7 +191,6 @@ class DsoInterpreter : AllStatic {
 
  private:
   static const uint64_t pin = UCONST64(1) << DJAVA_SOS_WORD_PIN_SHIFT;
-  static const uintptr_t pinned_mark = 1;  // replica entries are word-aligned
   // Gains a bytecode's access to the bytes [from, to) of replica h
   // (access_shared, in VM state; from -1: a field, not an array's
   // element). An unaligned Unsafe access may straddle two blocks of an

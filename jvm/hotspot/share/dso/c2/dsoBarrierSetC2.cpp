@@ -10,12 +10,16 @@
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMark.hpp"
+#include "dso/dsoReplicaTable.hpp"
 #include "oops/klass.hpp"
 #include "oops/oop.inline.hpp"
 #include "opto/callnode.hpp"
 #include "opto/castnode.hpp"
 #include "opto/compile.hpp"
+#include "opto/convertnode.hpp"
 #include "opto/graphKit.hpp"
+#include "opto/idealKit.hpp"
+#include "opto/mulnode.hpp"
 #include "opto/runtime.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/thread.hpp"
@@ -105,6 +109,79 @@ static int popped_slots(GraphKit* kit, BasicType type) {
   }
 }
 
+// The cached test of a replica's access, emit_cached_test's
+// (cpu/x86/dso) in the graph, on the replica's branch: 1 if this node's
+// copy allows the access now (a read's copy S or M and not BLOCKED; a
+// write announced in the thread's slot and finding M), else 0. NULL if
+// the access has no inline test: a write that must pin its copy
+// (without membarrier), a read of Thread.threadStatus (the runtime's).
+static Node* cached_test(GraphKit* kit, Node* mark, int kind) {
+  const bool is_write = (kind & DsoCompiledAccess::write) != 0;
+  if ((kind & DsoCompiledAccess::thread_status) != 0 ||
+      (is_write && !DsoInterpreter::announced_writes())) {
+    return NULL;
+  }
+  PhaseGVN& gvn = kit->gvn();
+  const int raw = Compile::AliasIdxRaw;
+  // The replica's entry: the mark's index bits select it in the table,
+  // which is reserved once and never moves.
+  Node* index = gvn.transform(new AndLNode(
+      gvn.transform(new URShiftLNode(mark, kit->intcon(DsoMark::index_shift))),
+      kit->longcon(DsoMark::max_index)));
+  Node* word_offset = gvn.transform(new AddLNode(
+      gvn.transform(new MulLNode(index, kit->longcon(sizeof(DsoReplica)))),
+      kit->longcon(offset_of(DsoReplica, _word))));
+  Node* table = kit->makecon(TypeRawPtr::make((address)DsoReplicaTable::entries_addr()));
+
+  IdealKit ideal(kit, true);
+#define __ ideal.
+  IdealVariable hit(ideal);
+  __ declarations_done();
+  __ set(hit, __ ConI(0));
+  Node* entries = __ load(__ ctrl(), table, TypeRawPtr::NOTNULL, T_ADDRESS, raw);
+  Node* word = __ load(__ ctrl(), __ AddP(__ top(), entries, word_offset), TypeRawPtr::BOTTOM,
+                       T_ADDRESS, raw);
+  // No word: no cache here, or an array in blocks (the stub finds the block).
+  __ if_then(word, BoolTest::ne, kit->null(), PROB_LIKELY_MAG(3)); {
+    Node* slot = NULL;
+    if (is_write) {
+      // Announce the store, then test the word. The barrier keeps the
+      // compiler from swapping them; the revoker's membarrier() orders
+      // them in the CPUs.
+      slot = __ AddP(__ top(), __ thread(), __ ConX(in_bytes(JavaThread::dso_inline_write_offset())));
+      __ store(__ ctrl(), slot, word, T_ADDRESS, raw, MemNode::unordered);
+      kit->sync_kit(ideal);
+      kit->insert_mem_bar(Op_MemBarCPUOrder);
+      __ sync_kit(kit);
+    }
+    // Pinned below the tests before it: never commoned with another
+    // check's load of the word, which other threads change. On x86 a load
+    // is an acquire load: the access, below the merge of this test, reads
+    // after it.
+    Node* w = __ load(__ ctrl(), word, TypeLong::LONG, T_LONG, raw, false, MemNode::unordered,
+                      LoadNode::Pinned);
+    Node* state = __ AndI(gvn.transform(new ConvL2INode(w)),
+                          __ ConI(DJAVA_SOS_WORD_STATE_MASK | DJAVA_SOS_WORD_BLOCKED));
+    if (!is_write) {
+      // Readable: S or M (1 or 2), not BLOCKED; that is, bit `state` of 0b110.
+      Node* readable = __ AndI(gvn.transform(new URShiftINode(__ ConI(6), state)), __ ConI(1));
+      __ if_then(readable, BoolTest::ne, __ ConI(0), PROB_LIKELY_MAG(3)); {
+        __ set(hit, __ ConI(1));
+      } __ end_if();
+    } else {
+      __ if_then(state, BoolTest::eq, __ ConI(DJAVA_SOS_WORD_STATE_M), PROB_LIKELY_MAG(3)); {
+        __ set(hit, __ ConI(1));
+      } __ else_(); {
+        __ store(__ ctrl(), slot, kit->null(), T_ADDRESS, raw, MemNode::unordered);  // withdrawn
+      } __ end_if();
+    }
+  } __ end_if();
+  Node* result = __ value(hit);
+  kit->final_sync(ideal);
+#undef __
+  return result;
+}
+
 void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   GraphKit* kit = access.kit();
   if (kit->stopped()) {
@@ -119,13 +196,7 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   Node* cmp = gvn.transform(new CmpLNode(mark, kit->longcon(0)));
   Node* shared = gvn.transform(new BoolNode(cmp, BoolTest::lt));
   IfNode* iff = kit->create_and_map_if(kit->control(), shared, PROB_UNLIKELY_MAG(5), COUNT_UNKNOWN);
-
-  // The merge after the slow path is Parse::call_register_finalizer's:
-  // control, i_o and all of memory (the call changes the raw slice only,
-  // and IGVN splits the memory phi per slice).
-  RegionNode* region = new RegionNode(3);
-  kit->record_for_igvn(region);
-  region->init_req(1, gvn.transform(new IfFalseNode(iff)));
+  Node* local_ctl = gvn.transform(new IfFalseNode(iff));
   Node* shared_ctl = gvn.transform(new IfTrueNode(iff));
 
   Node* offset;
@@ -141,66 +212,105 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
     offset = kit->longcon(-1);
   }
 
-  Node* io_phi;
-  Node* mem_phi;
+  // Three ways to the access: a local object; a replica whose copy passed
+  // the cached test; a replica after the stub. Merged as
+  // Parse::call_register_finalizer merges: control, i_o and all of memory
+  // (the test and the call change the raw slice only, and IGVN splits the
+  // memory phi per slice).
+  enum { local_path = 1, cached_path, stub_path, paths };
+  Node* ctl[paths];
+  Node* io[paths];
+  Node* mem[paths];
   {
-    PreserveJVMState pjvms(kit);
+    PreserveJVMState replica(kit);
     kit->set_control(shared_ctl);
-    // The debug state of the call is the state before the bytecode: a frame
-    // deoptimized while the thread waits re-executes it.
-    kit->set_sp(kit->sp() + popped_slots(kit, access.type()));
-    kit->jvms()->set_should_reexecute(true);
-    kit->kill_dead_locals();
-    Node* call = kit->make_runtime_call(GraphKit::RC_NO_LEAF | GraphKit::RC_UNCOMMON,
-                                        access_Type(), _access_stub, "dso_access",
-                                        TypeRawPtr::BOTTOM, obj, kit->intcon(kind), offset,
-                                        kit->top());
-    // A refusal deoptimizes: the interpreter re-executes the bytecode and throws.
-    kit->make_slow_call_ex(call, kit->env()->Throwable_klass(), false, /* deoptimize */ true);
-    // Pre-filled with the state the call starts from, which is the other
-    // path's.
-    io_phi = PhiNode::make(region, call->in(TypeFunc::I_O), Type::ABIO);
-    mem_phi = PhiNode::make(region, call->in(TypeFunc::Memory), Type::MEMORY, TypePtr::BOTTOM);
-    region->init_req(2, kit->control());
-    io_phi->init_req(2, kit->i_o());
-    mem_phi->init_req(2, kit->reset_memory());
+    Node* hit = cached_test(kit, mark, kind);
+    Node* miss_ctl = kit->control();
+    Node* hit_ctl = kit->top();
+    if (hit != NULL) {
+      Node* hit_cmp = gvn.transform(new CmpINode(hit, kit->intcon(0)));
+      Node* is_hit = gvn.transform(new BoolNode(hit_cmp, BoolTest::ne));
+      IfNode* hit_iff = kit->create_and_map_if(kit->control(), is_hit, PROB_LIKELY_MAG(2),
+                                               COUNT_UNKNOWN);
+      hit_ctl = gvn.transform(new IfTrueNode(hit_iff));
+      miss_ctl = gvn.transform(new IfFalseNode(hit_iff));
+    }
+    {
+      PreserveJVMState stub(kit);
+      kit->set_control(miss_ctl);
+      // The debug state of the call is the state before the bytecode: a
+      // frame deoptimized while the thread waits re-executes it.
+      kit->set_sp(kit->sp() + popped_slots(kit, access.type()));
+      kit->jvms()->set_should_reexecute(true);
+      kit->kill_dead_locals();
+      Node* call = kit->make_runtime_call(GraphKit::RC_NO_LEAF | GraphKit::RC_UNCOMMON,
+                                          access_Type(), _access_stub, "dso_access",
+                                          TypeRawPtr::BOTTOM, obj, kit->intcon(kind), offset,
+                                          kit->top());
+      // A refusal deoptimizes: the interpreter re-executes the bytecode and throws.
+      kit->make_slow_call_ex(call, kit->env()->Throwable_klass(), false, /* deoptimize */ true);
+      ctl[stub_path] = kit->control();
+      io[stub_path] = kit->i_o();
+      mem[stub_path] = kit->reset_memory();
+    }
+    ctl[cached_path] = hit_ctl;
+    io[cached_path] = hit != NULL ? kit->i_o() : kit->top();
+    mem[cached_path] = hit != NULL ? kit->reset_memory() : kit->top();
+  }
+  ctl[local_path] = local_ctl;
+  io[local_path] = kit->i_o();
+  mem[local_path] = kit->reset_memory();
+
+  RegionNode* region = new RegionNode(paths);
+  kit->record_for_igvn(region);
+  PhiNode* io_phi = new PhiNode(region, Type::ABIO);
+  PhiNode* mem_phi = new PhiNode(region, Type::MEMORY, TypePtr::BOTTOM);
+  for (int i = local_path; i < paths; i++) {
+    region->init_req(i, ctl[i]);
+    io_phi->init_req(i, io[i]);
+    mem_phi->init_req(i, mem[i]);
   }
   kit->set_all_memory(gvn.transform(mem_phi));
   kit->set_i_o(gvn.transform(io_phi));
   kit->set_control(gvn.transform(region));
 }
 
+// After a store: the thread's write slot is empty unless the write
+// announced itself (withdrawn here, after the store) or pinned its copy
+// (the leaf unpins it).
 void DsoBarrierSetC2::end_write(C2ParseAccess& access) {
   GraphKit* kit = access.kit();
   if (kit->stopped()) {
     return;
   }
   PhaseGVN& gvn = kit->gvn();
-  Node* thread = gvn.transform(new ThreadLocalNode());
-  Node* slot = kit->basic_plus_adr(kit->top(), thread, in_bytes(JavaThread::dso_inline_write_offset()));
-  Node* began = kit->make_load(kit->control(), slot, TypeRawPtr::BOTTOM, T_ADDRESS,
-                               Compile::AliasIdxRaw, MemNode::unordered);
-  Node* cmp = gvn.transform(new CmpPNode(began, kit->null()));
-  Node* pending = gvn.transform(new BoolNode(cmp, BoolTest::ne));
-  IfNode* iff = kit->create_and_map_if(kit->control(), pending, PROB_UNLIKELY_MAG(4), COUNT_UNKNOWN);
-  RegionNode* region = new RegionNode(3);
-  kit->record_for_igvn(region);
-  region->init_req(1, gvn.transform(new IfFalseNode(iff)));
-  Node* mem_phi;
-  {
-    PreserveJVMState pjvms(kit);
-    kit->set_control(gvn.transform(new IfTrueNode(iff)));
-    // The leaf's memory input is all of memory, the store's slice included:
-    // it comes after the store in any schedule.
-    Node* call = kit->make_runtime_call(GraphKit::RC_LEAF, end_write_Type(),
-                                        CAST_FROM_FN_PTR(address, DsoBarrierSetC2::end_write_C),
-                                        "dso_end_write", TypeRawPtr::BOTTOM, thread);
-    mem_phi = PhiNode::make(region, call->in(TypeFunc::Memory), Type::MEMORY, TypePtr::BOTTOM);
-    region->init_req(2, kit->control());
-    mem_phi->init_req(2, kit->reset_memory());
-  }
-  kit->set_all_memory(gvn.transform(mem_phi));
-  kit->set_control(gvn.transform(region));
+  IdealKit ideal(kit, true);
+#define __ ideal.
+  Node* thread = __ thread();
+  Node* slot = __ AddP(__ top(), thread, __ ConX(in_bytes(JavaThread::dso_inline_write_offset())));
+  Node* began = __ load(__ ctrl(), slot, TypeX_X, TypeX_X->basic_type(), Compile::AliasIdxRaw);
+  __ if_then(began, BoolTest::ne, __ ConX(0), PROB_UNLIKELY_MAG(4)); {
+    Node* pinned = gvn.transform(new AndXNode(began, __ ConX(DsoInterpreter::pinned_mark)));
+    __ if_then(pinned, BoolTest::eq, __ ConX(0), PROB_LIKELY_MAG(1)); {
+      // Withdrawn after the store: the barrier keeps the compiler from
+      // moving it up (x86 keeps stores in order).
+      kit->sync_kit(ideal);
+      kit->insert_mem_bar(Op_MemBarRelease);
+      __ sync_kit(kit);
+      __ store(__ ctrl(), slot, __ ConX(0), TypeX_X->basic_type(), Compile::AliasIdxRaw,
+               MemNode::unordered);
+    } __ else_(); {
+      // The leaf's memory input is all of memory, the store's slice
+      // included: it comes after the store in any schedule.
+      kit->sync_kit(ideal);
+      kit->make_runtime_call(GraphKit::RC_LEAF, end_write_Type(),
+                             CAST_FROM_FN_PTR(address, DsoBarrierSetC2::end_write_C),
+                             "dso_end_write", TypeRawPtr::BOTTOM, thread);
+      __ sync_kit(kit);
+    } __ end_if();
+  } __ end_if();
+  kit->final_sync(ideal);
+#undef __
 }
 
 Node* DsoBarrierSetC2::load_at(C2Access& access, const Type* val_type) const {

@@ -8,13 +8,19 @@
  *
  *   mark = LoadL [obj]              pinned to the access's control
  *   if (mark < 0)                   unlikely: a replica (dsoMark.hpp)
- *     call dso_access(obj, kind, offset)    a runtime stub that may block
+ *     cached test                   its entry's state word, as in C1's stub
+ *     if (miss)
+ *       call dso_access(obj, kind, offset)  a runtime stub that may block
  *
- * The stub's C function first runs the cached test the other tiers run
- * inline (DsoInterpreter::try_access: a read whose copy is S or M and not
- * BLOCKED, or a write that announces itself and finds M) without leaving
- * Java state; otherwise it gains the access in the VM, where the thread may
- * wait on the network and GC may run. The call carries the state *before*
+ * The cached test is the one the other tiers run inline
+ * (DsoInterpreter::try_access, emit_cached_test): a read whose copy is S or
+ * M and not BLOCKED, or a write that announces itself in the thread's slot
+ * and finds M; the word's load is pinned below the test's branches, so no
+ * two checks share it. A miss (and a write that must pin its copy, and an
+ * array in blocks) calls the stub, whose C function tries the cached test
+ * once more without leaving Java state (an array's block), then gains the
+ * access in the VM, where the thread may wait on the network and GC may
+ * run. The call carries the state *before*
  * the bytecode, operands on the stack, with re-execution set: a frame
  * deoptimized while the thread waits re-executes the bytecode in the
  * interpreter, which checks again, and an exception (a refusal) goes to an
@@ -24,8 +30,9 @@
  * is pinned below its own check, so it reads memory after the check and is
  * never commoned with a load above it.
  *
- * After a store or an atomic: the thread's write slot is empty unless the
- * write announced or pinned (one load and compare); a leaf call ends it.
+ * After a store: the thread's write slot is empty unless the write
+ * announced or pinned (one load and compare); an announcement is withdrawn
+ * inline, behind a release barrier; a pin is ended by a leaf call.
  *
  * No safepoint lies between a check and its access: C2 polls at loop back
  * edges, returns and calls, and the check's merge leads straight to the
