@@ -44,7 +44,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # variant: build/zero and build/server.
 LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-openjdk test-openjdk-local test-openjdk-zero test-matrix \
+.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-openjdk test-openjdk-local test-openjdk-zero test-openjdk-c2 test-matrix \
         launcher demo bench install \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
@@ -233,10 +233,15 @@ test-openjdk-local: all deps-test
 test-openjdk-zero: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java openjdk-zero
 
+# The same with every node compiling with C2 too (-XX:+DjavaCompileWithC2,
+# not yet the default).
+test-openjdk-c2: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java openjdk-c2
+
 # Every suite in every configuration: make test's (the default VM in full,
-# djava's jtreg suite in each tier and on Zero), plus OpenJDK's group and
-# the TCK on Zero. Results in docs/CONFORMANCE.md.
-test-matrix: test test-openjdk-zero
+# djava's jtreg suite in each tier, on Zero and with C2), plus OpenJDK's
+# group and the TCK on Zero and with C2. Results in docs/CONFORMANCE.md.
+test-matrix: test test-openjdk-zero test-openjdk-c2
 
 test: test-native test-py test-jtreg
 
