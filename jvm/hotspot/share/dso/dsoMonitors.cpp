@@ -15,6 +15,8 @@
 #include "logging/log.hpp"
 #include "memory/resourceArea.hpp"
 #include "oops/oop.inline.hpp"
+#include "code/nmethod.hpp"
+#include "runtime/frame.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/objectMonitor.inline.hpp"
@@ -76,6 +78,28 @@ int DsoMonitors::enter_index(JavaThread* current, uint index) {
   return status;
 }
 
+// Whether the code that entered the monitor can take an exception there.
+// C2's code and native wrappers cannot: their slow path
+// (SharedRuntime::monitor_enter_helper) has no exception edge, and an
+// exception returned into it finds no handler (a fatal error). The
+// interpreter, C1's code (its runtime stub's caller) and JNI can.
+static bool enter_may_throw(JavaThread* current) {
+  if (!current->has_last_Java_frame()) {
+    return true;
+  }
+  RegisterMap map(current, false);
+  frame fr = current->last_frame();
+  if (fr.is_runtime_frame()) {
+    fr = fr.sender(&map);  // a compiler's runtime stub: its caller entered
+  }
+  CodeBlob* cb = fr.cb();
+  if (cb == NULL || !cb->is_nmethod()) {
+    return true;
+  }
+  nmethod* nm = cb->as_nmethod();
+  return nm->is_compiled_by_c1() && !nm->is_native_method();
+}
+
 void DsoMonitors::enter(JavaThread* current, Handle obj) {
   if (DsoNode::has_left(current)) {
     return;  // the node left: the monitor is this last thread's alone
@@ -84,6 +108,15 @@ void DsoMonitors::enter(JavaThread* current, Handle obj) {
   if (status != DJAVA_MON_OK) {
     JavaThread* THREAD = current;
     throw_for(current, status, "cannot enter", obj(), THREAD);
+    if (HAS_PENDING_EXCEPTION && !enter_may_throw(current)) {
+      // Thrown when the thread is back in Java instead, as Thread.stop's
+      // exception is (the compiled caller is deoptimized). It runs on
+      // without the monitor until then; only a failed or ended program's
+      // enter fails, and its monitors are gone.
+      Handle exception(current, PENDING_EXCEPTION);
+      CLEAR_PENDING_EXCEPTION;
+      current->send_thread_stop(exception());
+    }
   }
 }
 
