@@ -130,15 +130,16 @@ JVM_ENTRY(static void, SS_exit(JNIEnv* env, jclass, jobject sync))
 JVM_END
 
 // What ended the wait, in the low two bits: 0 notified or signalled, 1
-// timed out, 2 interrupted; the monitor is held again in each case. If the
-// waiter is in line (it waited at a place, not 0; -1: a new one; or a
-// signal moved it there), its place above them (bit 2: first in line, the
-// rest: the place).
+// timed out, 2 interrupted; the monitor is held again in each case. Bit 2:
+// first in line (always, for a waiter in no line). Above: the waiter's
+// place if it is in line (it waited at a place, not 0; -1: a new one; or a
+// signal moved it there), else 0.
 JVM_ENTRY(static jlong, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, jlong java_thread,
                                   jlong millis, jboolean interruptible, jlong place))
   Handle h(thread, JNIHandles::resolve_non_null(sync));
+  const jlong first_in_line = 4;
   if (!shared_here(thread, h())) {
-    return DJAVA_MON_OK;  // a spurious wake-up: nobody is left to signal it
+    return first_in_line | DJAVA_MON_OK;  // a spurious wake-up: nobody is left to signal it
   }
   int status = DsoMonitors::wait_in_service(thread, monitor_of(h()), (uint64_t)key,
                                             (uint64_t)java_thread, millis,
@@ -147,7 +148,7 @@ JVM_ENTRY(static jlong, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, 
   // its move.
   int first = 0;
   uint64_t at = DsoNode::lib().djava_monitor_last_place(&first);
-  jlong kept = at == 0 ? 0 : (jlong)((at << 3) | (first != 0 ? 4 : 0));
+  jlong kept = at == 0 ? first_in_line : (jlong)((at << 3) | (first != 0 ? first_in_line : 0));
   switch (status) {
     case DJAVA_MON_OK:
     case DJAVA_MON_TIMED_OUT:

@@ -66,15 +66,22 @@ final class SharedSynchronizers {
      * in the service's line at `place` (NEW_PLACE: a new one at its end;
      * 0: not in line), so a woken acquirer that waits again keeps its place
      * ahead of those that came after it, as an AQS queue node stays queued
-     * until its thread acquires. Returns a status above (the low two bits)
-     * and, after a wait in line, FIRST_IN_LINE and the place kept (above
-     * PLACE_SHIFT).
+     * until its thread acquires. Returns a status above (the low two bits),
+     * FIRST_IN_LINE if no earlier place waits or re-enters (always, for a
+     * wait in no line), and the waiter's place in line above PLACE_SHIFT
+     * (0: none).
      */
     private static native long await0(Object sync, long key, long thread, long millis,
                                       boolean interruptible, long place);
     private static final long NEW_PLACE = -1L;
     private static final long STATUS_BITS = 3L, FIRST_IN_LINE = 4L;
     private static final int PLACE_SHIFT = 3;
+
+    /** The place in line await0's result reports, else the one the waiter had. */
+    private static long placeAfter(long woken, long place) {
+        long at = woken >>> PLACE_SHIFT;
+        return at != 0L ? at : place;
+    }
     /** Wakes the waiters of `key` (all or the longest), or moves them to wait set toKey (not 0). */
     private static native void signal0(Object sync, long key, boolean all, long toKey);
     /** The service's waiters, longest first: key, thread id, key, thread id, ... */
@@ -184,12 +191,8 @@ final class SharedSynchronizers {
                 long woken = await0(s, key, me, millis, interruptible, place);
                 LockSupport.setCurrentBlocker(null);
                 int status = (int) (woken & STATUS_BITS);
-                if ((woken >>> PLACE_SHIFT) != 0L) {
-                    place = woken >>> PLACE_SHIFT;
-                    waited = (woken & FIRST_IN_LINE) != 0L;
-                } else {
-                    waited = true;  // woken without a place: the node left the cluster
-                }
+                place = placeAfter(woken, place);
+                waited = (woken & FIRST_IN_LINE) != 0L;
                 if (status == INTERRUPTED) {
                     if (interruptible) {
                         result = -1;
@@ -273,10 +276,8 @@ final class SharedSynchronizers {
                 long woken = await0(s, key, me, millis, interruptible, 0L);
                 LockSupport.setCurrentBlocker(null);
                 int status = (int) (woken & STATUS_BITS);
-                if ((woken >>> PLACE_SHIFT) != 0L) {  // moved into the line
-                    place = woken >>> PLACE_SHIFT;
-                    first = (woken & FIRST_IN_LINE) != 0L;
-                }
+                place = placeAfter(woken, place);  // a signal moved it into the line
+                first = (woken & FIRST_IN_LINE) != 0L;
                 if (status == TIMED_OUT) {
                     signalled = false;
                 } else if (status == INTERRUPTED) {
@@ -317,12 +318,8 @@ final class SharedSynchronizers {
                     if ((woken & STATUS_BITS) == INTERRUPTED) {
                         interrupted = true;
                     }
-                    if ((woken >>> PLACE_SHIFT) != 0L) {
-                        place = woken >>> PLACE_SHIFT;
-                        waited = (woken & FIRST_IN_LINE) != 0L;
-                    } else {
-                        waited = true;
-                    }
+                    place = placeAfter(woken, place);
+                    waited = (woken & FIRST_IN_LINE) != 0L;
                 }
             } finally {
                 if (counted) {
