@@ -496,12 +496,18 @@ void Directory::NoteAsked(Stripe& s, ChunkId id) {
 }
 
 bool Directory::Push(ChunkId id, NodeId from, NodeId to, std::function<void()> sent) {
+  return PushOf(id, from, to, std::move(sent), /*any_program=*/true, 0);
+}
+
+bool Directory::PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent,
+                       bool any_program, uint64_t program) {
   if (from == to || !Alive(to)) return false;
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.entries.find(id);
   if (it == s.entries.end()) return false;
   Entry* e = &it->second;
+  if (!any_program && e->program != program) return false;
   // Only a copy the releasing node holds modified moves: it wrote under the
   // lock, and the next owner would otherwise fault it in from there. A
   // chunk with anything under way or queued is left to its requests.
@@ -531,6 +537,16 @@ uint64_t Directory::ExclusiveMark(NodeId node) const {
 bool Directory::PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t since,
                              std::function<void()> sent) {
   std::vector<ChunkId> ids{lock};
+  // A node runs threads of several programs: what it wrote meanwhile for
+  // another program's threads stays (the lock's next holder runs none of
+  // them, and a copy there would outlive their program on that node).
+  uint64_t program = 0;
+  {
+    Stripe& s = StripeOf(lock);
+    std::lock_guard<std::mutex> l(s.mu);
+    auto it = s.entries.find(lock);
+    if (it != s.entries.end()) program = it->second.program;
+  }
   if (since != kNoMark) {
     std::lock_guard<std::mutex> l(nodes_mu_);
     if (from < nodes_.size()) {
@@ -552,7 +568,7 @@ bool Directory::PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t sinc
   bool any = false;
   for (ChunkId id : ids) {
     left->fetch_add(1);
-    if (Push(id, from, to, one_ended)) {
+    if (PushOf(id, from, to, one_ended, /*any_program=*/id == lock, program)) {
       any = true;
     } else {
       left->fetch_sub(1);

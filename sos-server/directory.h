@@ -179,9 +179,9 @@ class Directory {
   // it.
   bool Push(ChunkId id, NodeId from, NodeId to, std::function<void()> sent);
   // The data written under a lock moves with it too: as Push for the
-  // lock's own chunk and for the chunks granted exclusively to `from` since
-  // `since` (ExclusiveMark, taken when its thread got the lock; kNoMark:
-  // none), the newest kMovedWithLock of them. `sent` runs once every move
+  // lock's own chunk and for the chunks of the lock's program granted
+  // exclusively to `from` since `since` (ExclusiveMark, taken when its
+  // thread got the lock; kNoMark: none), the newest kMovedWithLock of them. `sent` runs once every move
   // started has ended; false if none started (`sent` never runs).
   static constexpr uint64_t kNoMark = UINT64_MAX;
   static constexpr size_t kMovedWithLock = 8;
@@ -309,6 +309,9 @@ class Directory {
   // that comes back unwritten ends e's migratory mark.
   void NoteCopyReturned(Entry* e, const ChunkImage& image);
   void FinishReclaim(NodeId node);
+  // Push, of a chunk of `program` only unless any_program.
+  bool PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent, bool any_program,
+              uint64_t program);
   // The push of id ended, whatever its outcome: its `sent` runs.
   void EndPush(ChunkId id);
   // A node asked for the chunk (a read or a write): its moves resume.

@@ -1214,6 +1214,38 @@ TEST_F(PushTest, WhatTheHolderWasGrantedUnderTheLockMovesWithIt) {
       << "nothing of b's left to move";
 }
 
+TEST_F(PushTest, OnlyTheLocksProgramsDataMovesWithIt) {
+  // b runs threads of two programs: while one of program 5 held the lock,
+  // one of program 6 wrote too. c's thread (program 5's) gets the lock and
+  // program 5's data; program 6's stays on b, where its threads run.
+  ChunkId lock = Published(a, c, "lock", 1, /*program=*/5);
+  ChunkId mine = MakeChunkId(a, 2), theirs = MakeChunkId(a, 3);
+  auto take = [&](ChunkId id, uint64_t program) {
+    dir.Write(b, 1, id, 0);
+    auto out = sink.Take();
+    ASSERT_EQ(out.size(), 1u);
+    dir.FlushReply(a, id, out[0].txn, Image("d", program));
+    sink.Take();
+  };
+  const uint64_t mark = dir.ExclusiveMark(b);
+  take(mine, 5);
+  take(theirs, 6);
+  ASSERT_TRUE(dir.PushWithLock(lock, b, c, mark, CountSent()));
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u) << "program 6's chunk stays where its threads run";
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].id, mine);
+  dir.FlushReply(b, mine, out[0].txn, Image("x", 5));
+  EXPECT_EQ(sent_calls, 1);
+  EXPECT_EQ(sink.Take().size(), 1u) << "the grant to c";
+  // The other program's data still moves with a lock of its own.
+  ChunkId their_lock = Published(a, c, "lock", 4, /*program=*/6);
+  ASSERT_TRUE(dir.PushWithLock(their_lock, b, c, mark, CountSent()));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].id, theirs);
+}
+
 TEST_F(PushTest, AnEndedProgramsChunkIsDroppedAndTheLockStillGoes) {
   ChunkId id = MakeChunkId(a, 1);
   dir.Write(b, 1, id, 0);
