@@ -5,12 +5,15 @@
 #include "precompiled.hpp"
 #include "ci/ciEnv.hpp"
 #include "ci/ciField.hpp"
+#include "classfile/vmClasses.hpp"
 #include "dso/c2/dsoBarrierSetC2.hpp"
+#include "dso/dsoBarrierSet.hpp"
 #include "dso/dsoCompiledAccess.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoInterpreter.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoThreads.hpp"
 #include "oops/klass.hpp"
 #include "oops/oop.inline.hpp"
 #include "opto/callnode.hpp"
@@ -46,8 +49,19 @@ int DsoBarrierSetC2::check_kind(C2Access& access) {
       (decorators & (ON_WEAK_OOP_REF | ON_PHANTOM_OOP_REF)) != 0) {
     return no_check;  // not a Java object's field, or the disabled Reference.get intrinsic's
   }
+  if ((decorators & C2_UNSAFE_ACCESS) != 0 && access.is_parse_access() &&
+      static_cast<C2ParseAccess&>(access).kit()->is_LibraryCallKit() != NULL) {
+    // Unsafe's intrinsics (VarHandles' and the atomics' too): the base may
+    // be null, and which field the offset names is told at run time.
+    if (never_shared(access.gvn(), access.base())) {
+      return no_check;
+    }
+    return ((decorators & C2_WRITE_ACCESS) != 0 ? DsoCompiledAccess::write
+                                                 : DsoCompiledAccess::read) |
+           DsoCompiledAccess::dynamic;
+  }
   if ((decorators & IN_HEAP) == 0) {
-    return unsupported;  // an Unsafe access of an object or native memory: Unsafe is off
+    return unsupported;  // neither the heap's nor native memory for sure
   }
   if (!access.is_parse_access()) {
     return never_shared(access.gvn(), access.base()) ? no_check : unsupported;
@@ -117,7 +131,9 @@ static int popped_slots(GraphKit* kit, BasicType type) {
 // (without membarrier), a read of Thread.threadStatus (the runtime's).
 static Node* cached_test(GraphKit* kit, Node* mark, int kind) {
   const bool is_write = (kind & DsoCompiledAccess::write) != 0;
-  if ((kind & DsoCompiledAccess::thread_status) != 0 ||
+  // A dynamic access may be a mirror's own field or Thread.threadStatus:
+  // the stub tells.
+  if ((kind & (DsoCompiledAccess::thread_status | DsoCompiledAccess::dynamic)) != 0 ||
       (is_write && !DsoInterpreter::announced_writes())) {
     return NULL;
   }
@@ -189,6 +205,21 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   }
   PhaseGVN& gvn = kit->gvn();
   Node* obj = access.base();
+  const bool dynamic = (kind & DsoCompiledAccess::dynamic) != 0;
+
+  // Unsafe with a null base addresses native memory: no check.
+  Node* native_ctl = kit->top();
+  if (dynamic && TypePtr::NULL_PTR->higher_equal(gvn.type(obj))) {
+    Node* null_cmp = gvn.transform(new CmpPNode(obj, kit->null()));
+    Node* is_null = gvn.transform(new BoolNode(null_cmp, BoolTest::eq));
+    IfNode* null_iff = kit->create_and_map_if(kit->control(), is_null, PROB_UNLIKELY_MAG(3),
+                                              COUNT_UNKNOWN);
+    native_ctl = gvn.transform(new IfTrueNode(null_iff));
+    kit->set_control(gvn.transform(new IfFalseNode(null_iff)));
+    const Type* not_null = gvn.type(obj)->join_speculative(TypePtr::NOTNULL);
+    obj = gvn.transform(new CastPPNode(obj, not_null));
+    obj->init_req(0, kit->control());
+  }
 
   Node* mark_adr = kit->basic_plus_adr(obj, oopDesc::mark_offset_in_bytes());
   Node* mark = kit->make_load(kit->control(), mark_adr, TypeLong::LONG, T_LONG,
@@ -200,11 +231,11 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   Node* shared_ctl = gvn.transform(new IfTrueNode(iff));
 
   Node* offset;
-  if ((kind & DsoCompiledAccess::indexed) != 0) {
-    // The element's offset in the array: an array kept in blocks needs its
-    // block. The casts hang on the shared branch: an address turned into a
-    // number must not be shared with code past a safepoint, where GC may
-    // have moved the array.
+  if ((kind & (DsoCompiledAccess::indexed | DsoCompiledAccess::dynamic)) != 0) {
+    // The element's (or Unsafe's) offset in the object: an array kept in
+    // blocks needs its block. The casts hang on the shared branch: an
+    // address turned into a number must not be shared with code past a
+    // safepoint, where GC may have moved the object.
     Node* element = gvn.transform(new CastP2XNode(shared_ctl, access.addr().node()));
     Node* start = gvn.transform(new CastP2XNode(shared_ctl, obj));
     offset = gvn.transform(new SubXNode(element, start));
@@ -217,7 +248,7 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   // Parse::call_register_finalizer merges: control, i_o and all of memory
   // (the test and the call change the raw slice only, and IGVN splits the
   // memory phi per slice).
-  enum { local_path = 1, cached_path, stub_path, paths };
+  enum { local_path = 1, cached_path, stub_path, native_path, paths };
   Node* ctl[paths];
   Node* io[paths];
   Node* mem[paths];
@@ -239,8 +270,12 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
       PreserveJVMState stub(kit);
       kit->set_control(miss_ctl);
       // The debug state of the call is the state before the bytecode: a
-      // frame deoptimized while the thread waits re-executes it.
-      kit->set_sp(kit->sp() + popped_slots(kit, access.type()));
+      // frame deoptimized while the thread waits re-executes it. An
+      // intrinsic's kit puts the call's arguments back itself
+      // (LibraryCallKit::reexecute_sp).
+      if (kit->is_LibraryCallKit() == NULL) {
+        kit->set_sp(kit->sp() + popped_slots(kit, access.type()));
+      }
       kit->jvms()->set_should_reexecute(true);
       kit->kill_dead_locals();
       Node* call = kit->make_runtime_call(GraphKit::RC_NO_LEAF | GraphKit::RC_UNCOMMON,
@@ -260,6 +295,10 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   ctl[local_path] = local_ctl;
   io[local_path] = kit->i_o();
   mem[local_path] = kit->reset_memory();
+  // Native memory's path left before the mark's load: as the local one.
+  ctl[native_path] = native_ctl;
+  io[native_path] = native_ctl != kit->top() ? io[local_path] : kit->top();
+  mem[native_path] = native_ctl != kit->top() ? mem[local_path] : kit->top();
 
   RegionNode* region = new RegionNode(paths);
   kit->record_for_igvn(region);
@@ -336,30 +375,47 @@ Node* DsoBarrierSetC2::store_at(C2Access& access, C2AccessValue& val) const {
   return store;
 }
 
-// Atomics come only from Unsafe's and VarHandles' intrinsics, which are off
-// on a node (is_intrinsic_allowed): one that reaches here unchecked refuses.
+// Atomics come from Unsafe's intrinsics (VarHandles' and the atomic
+// classes' among them): checked as a write, whether or not it stores.
+template <typename Op>
+static Node* checked_atomic(C2AtomicParseAccess& access, int kind, Op op) {
+  if (kind >= 0) {
+    DsoBarrierSetC2::check(access, kind);
+  }
+  Node* result = op();
+  if (kind >= 0) {
+    // The value is the kit's after the end: it is the atomic's result.
+    DsoBarrierSetC2::end_write(access);
+  }
+  return result;
+}
+
 Node* DsoBarrierSetC2::atomic_cmpxchg_val_at(C2AtomicParseAccess& access, Node* expected_val,
                                              Node* new_val, const Type* val_type) const {
-  check_kind_or_refuse(access);
-  return CardTableBarrierSetC2::atomic_cmpxchg_val_at(access, expected_val, new_val, val_type);
+  return checked_atomic(access, check_kind_or_refuse(access), [&] {
+    return CardTableBarrierSetC2::atomic_cmpxchg_val_at(access, expected_val, new_val, val_type);
+  });
 }
 
 Node* DsoBarrierSetC2::atomic_cmpxchg_bool_at(C2AtomicParseAccess& access, Node* expected_val,
                                               Node* new_val, const Type* val_type) const {
-  check_kind_or_refuse(access);
-  return CardTableBarrierSetC2::atomic_cmpxchg_bool_at(access, expected_val, new_val, val_type);
+  return checked_atomic(access, check_kind_or_refuse(access), [&] {
+    return CardTableBarrierSetC2::atomic_cmpxchg_bool_at(access, expected_val, new_val, val_type);
+  });
 }
 
 Node* DsoBarrierSetC2::atomic_xchg_at(C2AtomicParseAccess& access, Node* new_val,
                                       const Type* value_type) const {
-  check_kind_or_refuse(access);
-  return CardTableBarrierSetC2::atomic_xchg_at(access, new_val, value_type);
+  return checked_atomic(access, check_kind_or_refuse(access), [&] {
+    return CardTableBarrierSetC2::atomic_xchg_at(access, new_val, value_type);
+  });
 }
 
 Node* DsoBarrierSetC2::atomic_add_at(C2AtomicParseAccess& access, Node* new_val,
                                      const Type* value_type) const {
-  check_kind_or_refuse(access);
-  return CardTableBarrierSetC2::atomic_add_at(access, new_val, value_type);
+  return checked_atomic(access, check_kind_or_refuse(access), [&] {
+    return CardTableBarrierSetC2::atomic_add_at(access, new_val, value_type);
+  });
 }
 
 void DsoBarrierSetC2::clone(GraphKit* kit, Node* src, Node* dst, Node* size, bool is_array) const {
@@ -421,6 +477,78 @@ bool DsoBarrierSetC2::is_intrinsic_allowed(vmIntrinsics::ID id) {
     case vmIntrinsics::_fullFence: case vmIntrinsics::_Preconditions_checkIndex:
     case vmIntrinsics::_Preconditions_checkLongIndex: case vmIntrinsics::_profileBoolean:
     case vmIntrinsics::_isCompileConstant: case vmIntrinsics::_blackhole:
+    // Unsafe's accesses and atomics (VarHandles' among them): checked
+    // with the kind told at run time (DsoCompiledAccess::dynamic).
+    case vmIntrinsics::_getReference: case vmIntrinsics::_getBoolean: case vmIntrinsics::_getByte:
+    case vmIntrinsics::_getShort: case vmIntrinsics::_getChar: case vmIntrinsics::_getInt:
+    case vmIntrinsics::_getLong: case vmIntrinsics::_getFloat: case vmIntrinsics::_getDouble:
+    case vmIntrinsics::_putReference: case vmIntrinsics::_putBoolean: case vmIntrinsics::_putByte:
+    case vmIntrinsics::_putShort: case vmIntrinsics::_putChar: case vmIntrinsics::_putInt:
+    case vmIntrinsics::_putLong: case vmIntrinsics::_putFloat: case vmIntrinsics::_putDouble:
+    case vmIntrinsics::_getReferenceVolatile: case vmIntrinsics::_getBooleanVolatile:
+    case vmIntrinsics::_getByteVolatile: case vmIntrinsics::_getShortVolatile:
+    case vmIntrinsics::_getCharVolatile: case vmIntrinsics::_getIntVolatile:
+    case vmIntrinsics::_getLongVolatile: case vmIntrinsics::_getFloatVolatile:
+    case vmIntrinsics::_getDoubleVolatile: case vmIntrinsics::_putReferenceVolatile:
+    case vmIntrinsics::_putBooleanVolatile: case vmIntrinsics::_putByteVolatile:
+    case vmIntrinsics::_putShortVolatile: case vmIntrinsics::_putCharVolatile:
+    case vmIntrinsics::_putIntVolatile: case vmIntrinsics::_putLongVolatile:
+    case vmIntrinsics::_putFloatVolatile: case vmIntrinsics::_putDoubleVolatile:
+    case vmIntrinsics::_getReferenceOpaque: case vmIntrinsics::_getBooleanOpaque:
+    case vmIntrinsics::_getByteOpaque: case vmIntrinsics::_getShortOpaque:
+    case vmIntrinsics::_getCharOpaque: case vmIntrinsics::_getIntOpaque:
+    case vmIntrinsics::_getLongOpaque: case vmIntrinsics::_getFloatOpaque:
+    case vmIntrinsics::_getDoubleOpaque: case vmIntrinsics::_putReferenceOpaque:
+    case vmIntrinsics::_putBooleanOpaque: case vmIntrinsics::_putByteOpaque:
+    case vmIntrinsics::_putShortOpaque: case vmIntrinsics::_putCharOpaque:
+    case vmIntrinsics::_putIntOpaque: case vmIntrinsics::_putLongOpaque:
+    case vmIntrinsics::_putFloatOpaque: case vmIntrinsics::_putDoubleOpaque:
+    case vmIntrinsics::_getReferenceAcquire: case vmIntrinsics::_getBooleanAcquire:
+    case vmIntrinsics::_getByteAcquire: case vmIntrinsics::_getShortAcquire:
+    case vmIntrinsics::_getCharAcquire: case vmIntrinsics::_getIntAcquire:
+    case vmIntrinsics::_getLongAcquire: case vmIntrinsics::_getFloatAcquire:
+    case vmIntrinsics::_getDoubleAcquire: case vmIntrinsics::_putReferenceRelease:
+    case vmIntrinsics::_putBooleanRelease: case vmIntrinsics::_putByteRelease:
+    case vmIntrinsics::_putShortRelease: case vmIntrinsics::_putCharRelease:
+    case vmIntrinsics::_putIntRelease: case vmIntrinsics::_putLongRelease:
+    case vmIntrinsics::_putFloatRelease: case vmIntrinsics::_putDoubleRelease:
+    case vmIntrinsics::_getShortUnaligned: case vmIntrinsics::_getCharUnaligned:
+    case vmIntrinsics::_getIntUnaligned: case vmIntrinsics::_getLongUnaligned:
+    case vmIntrinsics::_putShortUnaligned: case vmIntrinsics::_putCharUnaligned:
+    case vmIntrinsics::_putIntUnaligned: case vmIntrinsics::_putLongUnaligned:
+    case vmIntrinsics::_compareAndSetReference: case vmIntrinsics::_compareAndExchangeReference:
+    case vmIntrinsics::_compareAndExchangeReferenceAcquire:
+    case vmIntrinsics::_compareAndExchangeReferenceRelease: case vmIntrinsics::_compareAndSetLong:
+    case vmIntrinsics::_compareAndExchangeLong: case vmIntrinsics::_compareAndExchangeLongAcquire:
+    case vmIntrinsics::_compareAndExchangeLongRelease: case vmIntrinsics::_compareAndSetInt:
+    case vmIntrinsics::_compareAndExchangeInt: case vmIntrinsics::_compareAndExchangeIntAcquire:
+    case vmIntrinsics::_compareAndExchangeIntRelease: case vmIntrinsics::_compareAndSetByte:
+    case vmIntrinsics::_compareAndExchangeByte: case vmIntrinsics::_compareAndExchangeByteAcquire:
+    case vmIntrinsics::_compareAndExchangeByteRelease: case vmIntrinsics::_compareAndSetShort:
+    case vmIntrinsics::_compareAndExchangeShort:
+    case vmIntrinsics::_compareAndExchangeShortAcquire:
+    case vmIntrinsics::_compareAndExchangeShortRelease:
+    case vmIntrinsics::_weakCompareAndSetReferencePlain:
+    case vmIntrinsics::_weakCompareAndSetReferenceAcquire:
+    case vmIntrinsics::_weakCompareAndSetReferenceRelease:
+    case vmIntrinsics::_weakCompareAndSetReference:
+    case vmIntrinsics::_weakCompareAndSetLongPlain:
+    case vmIntrinsics::_weakCompareAndSetLongAcquire:
+    case vmIntrinsics::_weakCompareAndSetLongRelease: case vmIntrinsics::_weakCompareAndSetLong:
+    case vmIntrinsics::_weakCompareAndSetIntPlain:
+    case vmIntrinsics::_weakCompareAndSetIntAcquire:
+    case vmIntrinsics::_weakCompareAndSetIntRelease: case vmIntrinsics::_weakCompareAndSetInt:
+    case vmIntrinsics::_weakCompareAndSetBytePlain:
+    case vmIntrinsics::_weakCompareAndSetByteAcquire:
+    case vmIntrinsics::_weakCompareAndSetByteRelease: case vmIntrinsics::_weakCompareAndSetByte:
+    case vmIntrinsics::_weakCompareAndSetShortPlain:
+    case vmIntrinsics::_weakCompareAndSetShortAcquire:
+    case vmIntrinsics::_weakCompareAndSetShortRelease: case vmIntrinsics::_weakCompareAndSetShort:
+    case vmIntrinsics::_getAndAddInt: case vmIntrinsics::_getAndAddLong:
+    case vmIntrinsics::_getAndAddByte: case vmIntrinsics::_getAndAddShort:
+    case vmIntrinsics::_getAndSetInt: case vmIntrinsics::_getAndSetLong:
+    case vmIntrinsics::_getAndSetByte: case vmIntrinsics::_getAndSetShort:
+    case vmIntrinsics::_getAndSetReference:
     // Method handles' linkers: calls, no heap access of their own.
     case vmIntrinsics::_invoke: case vmIntrinsics::_invokeGeneric:
     case vmIntrinsics::_invokeBasic: case vmIntrinsics::_linkToVirtual:
@@ -428,8 +556,9 @@ bool DsoBarrierSetC2::is_intrinsic_allowed(vmIntrinsics::ID id) {
     case vmIntrinsics::_linkToInterface: case vmIntrinsics::_compiledLambdaForm:
       return true;
     default:
-      // Strings', arrays', Unsafe's, the vector API's, checksums' and
-      // ciphers' intrinsics read or write Java arrays and objects directly;
+      // Strings', arrays', Unsafe's bulk operations, the vector API's,
+      // checksums' and ciphers' intrinsics read or write Java arrays and
+      // objects directly;
       // Object.notify's would skip a replica's cluster monitor when its
       // mark looks stack-locked. Anything new is off until shown safe.
       return false;
@@ -472,9 +601,24 @@ bool DsoBarrierSetC2::generate_stubs(ciEnv* env) {
 // the transition), where the thread may block and GC may run.
 JRT_BLOCK_ENTRY(void, DsoBarrierSetC2::access_C(oopDesc* obj, jint kind, jlong offset,
                                                 JavaThread* current))
+  if ((kind & DsoCompiledAccess::dynamic) != 0) {
+    // What the compiler could not tell: a mirror's fields below its statics
+    // are java.lang.Class's own, each node's; a read at Thread.threadStatus's
+    // offset in a Thread asks the thread's node.
+    if (obj->klass() == vmClasses::Class_klass() &&
+        offset < *DsoBarrierSet::mirror_statics_offset_addr()) {
+      return;
+    }
+    if ((kind & DsoCompiledAccess::write) == 0 && offset == DsoThreads::thread_status_offset() &&
+        obj->klass()->is_subclass_of(vmClasses::Thread_klass())) {
+      kind |= DsoCompiledAccess::thread_status;
+    }
+  }
   if ((kind & DsoCompiledAccess::thread_status) == 0) {
     bool is_write = (kind & DsoCompiledAccess::write) != 0;
     if ((kind & DsoCompiledAccess::indexed) == 0) {
+      // (An array in blocks has no word: a dynamic access of one, which
+      // may straddle two blocks, goes on to the VM.)
       if (DsoInterpreter::try_access(current, obj, is_write)) {
         return;
       }

@@ -45,8 +45,10 @@
  * by value) when an access that is not a bytecode's reaches the barrier set.
  * Any other access a compilation would emit unchecked keeps its method out
  * of C2 (it stays at C1), and every intrinsic not known to be safe is off on
- * a node (is_intrinsic_allowed): Unsafe and VarHandle accesses call their
- * natives, which are checked.
+ * a node (is_intrinsic_allowed). Unsafe's accesses and atomics (VarHandles'
+ * and the atomic classes' among them) are checked with the kind told at run
+ * time: a null base is native memory, and the stub tells a mirror's own
+ * fields and Thread.threadStatus by the offset.
  */
 
 #ifndef SHARE_DSO_C2_DSOBARRIERSETC2_HPP
@@ -81,6 +83,10 @@ class DsoBarrierSetC2 : public CardTableBarrierSetC2 {
   // The dso_access stub, made with OptoRuntime's others (patches/0031).
   static bool generate_stubs(ciEnv* env);
 
+  // The check before an access of kind `kind`, and the end of a write.
+  static void check(C2ParseAccess& access, int kind);
+  static void end_write(C2ParseAccess& access);
+
  private:
   // The check an access needs: a DsoCompiledAccess::Kind, no_check, or
   // unsupported (the .cpp's).
@@ -88,8 +94,6 @@ class DsoBarrierSetC2 : public CardTableBarrierSetC2 {
   // check_kind, and a compilation that would emit the access unchecked
   // gives up C2 for its method.
   static int check_kind_or_refuse(C2Access& access);
-  static void check(C2ParseAccess& access, int kind);
-  static void end_write(C2ParseAccess& access);
 
   static const TypeFunc* access_Type();
   static const TypeFunc* end_write_Type();
