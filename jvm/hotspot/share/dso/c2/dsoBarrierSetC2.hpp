@@ -45,10 +45,10 @@
  * by value) when an access that is not a bytecode's reaches the barrier set.
  * Any other access a compilation would emit unchecked keeps its method out
  * of C2 (it stays at C1), and every intrinsic not known to be safe is off on
- * a node (is_intrinsic_allowed). Unsafe's accesses and atomics (VarHandles'
- * and the atomic classes' among them) are checked with the kind told at run
- * time: a null base is native memory, and the stub tells a mirror's own
- * fields and Thread.threadStatus by the offset.
+ * a node (is_intrinsic_allowed). Unsafe's atomics (VarHandles' and the
+ * atomic classes' among them) are checked with the kind told at run time: a
+ * null base is native memory, and the stub tells a mirror's own fields and
+ * Thread.threadStatus by the offset.
  */
 
 #ifndef SHARE_DSO_C2_DSOBARRIERSETC2_HPP
