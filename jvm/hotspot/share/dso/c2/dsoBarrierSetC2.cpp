@@ -22,6 +22,7 @@
 #include "opto/convertnode.hpp"
 #include "opto/graphKit.hpp"
 #include "opto/idealKit.hpp"
+#include "opto/library_call.hpp"
 #include "opto/mulnode.hpp"
 #include "opto/runtime.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
@@ -49,8 +50,13 @@ int DsoBarrierSetC2::check_kind(C2Access& access) {
       (decorators & (ON_WEAK_OOP_REF | ON_PHANTOM_OOP_REF)) != 0) {
     return no_check;  // not a Java object's field, or the disabled Reference.get intrinsic's
   }
-  if ((decorators & C2_UNSAFE_ACCESS) != 0 && access.is_parse_access() &&
-      static_cast<C2ParseAccess&>(access).kit()->is_LibraryCallKit() != NULL) {
+  LibraryCallKit* intrinsic = access.is_parse_access()
+                                  ? static_cast<C2ParseAccess&>(access).kit()->is_LibraryCallKit()
+                                  : NULL;
+  if (intrinsic != NULL && needs_local_arguments(intrinsic->intrinsic_id())) {
+    return no_check;  // its predicate found the arguments local (String.charAt's getChar)
+  }
+  if ((decorators & C2_UNSAFE_ACCESS) != 0 && intrinsic != NULL) {
     // Unsafe's intrinsics (the atomic classes' and VarHandles'): the base may
     // be null, and which field the offset names is told at run time.
     if (never_shared(access.gvn(), access.base())) {
@@ -522,13 +528,103 @@ bool DsoBarrierSetC2::is_intrinsic_allowed(vmIntrinsics::ID id) {
     case vmIntrinsics::_linkToInterface: case vmIntrinsics::_compiledLambdaForm:
       return true;
     default:
-      // Strings', arrays', Unsafe's gets, puts and bulk operations, the
-      // vector API's, checksums' and ciphers' intrinsics read or write Java
-      // arrays and objects directly; Object.notify's would skip a replica's
-      // cluster monitor when its mark looks stack-locked. Anything new is
-      // off until shown safe.
+      // String's and arrays' loops run behind a test of their arguments.
+      // Arrays' copies and mismatch, Unsafe's gets, puts and bulk
+      // operations, the vector API's, checksums' and ciphers' intrinsics
+      // read or write Java arrays and objects directly; Object.notify's
+      // would skip a replica's cluster monitor when its mark looks
+      // stack-locked. Anything new is off until shown safe.
+      return needs_local_arguments(id);
+  }
+}
+
+bool DsoBarrierSetC2::needs_local_arguments(vmIntrinsics::ID id) {
+  if (!DistributedJava) {
+    return false;
+  }
+  switch (id) {
+    // String's, StringBuilder's and Arrays' loops over byte[] and char[]
+    // (a builder's array may be a replica; a String's never is, as Strings
+    // travel by value, but its methods are called with builders' too).
+    case vmIntrinsics::_compareToL: case vmIntrinsics::_compareToU:
+    case vmIntrinsics::_compareToLU: case vmIntrinsics::_compareToUL:
+    case vmIntrinsics::_equalsL: case vmIntrinsics::_equalsU:
+    case vmIntrinsics::_indexOfL: case vmIntrinsics::_indexOfU:
+    case vmIntrinsics::_indexOfUL: case vmIntrinsics::_indexOfIL:
+    case vmIntrinsics::_indexOfIU: case vmIntrinsics::_indexOfIUL:
+    case vmIntrinsics::_indexOfU_char: case vmIntrinsics::_indexOfL_char:
+    case vmIntrinsics::_hasNegatives: case vmIntrinsics::_equalsB:
+    case vmIntrinsics::_equalsC: case vmIntrinsics::_toBytesStringU:
+    case vmIntrinsics::_getCharsStringU: case vmIntrinsics::_getCharStringU:
+    case vmIntrinsics::_putCharStringU: case vmIntrinsics::_encodeISOArray:
+    case vmIntrinsics::_encodeByteISOArray: case vmIntrinsics::_encodeAsciiArray:
+      return true;
+    default:
+      // Not compress and inflate: they fill an array allocated just before,
+      // and with the test between them C2 built a bad graph for
+      // String(char[]) (its compilation gave up).
       return false;
   }
+}
+
+// The test is the shared-object check's (the mark's sign), once for the
+// whole intrinsic: no safepoint poll falls between it and the intrinsic's
+// accesses, so no publication fence makes an argument a replica meanwhile
+// (the fence argument of docs/HEAP.md).
+Node* DsoBarrierSetC2::local_arguments_predicate(LibraryCallKit* kit) {
+  PhaseGVN& gvn = kit->gvn();
+  ciMethod* callee = kit->callee();
+  ciSignature* signature = callee->signature();
+  RegionNode* java_code = new RegionNode(1);
+  int slot = callee->is_static() ? 0 : 1;
+  for (int i = callee->is_static() ? 0 : -1; i < signature->count() && !kit->stopped(); i++) {
+    Node* arg;
+    if (i < 0) {
+      arg = kit->argument(0);
+    } else {
+      ciType* type = signature->type_at(i);
+      arg = type->is_primitive_type() ? NULL : kit->argument(slot);
+      slot += type->size();
+    }
+    if (arg == NULL || gvn.type(arg) == TypePtr::NULL_PTR || never_shared(gvn, arg)) {
+      // A number, null (the intrinsic fails as its method would), or an
+      // array this compilation allocates (String's compress fills one).
+      continue;
+    }
+    Node* null_ctl = NULL;
+    Node* obj = arg;
+    if (TypePtr::NULL_PTR->higher_equal(gvn.type(arg))) {
+      Node* is_null = gvn.transform(new BoolNode(gvn.transform(new CmpPNode(arg, kit->null())),
+                                                 BoolTest::eq));
+      IfNode* iff = kit->create_and_map_if(kit->control(), is_null, PROB_UNLIKELY_MAG(3),
+                                           COUNT_UNKNOWN);
+      null_ctl = gvn.transform(new IfTrueNode(iff));
+      kit->set_control(gvn.transform(new IfFalseNode(iff)));
+      obj = new CastPPNode(arg, gvn.type(arg)->join_speculative(TypePtr::NOTNULL));
+      obj->init_req(0, kit->control());
+      obj = gvn.transform(obj);
+    }
+    Node* mark = kit->make_load(kit->control(),
+                                kit->basic_plus_adr(obj, oopDesc::mark_offset_in_bytes()),
+                                TypeLong::LONG, T_LONG, MemNode::unordered, LoadNode::Pinned);
+    Node* shared = gvn.transform(new BoolNode(gvn.transform(new CmpLNode(mark, kit->longcon(0))),
+                                              BoolTest::lt));
+    IfNode* iff = kit->create_and_map_if(kit->control(), shared, PROB_UNLIKELY_MAG(5),
+                                         COUNT_UNKNOWN);
+    java_code->add_req(gvn.transform(new IfTrueNode(iff)));
+    Node* local_ctl = gvn.transform(new IfFalseNode(iff));
+    if (null_ctl != NULL) {
+      RegionNode* either = new RegionNode(3);
+      either->init_req(1, null_ctl);
+      either->init_req(2, local_ctl);
+      local_ctl = gvn.transform(either);
+    }
+    kit->set_control(local_ctl);
+  }
+  if (java_code->req() == 1) {
+    return NULL;  // no object argument: the intrinsic always runs
+  }
+  return gvn.transform(java_code);
 }
 
 const TypeFunc* DsoBarrierSetC2::access_Type() {

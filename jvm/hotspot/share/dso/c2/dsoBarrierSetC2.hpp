@@ -45,10 +45,11 @@
  * by value) when an access that is not a bytecode's reaches the barrier set.
  * Any other access a compilation would emit unchecked keeps its method out
  * of C2 (it stays at C1), and every intrinsic not known to be safe is off on
- * a node (is_intrinsic_allowed). Unsafe's atomics (VarHandles' and the
- * atomic classes' among them) are checked with the kind told at run time: a
- * null base is native memory, and the stub tells a mirror's own fields and
- * Thread.threadStatus by the offset.
+ * a node (is_intrinsic_allowed); String's and arrays' intrinsics run only
+ * when their object arguments are local (needs_local_arguments). Unsafe's
+ * atomics (VarHandles' and the atomic classes' among them) are checked with
+ * the kind told at run time: a null base is native memory, and the stub
+ * tells a mirror's own fields and Thread.threadStatus by the offset.
  */
 
 #ifndef SHARE_DSO_C2_DSOBARRIERSETC2_HPP
@@ -59,6 +60,7 @@
 
 class ciEnv;
 class JavaThread;
+class LibraryCallKit;
 class oopDesc;
 class TypeFunc;
 
@@ -80,6 +82,14 @@ class DsoBarrierSetC2 : public CardTableBarrierSetC2 {
   // Whether C2 may expand intrinsic `id`: on a node, only those that touch
   // no Java object's fields or elements behind the barrier set's back.
   static bool is_intrinsic_allowed(vmIntrinsics::ID id);
+  // Whether intrinsic `id` runs, on a node, only when its object arguments
+  // are local (String's and arrays' intrinsics: they read and write arrays
+  // directly). A predicate tests them; a replica takes the method's Java
+  // code, which is checked (patches/0032).
+  static bool needs_local_arguments(vmIntrinsics::ID id);
+  // That predicate: leaves `kit` on the intrinsic's path (every object
+  // argument null or local) and returns the control of the Java code's.
+  static Node* local_arguments_predicate(LibraryCallKit* kit);
   // The dso_access stub, made with OptoRuntime's others (patches/0031).
   static bool generate_stubs(ciEnv* env);
 
