@@ -507,7 +507,10 @@ bool Directory::PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()>
   auto it = s.entries.find(id);
   if (it == s.entries.end()) return false;
   Entry* e = &it->second;
-  if (!any_program && e->program != program) return false;
+  // Told apart only when both programs are known (an entry learns its
+  // program from the first image with a class; a lock the directory never
+  // saw an image of has none): a chunk of no known program moves.
+  if (!any_program && program != 0 && e->program != 0 && e->program != program) return false;
   // Only a copy the releasing node holds modified moves: it wrote under the
   // lock, and the next owner would otherwise fault it in from there. A
   // chunk with anything under way or queued is left to its requests.

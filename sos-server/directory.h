@@ -309,7 +309,8 @@ class Directory {
   // that comes back unwritten ends e's migratory mark.
   void NoteCopyReturned(Entry* e, const ChunkImage& image);
   void FinishReclaim(NodeId node);
-  // Push, of a chunk of `program` only unless any_program.
+  // Push, unless any_program of no chunk known to be of another program
+  // than `program` (if known).
   bool PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent, bool any_program,
               uint64_t program);
   // The push of id ended, whatever its outcome: its `sent` runs.
