@@ -74,9 +74,7 @@ public class InvokeHandlesAcrossNodes {
     }
 
     static volatile long total;
-    static volatile String adaptedFailure;
     static volatile boolean sameType;
-    static volatile long adaptedPid;
 
     static int add(int a, int b) {
         return a + b;
@@ -86,6 +84,11 @@ public class InvokeHandlesAcrossNodes {
         Counters counters = new Counters();
         Thread[] workers = new Thread[THREADS];
         Throwable[] failure = new Throwable[1];
+        // Each worker's node and what the adapted handle did there: a
+        // worker may run where the handles were made (one that reaches a
+        // node-local object stays there), so the pairs are kept apart.
+        long[] adaptedPids = new long[THREADS];
+        String[] adaptedResults = new String[THREADS];
         for (int i = 0; i < THREADS; i++) {
             final int slot = i;
             workers[i] = new Thread(() -> {
@@ -109,12 +112,16 @@ public class InvokeHandlesAcrossNodes {
                     NAMES.setVolatile(counters.names, slot, "worker " + slot);
                     sameType = ADD_TYPE == MethodType.methodType(int.class, int.class, int.class)
                             && ADD.type() == ADD_TYPE;
-                    adaptedPid = ProcessHandle.current().pid();
+                    String adapted;
                     try {
                         int three = (int) ADD_ONE.invokeExact(2);
-                        adaptedFailure = "none: it returned " + three;
+                        adapted = "none: it returned " + three;
                     } catch (IllegalStateException expected) {
-                        adaptedFailure = expected.getMessage();
+                        adapted = expected.getMessage();
+                    }
+                    synchronized (adaptedResults) {
+                        adaptedPids[slot] = ProcessHandle.current().pid();
+                        adaptedResults[slot] = adapted;
                     }
                 } catch (Throwable t) {
                     synchronized (failure) {
@@ -148,15 +155,22 @@ public class InvokeHandlesAcrossNodes {
         if (!sameType) {
             throw new AssertionError("a MethodType that arrived is not the node's own interned one");
         }
-        if (adaptedPid != DEFINING_PID) {
-            // Used on another node than the one that made it.
-            if (adaptedFailure == null || !adaptedFailure.contains("MethodHandle")
-                    || !adaptedFailure.contains("cannot")) {
-                throw new AssertionError("an adapted handle on another node: " + adaptedFailure);
+        synchronized (adaptedResults) {
+            for (int i = 0; i < THREADS; i++) {
+                String adapted = adaptedResults[i];
+                if (adaptedPids[i] != DEFINING_PID) {
+                    // Used on another node than the one that made it.
+                    if (adapted == null || !adapted.contains("MethodHandle") || !adapted.contains("cannot")) {
+                        throw new AssertionError("an adapted handle on another node (worker " + i + "): "
+                                + adapted);
+                    }
+                } else if (!"none: it returned 3".equals(adapted)) {
+                    throw new AssertionError("an adapted handle where it was made (worker " + i + "): "
+                            + adapted);
+                }
             }
-        } else if (!"none: it returned 3".equals(adaptedFailure)) {
-            throw new AssertionError("an adapted handle where it was made: " + adaptedFailure);
         }
-        System.out.println("ok: " + expected + " updates per handle; adapted handle: " + adaptedFailure);
+        System.out.println("ok: " + expected + " updates per handle; adapted handle: "
+                + Arrays.toString(adaptedResults));
     }
 }
