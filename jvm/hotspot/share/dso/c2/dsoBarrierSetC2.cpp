@@ -14,8 +14,10 @@
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
+#include "memory/resourceArea.hpp"
 #include "oops/klass.hpp"
 #include "oops/oop.inline.hpp"
+#include "opto/addnode.hpp"
 #include "opto/callnode.hpp"
 #include "opto/castnode.hpp"
 #include "opto/compile.hpp"
@@ -24,6 +26,7 @@
 #include "opto/idealKit.hpp"
 #include "opto/library_call.hpp"
 #include "opto/mulnode.hpp"
+#include "opto/node.hpp"
 #include "opto/runtime.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/thread.hpp"
@@ -33,11 +36,48 @@ static const int unsupported = -2;
 
 address DsoBarrierSetC2::_access_stub = NULL;
 
+// Whether allocation `alloc` lies on every control path to `ctl` with no
+// safepoint after it: a local object is published only at a fence with
+// every thread of its node (docs/HEAP.md), which waits for this thread at a
+// safepoint, so an object allocated since the last one is still local. A
+// leaf call does not poll. Unsure (a long or unusual path): false.
+static bool allocated_since_safepoint(Node* alloc, Node* ctl) {
+  ResourceMark rm;
+  Unique_Node_List seen;
+  Node_List work;
+  work.push(ctl);
+  while (work.size() > 0) {
+    Node* c = work.pop();
+    if (c == alloc) {
+      continue;
+    }
+    if (c == NULL || c->is_top() || c->is_Root() || c->is_Start() ||
+        (c->is_SafePoint() && !c->is_CallLeaf()) || seen.size() > 200) {
+      return false;
+    }
+    if (seen.member(c)) {
+      continue;
+    }
+    seen.push(c);
+    if (c->is_Region()) {
+      for (uint i = 1; i < c->req(); i++) {
+        work.push(c->in(i));
+      }
+    } else {
+      work.push(c->in(0));
+    }
+  }
+  return true;
+}
+
 // Whether `base` can never be a replica when an access that is not a
-// bytecode's reaches it: an object this compilation allocates, or a String
-// (Strings travel by value: dsoHeap.hpp).
-static bool never_shared(PhaseGVN& gvn, Node* base) {
-  if (AllocateNode::Ideal_allocation(base, &gvn) != NULL) {
+// bytecode's reaches it: a String (Strings travel by value: dsoHeap.hpp),
+// or an object this compilation allocates with no safepoint between the
+// allocation and `ctl`, the access's control. Without a control (an access
+// C2 makes after parsing), any allocation of this compilation.
+static bool never_shared(PhaseGVN& gvn, Node* base, Node* ctl = NULL) {
+  AllocateNode* alloc = AllocateNode::Ideal_allocation(base, &gvn);
+  if (alloc != NULL && (ctl == NULL || allocated_since_safepoint(alloc, ctl))) {
     return true;
   }
   const TypeInstPtr* type = gvn.type(base)->isa_instptr();
@@ -59,7 +99,7 @@ int DsoBarrierSetC2::check_kind(C2Access& access) {
   if ((decorators & C2_UNSAFE_ACCESS) != 0 && intrinsic != NULL) {
     // Unsafe's intrinsics (the atomic classes' and VarHandles'): the base may
     // be null, and which field the offset names is told at run time.
-    if (never_shared(access.gvn(), access.base())) {
+    if (never_shared(access.gvn(), access.base(), intrinsic->control())) {
       return no_check;
     }
     return ((decorators & C2_WRITE_ACCESS) != 0 ? DsoCompiledAccess::write
@@ -74,7 +114,7 @@ int DsoBarrierSetC2::check_kind(C2Access& access) {
   }
   GraphKit* kit = static_cast<C2ParseAccess&>(access).kit();
   if ((decorators & C2_DSO_BYTECODE) == 0 || kit->is_Parse() == NULL) {
-    return never_shared(access.gvn(), access.base()) ? no_check : unsupported;
+    return never_shared(access.gvn(), access.base(), kit->control()) ? no_check : unsupported;
   }
   int kind = (decorators & C2_WRITE_ACCESS) != 0 ? DsoCompiledAccess::write
                                                    : DsoCompiledAccess::read;
@@ -318,6 +358,38 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   kit->set_all_memory(gvn.transform(mem_phi));
   kit->set_i_o(gvn.transform(io_phi));
   kit->set_control(gvn.transform(region));
+  if (dynamic) {
+    readdress(access);
+  }
+}
+
+// An Unsafe access whose base may be null or an object addresses raw memory:
+// C2 made its address (make_unsafe_address) from the base cast to a raw
+// pointer, before the check. A raw pointer is no oop, so GC does not update
+// it, and the stub may let GC move the object: past the check the address
+// is made again from the base, which GC does update. (An address made from
+// the base itself is a derived pointer, which GC updates.)
+void DsoBarrierSetC2::readdress(C2ParseAccess& access) {
+  GraphKit* kit = access.kit();
+  Node* adr = access.addr().node();
+  GrowableArray<Node*> offsets;
+  while (adr->is_AddP() && adr->in(AddPNode::Base)->is_top()) {
+    offsets.push(adr->in(AddPNode::Offset));
+    adr = adr->in(AddPNode::Address);
+  }
+  if (offsets.is_empty()) {
+    return;  // derived from the base
+  }
+  if (!adr->is_CheckCastPP() || adr->in(1) != access.base()) {
+    kit->C->record_method_not_compilable("djava: an Unsafe address of unknown shape");
+    return;
+  }
+  Node* raw = kit->gvn().transform(new CheckCastPPNode(kit->control(), access.base(),
+                                                       TypeRawPtr::BOTTOM));
+  for (int i = offsets.length() - 1; i >= 0; i--) {
+    raw = kit->basic_plus_adr(kit->top(), raw, offsets.at(i));
+  }
+  access.addr().set_node(raw);
 }
 
 // After a store: the thread's write slot is empty unless the write
@@ -427,7 +499,7 @@ Node* DsoBarrierSetC2::atomic_add_at(C2AtomicParseAccess& access, Node* new_val,
 void DsoBarrierSetC2::clone(GraphKit* kit, Node* src, Node* dst, Node* size, bool is_array) const {
   // Object.clone's intrinsic is off on a node (InlineArrayCopy): clone is
   // compiled as its native call, which is checked.
-  if (DistributedJava && !never_shared(kit->gvn(), src)) {
+  if (DistributedJava && !never_shared(kit->gvn(), src, kit->control())) {
     kit->C->record_method_not_compilable("djava: an unchecked clone");
   }
   CardTableBarrierSetC2::clone(kit, src, dst, size, is_array);
@@ -586,7 +658,8 @@ Node* DsoBarrierSetC2::local_arguments_predicate(LibraryCallKit* kit) {
       arg = type->is_primitive_type() ? NULL : kit->argument(slot);
       slot += type->size();
     }
-    if (arg == NULL || gvn.type(arg) == TypePtr::NULL_PTR || never_shared(gvn, arg)) {
+    if (arg == NULL || gvn.type(arg) == TypePtr::NULL_PTR ||
+        never_shared(gvn, arg, kit->control())) {
       // A number, null (the intrinsic fails as its method would), or an
       // array this compilation allocates (String's compress fills one).
       continue;

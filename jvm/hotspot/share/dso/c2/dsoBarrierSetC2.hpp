@@ -41,8 +41,10 @@
  *
  * Not checked: java.lang.Class's own fields (each node's; a mirror's
  * statics are checked); weak and phantom loads (Reference.get is compiled
- * from its bytecode on a node); fresh allocations and Strings (which travel
- * by value) when an access that is not a bytecode's reaches the barrier set.
+ * from its bytecode on a node); Strings (which travel by value) and fresh
+ * allocations with no safepoint since (only a publication fence, which
+ * waits for the thread at a safepoint, makes a local object a replica) when
+ * an access that is not a bytecode's reaches the barrier set.
  * Any other access a compilation would emit unchecked keeps its method out
  * of C2 (it stays at C1), and every intrinsic not known to be safe is off on
  * a node (is_intrinsic_allowed); String's and arrays' intrinsics run only
@@ -104,6 +106,9 @@ class DsoBarrierSetC2 : public CardTableBarrierSetC2 {
   // check_kind, and a compilation that would emit the access unchecked
   // gives up C2 for its method.
   static int check_kind_or_refuse(C2Access& access);
+
+  // After a dynamic check: the raw address made again from the base.
+  static void readdress(C2ParseAccess& access);
 
   static const TypeFunc* access_Type();
   static const TypeFunc* end_write_Type();
