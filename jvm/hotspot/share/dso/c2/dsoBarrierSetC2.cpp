@@ -555,11 +555,46 @@ bool DsoBarrierSetC2::is_intrinsic_allowed(vmIntrinsics::ID id) {
     case vmIntrinsics::_fullFence: case vmIntrinsics::_Preconditions_checkIndex:
     case vmIntrinsics::_Preconditions_checkLongIndex: case vmIntrinsics::_profileBoolean:
     case vmIntrinsics::_isCompileConstant: case vmIntrinsics::_blackhole:
-    // Unsafe's atomics (VarHandles' and the atomic classes' among them):
-    // checked with the kind told at run time (DsoCompiledAccess::dynamic).
-    // Not yet Unsafe's gets and puts: with them, OpenJDK's
-    // ConcurrentAssociateTest lost a ConcurrentHashMap entry in about one
-    // run in three on a cluster (docs/HEAP.md).
+    // Unsafe's gets, puts and atomics (VarHandles' and the atomic classes'
+    // among them): checked with the kind told at run time
+    // (DsoCompiledAccess::dynamic).
+    case vmIntrinsics::_getReference: case vmIntrinsics::_getBoolean: case vmIntrinsics::_getByte:
+    case vmIntrinsics::_getShort: case vmIntrinsics::_getChar: case vmIntrinsics::_getInt:
+    case vmIntrinsics::_getLong: case vmIntrinsics::_getFloat: case vmIntrinsics::_getDouble:
+    case vmIntrinsics::_putReference: case vmIntrinsics::_putBoolean: case vmIntrinsics::_putByte:
+    case vmIntrinsics::_putShort: case vmIntrinsics::_putChar: case vmIntrinsics::_putInt:
+    case vmIntrinsics::_putLong: case vmIntrinsics::_putFloat: case vmIntrinsics::_putDouble:
+    case vmIntrinsics::_getReferenceVolatile: case vmIntrinsics::_getBooleanVolatile:
+    case vmIntrinsics::_getByteVolatile: case vmIntrinsics::_getShortVolatile:
+    case vmIntrinsics::_getCharVolatile: case vmIntrinsics::_getIntVolatile:
+    case vmIntrinsics::_getLongVolatile: case vmIntrinsics::_getFloatVolatile:
+    case vmIntrinsics::_getDoubleVolatile: case vmIntrinsics::_putReferenceVolatile:
+    case vmIntrinsics::_putBooleanVolatile: case vmIntrinsics::_putByteVolatile:
+    case vmIntrinsics::_putShortVolatile: case vmIntrinsics::_putCharVolatile:
+    case vmIntrinsics::_putIntVolatile: case vmIntrinsics::_putLongVolatile:
+    case vmIntrinsics::_putFloatVolatile: case vmIntrinsics::_putDoubleVolatile:
+    case vmIntrinsics::_getReferenceOpaque: case vmIntrinsics::_getBooleanOpaque:
+    case vmIntrinsics::_getByteOpaque: case vmIntrinsics::_getShortOpaque:
+    case vmIntrinsics::_getCharOpaque: case vmIntrinsics::_getIntOpaque:
+    case vmIntrinsics::_getLongOpaque: case vmIntrinsics::_getFloatOpaque:
+    case vmIntrinsics::_getDoubleOpaque: case vmIntrinsics::_putReferenceOpaque:
+    case vmIntrinsics::_putBooleanOpaque: case vmIntrinsics::_putByteOpaque:
+    case vmIntrinsics::_putShortOpaque: case vmIntrinsics::_putCharOpaque:
+    case vmIntrinsics::_putIntOpaque: case vmIntrinsics::_putLongOpaque:
+    case vmIntrinsics::_putFloatOpaque: case vmIntrinsics::_putDoubleOpaque:
+    case vmIntrinsics::_getReferenceAcquire: case vmIntrinsics::_getBooleanAcquire:
+    case vmIntrinsics::_getByteAcquire: case vmIntrinsics::_getShortAcquire:
+    case vmIntrinsics::_getCharAcquire: case vmIntrinsics::_getIntAcquire:
+    case vmIntrinsics::_getLongAcquire: case vmIntrinsics::_getFloatAcquire:
+    case vmIntrinsics::_getDoubleAcquire: case vmIntrinsics::_putReferenceRelease:
+    case vmIntrinsics::_putBooleanRelease: case vmIntrinsics::_putByteRelease:
+    case vmIntrinsics::_putShortRelease: case vmIntrinsics::_putCharRelease:
+    case vmIntrinsics::_putIntRelease: case vmIntrinsics::_putLongRelease:
+    case vmIntrinsics::_putFloatRelease: case vmIntrinsics::_putDoubleRelease:
+    case vmIntrinsics::_getShortUnaligned: case vmIntrinsics::_getCharUnaligned:
+    case vmIntrinsics::_getIntUnaligned: case vmIntrinsics::_getLongUnaligned:
+    case vmIntrinsics::_putShortUnaligned: case vmIntrinsics::_putCharUnaligned:
+    case vmIntrinsics::_putIntUnaligned: case vmIntrinsics::_putLongUnaligned:
     case vmIntrinsics::_compareAndSetReference: case vmIntrinsics::_compareAndExchangeReference:
     case vmIntrinsics::_compareAndExchangeReferenceAcquire:
     case vmIntrinsics::_compareAndExchangeReferenceRelease: case vmIntrinsics::_compareAndSetLong:
@@ -601,11 +636,11 @@ bool DsoBarrierSetC2::is_intrinsic_allowed(vmIntrinsics::ID id) {
       return true;
     default:
       // String's and arrays' loops run behind a test of their arguments.
-      // Arrays' copies and mismatch, Unsafe's gets, puts and bulk
-      // operations, the vector API's, checksums' and ciphers' intrinsics
-      // read or write Java arrays and objects directly; Object.notify's
-      // would skip a replica's cluster monitor when its mark looks
-      // stack-locked. Anything new is off until shown safe.
+      // Arrays' copies and mismatch, Unsafe's bulk operations, the vector
+      // API's, checksums' and ciphers' intrinsics read or write Java
+      // arrays and objects directly; Object.notify's would skip a
+      // replica's cluster monitor when its mark looks stack-locked.
+      // Anything new is off until shown safe.
       return needs_local_arguments(id);
   }
 }

@@ -49,8 +49,9 @@
  * of C2 (it stays at C1), and every intrinsic not known to be safe is off on
  * a node (is_intrinsic_allowed); String's and arrays' intrinsics run only
  * when their object arguments are local (needs_local_arguments). Unsafe's
- * atomics (VarHandles' and the atomic classes' among them) are checked with
- * the kind told at run time: a null base is native memory, and the stub
+ * gets, puts and atomics (VarHandles' and the atomic classes' among them)
+ * are checked with the kind told at run time: a null base is native
+ * memory, and the stub
  * tells a mirror's own fields and Thread.threadStatus by the offset.
  */
 
