@@ -10,9 +10,6 @@
  * @run main/othervm CompiledStringsOnSharedArrays
  */
 import java.util.Arrays;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 public class CompiledStringsOnSharedArrays {
     static final int READERS = 2;
@@ -26,8 +23,6 @@ public class CompiledStringsOnSharedArrays {
         final byte[] bytes = new byte[LENGTH];
         final StringBuilder latin1 = new StringBuilder();
         final StringBuilder utf16 = new StringBuilder();
-        volatile int round;
-        final AtomicInteger acks = new AtomicInteger();
     }
 
     static char letter(int round, int i) {
@@ -102,75 +97,33 @@ public class CompiledStringsOnSharedArrays {
     public static void main(String[] args) throws Exception {
         Shared shared = new Shared();
         fill(shared, 0);
-        CountDownLatch done = new CountDownLatch(READERS + 1);
-        String[] failures = new String[READERS + 1];
-        for (int t = 0; t < READERS; t++) {
-            final int k = t;
-            new Thread(() -> {
-                try {
-                    // The same check, made hot on objects of this thread's own.
-                    Shared mine = new Shared();
-                    for (int i = 0; i < WARM_UP; i++) {
-                        int r = i % 10;
-                        fill(mine, r);
-                        String wrong = check(mine, r, expectedChars(r), expectedBytes(r));
-                        if (wrong != null) {
-                            failures[k] = "warm-up, local round " + r + ": " + wrong;
-                            return;
-                        }
-                    }
-                    for (int r = 1; r <= ROUNDS; r++) {
-                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
-                        while (shared.round < r) {
-                            if (System.nanoTime() > deadline) {
-                                failures[k] = "round " + r + " never came";
-                                return;
-                            }
-                            Thread.onSpinWait();
-                        }
-                        String wrong = check(shared, r, expectedChars(r), expectedBytes(r));
-                        if (wrong != null) {
-                            failures[k] = "round " + r + ": " + wrong;
-                            return;
-                        }
-                        shared.acks.incrementAndGet();
-                    }
-                } catch (Throwable e) {
-                    failures[k] = e.toString();
-                } finally {
-                    done.countDown();
-                }
-            }, "reader-" + t).start();
-        }
-        new Thread(() -> {
-            try {
-                for (int r = 1; r <= ROUNDS; r++) {
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
-                    while (shared.acks.get() < READERS * (r - 1)) {
-                        if (Arrays.stream(failures, 0, READERS).anyMatch(f -> f != null)) {
-                            return;  // a reader gave up: its failure says why
-                        }
-                        if (System.nanoTime() > deadline) {
-                            failures[READERS] = "the readers stopped acknowledging at round " + (r - 1);
-                            return;
-                        }
-                        Thread.sleep(1);
-                    }
-                    fill(shared, r);
-                    shared.round = r;  // publishes the round's contents
-                }
-            } catch (Throwable e) {
-                failures[READERS] = e.toString();
-            } finally {
-                done.countDown();
-            }
-        }, "writer").start();
         Checks c = new Checks("CompiledStringsOnSharedArrays");
-        boolean finished = done.await(100, TimeUnit.SECONDS);
-        c.check(finished, "the threads did not end within 100 s (" + done.getCount() + " left)");
-        for (int t = 0; t <= READERS; t++) {
-            c.check(failures[t] == null, (t < READERS ? "reader " + t : "writer") + ": " + failures[t]);
-        }
+        Rounds.run(c, READERS, ROUNDS, 100, new Rounds.Reader() {
+            public String warmUp(int reader) {
+                // The same check, made hot on objects of this thread's own.
+                Shared mine = new Shared();
+                for (int i = 0; i < WARM_UP; i++) {
+                    int r = i % 10;
+                    fill(mine, r);
+                    String wrong = CompiledStringsOnSharedArrays.check(mine, r, expectedChars(r),
+                                                                       expectedBytes(r));
+                    if (wrong != null) {
+                        return "local round " + r + ": " + wrong;
+                    }
+                }
+                return null;
+            }
+
+            public String check(int reader, int round) {
+                return CompiledStringsOnSharedArrays.check(shared, round, expectedChars(round),
+                                                           expectedBytes(round));
+            }
+        }, round -> {
+            if (round <= ROUNDS) {
+                fill(shared, round);
+            }
+            return null;
+        });
         c.done();
     }
 }

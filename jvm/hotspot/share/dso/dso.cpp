@@ -111,11 +111,11 @@ void Dso::adjust_vm_flags() {
 #endif // COMPILER2
   }
   // Intrinsics that read or write Java objects behind the barrier set's
-  // back: the array copy stubs (and Unsafe.copyMemory's, which needs
-  // InlineArrayCopy), the mismatch stub and Buffer.checkIndex's read of
-  // Buffer.limit. A node calls their Java or native versions, which are
-  // checked. (Unsafe's accesses and atomics are C1 accesses: checked.)
-  FLAG_SET_ERGO(InlineArrayCopy, false);
+  // back: the mismatch stub and Buffer.checkIndex's read of Buffer.limit.
+  // A node calls their Java or native versions, which are checked.
+  // (Unsafe's accesses and atomics are C1 accesses: checked. The array
+  // copies stay on: C1 calls System.arraycopy's checked native on a node,
+  // and C2 copies inline only arrays it tested local: patches/0033.)
   FLAG_SET_ERGO(UseVectorizedMismatchIntrinsic, false);
   FLAG_SET_ERGO(InlineNIOCheckIndex, false);
   // Loop-invariant code motion hoists a field or element load out of its

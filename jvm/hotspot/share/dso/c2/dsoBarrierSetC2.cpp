@@ -109,6 +109,14 @@ int DsoBarrierSetC2::check_kind(C2Access& access) {
   if ((decorators & IN_HEAP) == 0) {
     return unsupported;  // neither the heap's nor native memory for sure
   }
+  if ((decorators & C2_ARRAY_COPY) != 0) {
+    // An array copy's element turned into a load and a store
+    // (ArrayCopyNode::Ideal). On a node every copy is System.arraycopy's
+    // intrinsic, whose predicate found both arrays local with no safepoint
+    // before the copy, or string concatenation's from Strings' arrays
+    // (Strings travel by value) into its own.
+    return no_check;
+  }
   if (!access.is_parse_access()) {
     return never_shared(access.gvn(), access.base()) ? no_check : unsupported;
   }
@@ -497,8 +505,8 @@ Node* DsoBarrierSetC2::atomic_add_at(C2AtomicParseAccess& access, Node* new_val,
 }
 
 void DsoBarrierSetC2::clone(GraphKit* kit, Node* src, Node* dst, Node* size, bool is_array) const {
-  // Object.clone's intrinsic is off on a node (InlineArrayCopy): clone is
-  // compiled as its native call, which is checked.
+  // Object.clone's intrinsic is off on a node (is_intrinsic_allowed): clone
+  // is compiled as its native call, which is checked.
   if (DistributedJava && !never_shared(kit->gvn(), src, kit->control())) {
     kit->C->record_method_not_compilable("djava: an unchecked clone");
   }
@@ -665,6 +673,10 @@ bool DsoBarrierSetC2::needs_local_arguments(vmIntrinsics::ID id) {
     case vmIntrinsics::_getCharsStringU: case vmIntrinsics::_getCharStringU:
     case vmIntrinsics::_putCharStringU: case vmIntrinsics::_encodeISOArray:
     case vmIntrinsics::_encodeByteISOArray: case vmIntrinsics::_encodeAsciiArray:
+    // System.arraycopy: a replica takes the native method, which is checked
+    // (as is the intrinsic's slow path, SharedRuntime::slow_arraycopy_C:
+    // patches/0033).
+    case vmIntrinsics::_arraycopy:
       return true;
     default:
       // Not compress and inflate: they fill an array allocated just before,
