@@ -71,10 +71,14 @@ def test_server_vm_node_compiles_with_c1_only():
     assert node["TieredStopAtLevel"] == "1"
     assert plain["TieredStopAtLevel"] == "4"
     for flag in ("UseCRC32Intrinsics", "UseAdler32Intrinsics", "UseFastJNIAccessors",
-                 "InlineArrayCopy", "UseVectorizedMismatchIntrinsic",
-                 "InlineNIOCheckIndex", "UseLoopInvariantCodeMotion"):
+                 "UseVectorizedMismatchIntrinsic", "InlineNIOCheckIndex",
+                 "UseLoopInvariantCodeMotion"):
         assert node[flag] == "false", flag
         assert plain[flag] == "true", flag
+    # System.arraycopy's intrinsic stays on for C2, which copies only arrays
+    # it tested local; C1 refuses it on a node (patches/0033; the distributed
+    # CompiledArrayCopiesOnSharedArrays fails if C1 copies a replica).
+    assert node["InlineArrayCopy"] == "true"
     # Unsafe's accesses and atomics are C1 accesses, checked like the others.
     assert node["InlineUnsafeOps"] == "true"
     # A user's -Xint and a higher level are the user's, and C1's is the limit.
