@@ -501,7 +501,10 @@ bool Directory::Push(ChunkId id, NodeId from, NodeId to, std::function<void()> s
 
 bool Directory::PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent,
                        bool any_program, uint64_t program) {
-  if (from == to || !Alive(to)) return false;
+  // A named chunk (a class's statics) never moves: its image names no class,
+  // so neither the directory nor the receiving node could tell its program,
+  // and a copy moved there would outlive the program on that node.
+  if (from == to || !Alive(to) || IsNamed(id)) return false;
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.entries.find(id);
@@ -538,17 +541,19 @@ uint64_t Directory::ExclusiveMark(NodeId node) const {
 }
 
 bool Directory::PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t since,
-                             std::function<void()> sent) {
+                             uint64_t holder_program, std::function<void()> sent) {
   std::vector<ChunkId> ids{lock};
   // A node runs threads of several programs: what it wrote meanwhile for
   // another program's threads stays (the lock's next holder runs none of
-  // them, and a copy there would outlive their program on that node).
-  uint64_t program = 0;
+  // them, and a copy there would outlive their program on that node). A
+  // lock used only as a monitor may never have sent an image: its holder's
+  // program is the lock's then.
+  uint64_t program = holder_program;
   {
     Stripe& s = StripeOf(lock);
     std::lock_guard<std::mutex> l(s.mu);
     auto it = s.entries.find(lock);
-    if (it != s.entries.end()) program = it->second.program;
+    if (it != s.entries.end() && it->second.program != 0) program = it->second.program;
   }
   if (since != kNoMark) {
     std::lock_guard<std::mutex> l(nodes_mu_);

@@ -181,12 +181,15 @@ class Directory {
   // The data written under a lock moves with it too: as Push for the
   // lock's own chunk and for the chunks of the lock's program granted
   // exclusively to `from` since `since` (ExclusiveMark, taken when its
-  // thread got the lock; kNoMark: none), the newest kMovedWithLock of them. `sent` runs once every move
-  // started has ended; false if none started (`sent` never runs).
+  // thread got the lock; kNoMark: none), the newest kMovedWithLock of
+  // them. The lock's program is the one its chunk's image named, else
+  // `holder_program` (the program of the thread the lock goes to; 0: not
+  // known). `sent` runs once every move started has ended; false if none
+  // started (`sent` never runs).
   static constexpr uint64_t kNoMark = UINT64_MAX;
   static constexpr size_t kMovedWithLock = 8;
   bool PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t since,
-                    std::function<void()> sent);
+                    uint64_t holder_program, std::function<void()> sent);
   // How many chunks have been granted exclusively to node so far: a mark
   // for PushWithLock.
   uint64_t ExclusiveMark(NodeId node) const;

@@ -264,7 +264,7 @@ uint64_t SosService::ExclusiveMark(uint64_t node) const {
 }
 
 bool SosService::MoveToNode(ChunkId id, uint64_t from, uint64_t to, uint64_t since,
-                            std::function<void()> sent) {
+                            uint64_t holder_program, std::function<void()> sent) {
   if (from == 0 || to == 0 || from > kMaxNode || to > kMaxNode) return false;
   // The grant may be held in the outbox by the thread that completes the
   // move (HoldPosts): the lock's grant leaves after it, not before.
@@ -275,7 +275,7 @@ bool SosService::MoveToNode(ChunkId id, uint64_t from, uint64_t to, uint64_t sin
       sent();
   };
   return directory_.PushWithLock(id, static_cast<NodeId>(from), static_cast<NodeId>(to), since,
-                                 after_grant);
+                                 holder_program, after_grant);
 }
 
 // A prefetch's seen version of its i-th id; one without them has seen all.

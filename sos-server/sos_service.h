@@ -64,11 +64,11 @@ class SosService : public NodeSink {
   void FreeProgram(uint64_t program);
 
   // Data follows its lock (Directory::PushWithLock: the lock's chunk and
-  // what `from` was granted exclusively since the mark `since`): `sent`
-  // runs once the grants have left, after the posts the completing thread
-  // holds.
+  // what `from` was granted exclusively since the mark `since` for the
+  // lock's program, or else for `holder_program`'s): `sent` runs once the
+  // grants have left, after the posts the completing thread holds.
   bool MoveToNode(ChunkId id, uint64_t from, uint64_t to, uint64_t since,
-                  std::function<void()> sent);
+                  uint64_t holder_program, std::function<void()> sent);
   uint64_t ExclusiveMark(uint64_t node) const;
 
   std::string Stats() const;

@@ -232,7 +232,8 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
       }
       if (MovesData(e)) {
         const std::function<void()> later = transport_->SendLater(e.node, ev);
-        if (mover_->Move(e.object, sos_nodes_.at(e.from_node), to->second, since, later)) {
+        if (mover_->Move(e.object, sos_nodes_.at(e.from_node), to->second, since,
+                         e.thread.program, later)) {
           moved_grants_++;
           continue;
         }

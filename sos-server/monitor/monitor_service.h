@@ -45,8 +45,9 @@ class MonitorService {
     virtual uint64_t Mark(uint64_t node) = 0;
     // True: the data is on its way and `sent` runs once its grants are (or
     // the moves ended otherwise). False: nothing moves; `sent` never runs.
+    // `program`: the program of the thread the monitor goes to.
     virtual bool Move(ObjectId obj, uint64_t from_node, uint64_t to_node, uint64_t since,
-                      std::function<void()> sent) = 0;
+                      ProgramId program, std::function<void()> sent) = 0;
   };
 
   MonitorService(MonitorTable::Options options, Transport* transport,

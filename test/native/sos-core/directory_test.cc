@@ -1195,7 +1195,7 @@ TEST_F(PushTest, WhatTheHolderWasGrantedUnderTheLockMovesWithIt) {
   const uint64_t mark = dir.ExclusiveMark(b);
   take(data1);
   take(data2);
-  ASSERT_TRUE(dir.PushWithLock(lock, b, c, mark, CountSent()));
+  ASSERT_TRUE(dir.PushWithLock(lock, b, c, mark, 0, CountSent()));
   auto out = sink.Take();
   ASSERT_EQ(out.size(), 2u) << "the lock's own chunk is home: the two data chunks move";
   std::set<ChunkId> flushed;
@@ -1210,7 +1210,7 @@ TEST_F(PushTest, WhatTheHolderWasGrantedUnderTheLockMovesWithIt) {
   dir.FlushReply(b, out[1].id, out[1].txn, Image("y"));
   EXPECT_EQ(sent_calls, 1);
   EXPECT_EQ(sink.Take().size(), 2u) << "two grants to c";
-  EXPECT_FALSE(dir.PushWithLock(lock, b, c, Directory::kNoMark, CountSent()))
+  EXPECT_FALSE(dir.PushWithLock(lock, b, c, Directory::kNoMark, 0, CountSent()))
       << "nothing of b's left to move";
 }
 
@@ -1230,7 +1230,7 @@ TEST_F(PushTest, OnlyTheLocksProgramsDataMovesWithIt) {
   const uint64_t mark = dir.ExclusiveMark(b);
   take(mine, 5);
   take(theirs, 6);
-  ASSERT_TRUE(dir.PushWithLock(lock, b, c, mark, CountSent()));
+  ASSERT_TRUE(dir.PushWithLock(lock, b, c, mark, 0, CountSent()));
   auto out = sink.Take();
   ASSERT_EQ(out.size(), 1u) << "program 6's chunk stays where its threads run";
   EXPECT_EQ(out[0].kind, "flush");
@@ -1240,10 +1240,47 @@ TEST_F(PushTest, OnlyTheLocksProgramsDataMovesWithIt) {
   EXPECT_EQ(sink.Take().size(), 1u) << "the grant to c";
   // The other program's data still moves with a lock of its own.
   ChunkId their_lock = Published(a, c, "lock", 4, /*program=*/6);
-  ASSERT_TRUE(dir.PushWithLock(their_lock, b, c, mark, CountSent()));
+  ASSERT_TRUE(dir.PushWithLock(their_lock, b, c, mark, 0, CountSent()));
   out = sink.Take();
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].id, theirs);
+}
+
+TEST_F(PushTest, ALockNeverImagedIsItsHoldersProgram) {
+  // A lock used only as a monitor (no image: the directory does not know
+  // its program). Its next holder's thread is program 5's: program 6's
+  // data, which b wrote meanwhile, stays on b.
+  ChunkId lock = MakeChunkId(a, 1);
+  ChunkId mine = MakeChunkId(a, 2), theirs = MakeChunkId(a, 3);
+  auto take = [&](ChunkId id, uint64_t program) {
+    dir.Write(b, 1, id, 0);
+    auto out = sink.Take();
+    ASSERT_EQ(out.size(), 1u);
+    dir.FlushReply(a, id, out[0].txn, Image("d", program));
+    sink.Take();
+  };
+  const uint64_t mark = dir.ExclusiveMark(b);
+  take(mine, 5);
+  take(theirs, 6);
+  ASSERT_TRUE(dir.PushWithLock(lock, b, c, mark, /*holder_program=*/5, CountSent()));
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u) << "program 6's chunk stays where its threads run";
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].id, mine);
+}
+
+TEST_F(PushTest, ANamedChunkNeverMoves) {
+  // A class's statics (a named chunk), written by b while its thread held
+  // the class's lock: their image names no class, so no node could tell
+  // their program, and they stay where they are.
+  ChunkId statics = MakeChunkId(kNamedNode, 7);
+  dir.Write(b, 1, statics, 0);
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "grant");
+  EXPECT_FALSE(dir.PushWithLock(statics, b, c, Directory::kNoMark, 5, CountSent()));
+  EXPECT_TRUE(sink.Take().empty());
+  EXPECT_FALSE(dir.Push(statics, b, c, CountSent()));
 }
 
 TEST_F(PushTest, AnEndedProgramsChunkIsDroppedAndTheLockStillGoes) {

@@ -34,9 +34,9 @@ class RecordingMover : public MonitorService::DataMover {
     marks.push_back(node);
     return 1000 + marks.size();
   }
-  bool Move(ObjectId obj, uint64_t from, uint64_t to, uint64_t since,
+  bool Move(ObjectId obj, uint64_t from, uint64_t to, uint64_t since, ProgramId program,
             std::function<void()> sent) override {
-    moves.push_back({obj, from, to, since});
+    moves.push_back({obj, from, to, since, program});
     if (!accept) return false;
     pending.push_back(std::move(sent));
     return true;
@@ -44,6 +44,7 @@ class RecordingMover : public MonitorService::DataMover {
   struct MoveCall {
     ObjectId obj;
     uint64_t from, to, since;
+    ProgramId program;
   };
   std::vector<uint64_t> marks;  // the nodes asked for, in order
   bool accept = true;
@@ -111,6 +112,7 @@ TEST_F(MonitorServiceTest, AGrantHandedToAnotherNodeWaitsForTheObjectsData) {
   ASSERT_GE(mover_.marks.size(), 2u);
   EXPECT_EQ(mover_.marks[0], 11u) << "node 1's tenure began at its grant";
   EXPECT_EQ(mover_.moves[0].since, 1001u) << "what node 1 got since its grant moves too";
+  EXPECT_EQ(mover_.moves[0].program, 7u) << "the program of the thread the monitor goes to";
   EXPECT_EQ(mover_.marks[1], 12u) << "node 2's tenure begins before its data moves";
   EXPECT_TRUE(Grants().empty()) << "the grant waits for the data";
   ASSERT_EQ(mover_.pending.size(), 1u);
