@@ -1005,6 +1005,14 @@ class PushTest : public DirectoryTest {
     sink.Take();
     return id;
   }
+  // b writes chunk id, which a made (of `program`): b holds it modified.
+  void WrittenAtB(ChunkId id, uint64_t program = 0) {
+    dir.Write(b, 1, id, 0);
+    auto out = sink.Take();
+    ASSERT_EQ(out.size(), 1u);
+    dir.FlushReply(a, id, out[0].txn, Image("d", program));
+    sink.Take();
+  }
   int sent_calls = 0;
   std::function<void()> CountSent() {
     return [this] { sent_calls++; };
@@ -1184,17 +1192,10 @@ TEST_F(PushTest, WhatTheHolderWasGrantedUnderTheLockMovesWithIt) {
   // A lock object at home (read-shared) and data b took while holding it.
   ChunkId lock = Published(a, c, "lock", 1);
   ChunkId before = MakeChunkId(a, 2), data1 = MakeChunkId(a, 3), data2 = MakeChunkId(a, 4);
-  auto take = [&](ChunkId id) {
-    dir.Write(b, 1, id, 0);
-    auto out = sink.Take();
-    ASSERT_EQ(out.size(), 1u);
-    dir.FlushReply(a, id, out[0].txn, Image("d"));
-    sink.Take();
-  };
-  take(before);  // before b's thread got the lock
+  WrittenAtB(before);  // before b's thread got the lock
   const uint64_t mark = dir.ExclusiveMark(b);
-  take(data1);
-  take(data2);
+  WrittenAtB(data1);
+  WrittenAtB(data2);
   ASSERT_TRUE(dir.PushWithLock(lock, b, c, mark, 0, CountSent()));
   auto out = sink.Take();
   ASSERT_EQ(out.size(), 2u) << "the lock's own chunk is home: the two data chunks move";
@@ -1220,16 +1221,9 @@ TEST_F(PushTest, OnlyTheLocksProgramsDataMovesWithIt) {
   // program 5's data; program 6's stays on b, where its threads run.
   ChunkId lock = Published(a, c, "lock", 1, /*program=*/5);
   ChunkId mine = MakeChunkId(a, 2), theirs = MakeChunkId(a, 3);
-  auto take = [&](ChunkId id, uint64_t program) {
-    dir.Write(b, 1, id, 0);
-    auto out = sink.Take();
-    ASSERT_EQ(out.size(), 1u);
-    dir.FlushReply(a, id, out[0].txn, Image("d", program));
-    sink.Take();
-  };
   const uint64_t mark = dir.ExclusiveMark(b);
-  take(mine, 5);
-  take(theirs, 6);
+  WrittenAtB(mine, 5);
+  WrittenAtB(theirs, 6);
   ASSERT_TRUE(dir.PushWithLock(lock, b, c, mark, 0, CountSent()));
   auto out = sink.Take();
   ASSERT_EQ(out.size(), 1u) << "program 6's chunk stays where its threads run";
@@ -1252,16 +1246,9 @@ TEST_F(PushTest, ALockNeverImagedIsItsHoldersProgram) {
   // data, which b wrote meanwhile, stays on b.
   ChunkId lock = MakeChunkId(a, 1);
   ChunkId mine = MakeChunkId(a, 2), theirs = MakeChunkId(a, 3);
-  auto take = [&](ChunkId id, uint64_t program) {
-    dir.Write(b, 1, id, 0);
-    auto out = sink.Take();
-    ASSERT_EQ(out.size(), 1u);
-    dir.FlushReply(a, id, out[0].txn, Image("d", program));
-    sink.Take();
-  };
   const uint64_t mark = dir.ExclusiveMark(b);
-  take(mine, 5);
-  take(theirs, 6);
+  WrittenAtB(mine, 5);
+  WrittenAtB(theirs, 6);
   ASSERT_TRUE(dir.PushWithLock(lock, b, c, mark, /*holder_program=*/5, CountSent()));
   auto out = sink.Take();
   ASSERT_EQ(out.size(), 1u) << "program 6's chunk stays where its threads run";
