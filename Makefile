@@ -6,7 +6,8 @@ BUILD := $(TOP)/build
 PYTHON := /usr/bin/python3
 
 APT_NATIVE := build-essential cmake ninja-build pkgconf protobuf-compiler libprotobuf-dev \
-              libssl-dev libasio-dev libgtest-dev googletest clang libclang-rt-14-dev
+              libssl-dev libasio-dev libgtest-dev googletest clang libclang-rt-14-dev \
+              libucx-dev
 # maven: the djava JDK home's test runs a Maven project's JUnit 5 tests
 # (plugins and JUnit from Maven Central, cached in ~/.cache/djava/m2).
 APT_TEST := python3-pytest jtreg7 junit4 maven systemd
@@ -25,7 +26,7 @@ APT_JVM := build-essential autoconf zip unzip file xz-utils patch ccache dpkg-de
 APT_RUNTIME := libffi8 libcups2 libfontconfig1 liblcms2-2 libjpeg62-turbo libnss3 libasound2 \
                libfreetype6 libharfbuzz0b libpcsclite1 zlib1g
 # What libdjava_node.so (the JVM's cluster client, built by `native`) links against.
-APT_RUNTIME += libprotobuf32 libssl3
+APT_RUNTIME += libprotobuf32 libssl3 libucx0
 
 DJAVA_VERSION := 0.1.0
 DJAVA_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
@@ -44,7 +45,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # variant: build/zero and build/server.
 LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-openjdk test-openjdk-local test-openjdk-zero test-openjdk-c2 test-matrix \
+.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-jtreg-ucx test-openjdk test-openjdk-local test-openjdk-zero test-openjdk-c2 test-matrix \
         launcher demo bench install \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
@@ -219,6 +220,10 @@ test-jtreg-c2: all deps-test
 
 test-jtreg-c2-only: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java c2-only
+
+# The distributed suite with every connection on UCX (part of test-jtreg-tiers).
+test-jtreg-ucx: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java ucx
 
 # OpenJDK's own tests and the JSR-166 TCK (test/jtreg/openjdk), distributed
 # (part of test-jtreg), and the same on build/jdk alone: the baseline

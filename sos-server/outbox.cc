@@ -1,16 +1,12 @@
 #include "outbox.h"
 
-#include <poll.h>
-#include <sys/socket.h>
-
-#include <cerrno>
-#include <cstring>
 
 namespace djava {
 namespace sos {
 
-Outbox::Outbox(int fd, size_t max_queued, std::function<void(const std::string&)> on_failure)
-    : fd_(fd), max_queued_(max_queued), on_failure_(std::move(on_failure)) {
+Outbox::Outbox(wire::Channel* channel, size_t max_queued,
+               std::function<void(const std::string&)> on_failure)
+    : channel_(channel), max_queued_(max_queued), on_failure_(std::move(on_failure)) {
   writer_ = std::thread([this] { WriterLoop(); });
 }
 
@@ -35,7 +31,7 @@ void Outbox::FailLocked(const std::string& why) {
   failed_ = true;
   pending_.clear();
   // Ends the node's reader too, which runs the node's cleanup.
-  ::shutdown(fd_, SHUT_RDWR);
+  channel_->Shutdown();
   if (on_failure_) on_failure_(why);
 }
 
@@ -77,16 +73,15 @@ void Outbox::SendHeld() {
 
 bool Outbox::SendNowLocked(const std::string& bytes, size_t* off) {
   while (*off < bytes.size()) {
-    ssize_t n = ::send(fd_, bytes.data() + *off, bytes.size() - *off,
-                       MSG_DONTWAIT | MSG_NOSIGNAL);
+    std::string error;
+    ssize_t n = channel_->TryWrite(bytes.data() + *off, bytes.size() - *off, &error);
     if (n > 0) {
       *off += static_cast<size_t>(n);
       bytes_sent_ += static_cast<uint64_t>(n);
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    FailLocked(std::string("send failed: ") + std::strerror(errno));
+    if (n == 0) break;
+    FailLocked(error);
     return false;
   }
   return true;
@@ -113,22 +108,15 @@ void Outbox::WriterLoop() {
     size_t off = 0;
     std::string error;
     while (off < batch.size()) {
-      ssize_t n = ::send(fd_, batch.data() + off, batch.size() - off,
-                         MSG_DONTWAIT | MSG_NOSIGNAL);
+      ssize_t n = channel_->TryWrite(batch.data() + off, batch.size() - off, &error);
       if (n > 0) {
         off += static_cast<size_t>(n);
         continue;
       }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        pollfd p{fd_, POLLOUT, 0};
-        ::poll(&p, 1, 100);
-        std::lock_guard<std::mutex> g(mu_);
-        if (closed_) break;
-        continue;
-      }
-      error = std::string("send failed: ") + std::strerror(errno);
-      break;
+      if (n < 0) break;
+      channel_->WaitWritable(100);
+      std::lock_guard<std::mutex> g(mu_);
+      if (closed_) break;
     }
     l.lock();
     writing_ = false;

@@ -1,10 +1,10 @@
 // Outbox: the ordered, never-blocking way out to one node. Post() is called
 // with directory locks held, so it must not wait for the network: it writes
-// at once when the socket takes the bytes (the common case, and the fast
-// one: no thread hand-off), and otherwise queues them for the outbox's own
-// writer thread. A node that stops reading cannot stall the server: once
-// more than max_queued bytes wait for it, the outbox gives up on it and shuts
-// its socket, which ends the node's session.
+// at once when the connection's channel takes the bytes (the common case,
+// and the fast one: no thread hand-off), and otherwise queues them for the
+// outbox's own writer thread. A node that stops reading cannot stall the
+// server: once more than max_queued bytes wait for it, the outbox gives up
+// on it and shuts its channel, which ends the node's session.
 #ifndef DJAVA_SOS_OUTBOX_H_
 #define DJAVA_SOS_OUTBOX_H_
 
@@ -15,13 +15,16 @@
 #include <string>
 #include <thread>
 
+#include "wire/channel.h"
+
 namespace djava {
 namespace sos {
 
 class Outbox {
  public:
-  // fd stays owned by its Connection; on_failure gets why the outbox gave up.
-  Outbox(int fd, size_t max_queued, std::function<void(const std::string&)> on_failure);
+  // channel stays its Connection's; on_failure gets why the outbox gave up.
+  Outbox(wire::Channel* channel, size_t max_queued,
+         std::function<void(const std::string&)> on_failure);
   ~Outbox();  // Close()s.
   Outbox(const Outbox&) = delete;
   Outbox& operator=(const Outbox&) = delete;
@@ -46,14 +49,14 @@ class Outbox {
  private:
   void WriterLoop();
   void FailLocked(const std::string& why);
-  // Writes bytes from *off on, as far as the socket takes them now without
+  // Writes bytes from *off on, as far as the channel takes them now without
   // waiting, advancing *off; false if the outbox failed.
   bool SendNowLocked(const std::string& bytes, size_t* off);
   // The same for pending_ (not while the writer is writing), dropping what
   // was written.
   bool SendPendingLocked();
 
-  const int fd_;
+  wire::Channel* const channel_;
   const size_t max_queued_;
   const std::function<void(const std::string&)> on_failure_;
 

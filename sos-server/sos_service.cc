@@ -166,7 +166,7 @@ void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::st
   }
   s->main = conn.get();
   Session* raw = s.get();
-  s->outbox = std::make_unique<Outbox>(conn->fd(), options_.max_queued_per_node,
+  s->outbox = std::make_unique<Outbox>(conn->channel(), options_.max_queued_per_node,
                                        [this, raw](const std::string& why) {
                                          Say("node " + std::to_string(raw->node) + " (" +
                                              raw->name + "): " + why + "; dropping it");
@@ -191,7 +191,8 @@ void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::st
             std::to_string(options_.bypass_timeout_ms) + " ms";
   }
   if (why.empty()) {
-    Say("node " + std::to_string(s->node) + " (" + s->name + ") joined");
+    Say("node " + std::to_string(s->node) + " (" + s->name + ") joined over " +
+        conn->transport());
     why = RunRequests(s.get(), conn.get());
   }
 

@@ -3,6 +3,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -15,9 +16,67 @@
 namespace djava {
 namespace wire {
 
-Connection::Connection(int fd, uint32_t max_frame_size) : fd_(fd), decoder_(max_frame_size) {}
+namespace {
 
-Connection::~Connection() { close(fd_); }
+class TcpChannel : public Channel {
+ public:
+  explicit TcpChannel(int fd) : fd_(fd) {}
+
+  ssize_t TryWrite(const char* data, size_t n, std::string* error) override {
+    while (true) {
+      ssize_t sent = send(fd_, data, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (sent >= 0) return sent;
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+      *error = std::string("send failed: ") + std::strerror(errno);
+      return -1;
+    }
+  }
+
+  void WaitWritable(int timeout_ms) override {
+    pollfd p{fd_, POLLOUT, 0};
+    poll(&p, 1, timeout_ms);
+  }
+
+  ssize_t Read(char* buf, size_t n, std::string* error) override {
+    while (true) {
+      ssize_t got = recv(fd_, buf, n, 0);
+      if (got >= 0) return got;
+      if (errno == EINTR) continue;
+      *error = (errno == EAGAIN || errno == EWOULDBLOCK)
+                   ? std::string("timed out waiting for a frame")
+                   : std::string("receive failed: ") + std::strerror(errno);
+      return -1;
+    }
+  }
+
+  void SetReadTimeout(int milliseconds) override {
+    struct timeval tv;
+    tv.tv_sec = milliseconds / 1000;
+    tv.tv_usec = (milliseconds % 1000) * 1000;
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+
+  void Shutdown() override { shutdown(fd_, SHUT_RDWR); }
+  const char* name() const override { return "tcp"; }
+
+ private:
+  const int fd_;
+};
+
+}  // namespace
+
+std::unique_ptr<Channel> NewTcpChannel(int fd) { return std::make_unique<TcpChannel>(fd); }
+
+Connection::Connection(int fd, uint32_t max_frame_size)
+    : fd_(fd), channel_(NewTcpChannel(fd)), decoder_(max_frame_size) {}
+
+Connection::~Connection() {
+  channel_.reset();  // a UCX channel watches the socket until it goes
+  close(fd_);
+}
+
+void Connection::UseChannel(std::unique_ptr<Channel> channel) { channel_ = std::move(channel); }
 
 void Connection::SetError(const std::string& e) {
   std::lock_guard<std::mutex> lock(error_mu_);
@@ -40,14 +99,16 @@ bool Connection::Send(const google::protobuf::MessageLite& msg) {
   std::lock_guard<std::mutex> lock(send_mu_);
   size_t sent = 0;
   while (sent < frame.size()) {
-    ssize_t n = send(fd_, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      SetError(std::string("send failed: ") + std::strerror(errno));
+    std::string error;
+    ssize_t n = channel_->TryWrite(frame.data() + sent, frame.size() - sent, &error);
+    if (n < 0) {
+      SetError(error);
       return false;
     }
+    if (n == 0) channel_->WaitWritable(-1);
     sent += static_cast<size_t>(n);
   }
+  channel_->Flush(-1);
   CountSent(frame.size());
   return true;
 }
@@ -66,14 +127,10 @@ bool Connection::ReadFrame(std::string* frame) {
       case FrameDecoder::Result::kNeedMore:
         break;
     }
-    ssize_t n = recv(fd_, buf, sizeof buf, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      SetError("timed out waiting for a frame");
-      return false;
-    }
+    std::string error;
+    ssize_t n = channel_->Read(buf, sizeof buf, &error);
     if (n < 0) {
-      SetError(std::string("receive failed: ") + std::strerror(errno));
+      SetError(error);
       return false;
     }
     if (n == 0) {
@@ -96,14 +153,9 @@ bool Connection::Receive(google::protobuf::MessageLite* msg) {
   return true;
 }
 
-void Connection::Shutdown() { shutdown(fd_, SHUT_RDWR); }
+void Connection::Shutdown() { channel_->Shutdown(); }
 
-void Connection::SetReceiveTimeout(int milliseconds) {
-  struct timeval tv;
-  tv.tv_sec = milliseconds / 1000;
-  tv.tv_usec = (milliseconds % 1000) * 1000;
-  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-}
+void Connection::SetReceiveTimeout(int milliseconds) { channel_->SetReadTimeout(milliseconds); }
 
 bool SplitHostPort(const std::string& host_port, std::string* host, std::string* port,
                    std::string* error) {

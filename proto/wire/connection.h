@@ -1,15 +1,18 @@
 // Connection: a framed protobuf message stream over a connected socket, plus
 // the TCP helpers to make one. The wire library's transport for every djava
-// component; handshake.h authenticates a fresh one.
+// component; handshake.h authenticates a fresh one and may move its frames
+// to a faster channel (UseChannel) while the socket stays open beside it.
 #ifndef DJAVA_WIRE_CONNECTION_H_
 #define DJAVA_WIRE_CONNECTION_H_
 
 #include <google/protobuf/message_lite.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 
+#include "wire/channel.h"
 #include "wire/frame.h"
 
 namespace djava {
@@ -41,13 +44,22 @@ class Connection {
   uint32_t max_frame_size() const { return decoder_.max_frame_size(); }
 
   std::string error() const;
+  // The TCP socket the connection was opened on.
   int fd() const { return fd_; }
+
+  // Frames travel on `channel` from now on (the handshake's last step;
+  // nothing may be sending or receiving, and no received bytes may wait).
+  void UseChannel(std::unique_ptr<Channel> channel);
+  Channel* channel() const { return channel_.get(); }
+  // The channel's name: "tcp" or "ucx".
+  const char* transport() const { return channel_->name(); }
 
  private:
   bool ReadFrame(std::string* frame);
   void SetError(const std::string& e);
 
   const int fd_;
+  std::unique_ptr<Channel> channel_;
   FrameDecoder decoder_;
   std::mutex send_mu_;
   mutable std::mutex error_mu_;

@@ -7,6 +7,11 @@
 // recorded exchange cannot be replayed. Until the handshake ends, frames are
 // limited to kHandshakeMaxFrame bytes and each side waits at most
 // kHandshakeTimeoutMs for the other.
+//
+// When the process's transport (ucx_channel.h) allows, each side adds its
+// UCX worker's address, bound into its proof, and an accepted connection
+// continues on UCX; the caller sees the same Connection either way
+// (Connection::transport() says which).
 #ifndef DJAVA_WIRE_HANDSHAKE_H_
 #define DJAVA_WIRE_HANDSHAKE_H_
 
@@ -20,7 +25,7 @@ namespace djava {
 namespace wire {
 
 constexpr uint32_t kProtocolVersion = 1;
-constexpr uint32_t kHandshakeMaxFrame = 1024;
+constexpr uint32_t kHandshakeMaxFrame = 8192;  // room for a UCX worker address
 constexpr int kHandshakeTimeoutMs = 10000;
 constexpr size_t kNonceSize = 32;
 
@@ -36,11 +41,12 @@ bool ServerHandshake(Connection* c, const std::string& secret, std::string* serv
                      std::string* error,
                      const std::function<bool(const std::string&)>& known_service = nullptr);
 
-// The proofs, exposed for tests.
+// The proofs, exposed for tests; a UCX address, when sent, is bound in.
 std::string ClientProof(const std::string& secret, const std::string& server_nonce,
-                        const std::string& client_nonce, const std::string& service);
+                        const std::string& client_nonce, const std::string& service,
+                        const std::string& ucx_address = "");
 std::string ServerProof(const std::string& secret, const std::string& server_nonce,
-                        const std::string& client_nonce);
+                        const std::string& client_nonce, const std::string& ucx_address = "");
 
 }  // namespace wire
 }  // namespace djava

@@ -11,6 +11,8 @@ std::atomic<uint64_t> frames_sent{0};
 std::atomic<uint64_t> bytes_sent{0};
 std::atomic<uint64_t> frames_received{0};
 std::atomic<uint64_t> bytes_received{0};
+std::atomic<uint64_t> connections_tcp{0};
+std::atomic<uint64_t> connections_ucx{0};
 
 }  // namespace
 
@@ -20,12 +22,18 @@ Traffic ProcessTraffic() {
   t.bytes_sent = bytes_sent.load(std::memory_order_relaxed);
   t.frames_received = frames_received.load(std::memory_order_relaxed);
   t.bytes_received = bytes_received.load(std::memory_order_relaxed);
+  t.connections_tcp = connections_tcp.load(std::memory_order_relaxed);
+  t.connections_ucx = connections_ucx.load(std::memory_order_relaxed);
   return t;
 }
 
 void CountSent(uint64_t bytes) {
   frames_sent.fetch_add(1, std::memory_order_relaxed);
   bytes_sent.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+void CountConnection(bool ucx) {
+  (ucx ? connections_ucx : connections_tcp).fetch_add(1, std::memory_order_relaxed);
 }
 
 void CountReceived(uint64_t bytes) {

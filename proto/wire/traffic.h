@@ -16,6 +16,10 @@ struct Traffic {
   uint64_t bytes_sent = 0;
   uint64_t frames_received = 0;
   uint64_t bytes_received = 0;
+  // Authenticated connections opened (either end), by the channel they
+  // continued on.
+  uint64_t connections_tcp = 0;
+  uint64_t connections_ucx = 0;
 };
 
 // The totals since the process started; each counter is read atomically,
@@ -25,6 +29,8 @@ Traffic ProcessTraffic();
 // For Connection.
 void CountSent(uint64_t bytes);
 void CountReceived(uint64_t bytes);
+// For the handshake: a connection authenticated and goes on over ucx or tcp.
+void CountConnection(bool ucx);
 
 }  // namespace wire
 }  // namespace djava

@@ -7,7 +7,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <memory>
 #include <string>
+
+#include "wire/channel.h"
 
 namespace djava {
 namespace sos {
@@ -15,7 +18,10 @@ namespace {
 
 class OutboxTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds_), 0); }
+  void SetUp() override {
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds_), 0);
+    channel_ = wire::NewTcpChannel(fds_[0]);
+  }
   void TearDown() override {
     close(fds_[0]);
     close(fds_[1]);
@@ -37,10 +43,11 @@ class OutboxTest : public ::testing::Test {
     return got;
   }
   int fds_[2];
+  std::unique_ptr<wire::Channel> channel_;
 };
 
 TEST_F(OutboxTest, HeldPostsWaitForSendHeldAndKeepTheirOrder) {
-  Outbox out(fds_[0], 1 << 20, nullptr);
+  Outbox out(channel_.get(), 1 << 20, nullptr);
   out.Post("one|", true);
   out.Post("two|", true);
   EXPECT_FALSE(Readable(50)) << "held bytes left before SendHeld";
@@ -50,7 +57,7 @@ TEST_F(OutboxTest, HeldPostsWaitForSendHeldAndKeepTheirOrder) {
 }
 
 TEST_F(OutboxTest, AnotherPostLandsBehindHeldOnesAndSendsThem) {
-  Outbox out(fds_[0], 1 << 20, nullptr);
+  Outbox out(channel_.get(), 1 << 20, nullptr);
   out.Post("held|", true);
   out.Post("now|");  // another thread's post, not held
   EXPECT_EQ(ReadExactly(9), "held|now|");
@@ -59,7 +66,7 @@ TEST_F(OutboxTest, AnotherPostLandsBehindHeldOnesAndSendsThem) {
 }
 
 TEST_F(OutboxTest, HoldingStopsAtTheLimit) {
-  Outbox out(fds_[0], 64 << 20, nullptr);
+  Outbox out(channel_.get(), 64 << 20, nullptr);
   const std::string big(Outbox::kMaxHeld / 2 + 1, 'x');
   out.Post(big, true);
   EXPECT_FALSE(Readable(50));
