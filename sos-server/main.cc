@@ -3,7 +3,7 @@
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
 //              [--no-collection] [--migratory] [--no-data-with-locks]
-//              --secret-file F
+//              [--transport auto|ucx|tcp] --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
 // statistics on SIGUSR1 and at exit, exits 0 on SIGTERM or SIGINT.
@@ -16,6 +16,7 @@
 #include "wire/daemon.h"
 #include "wire/secret.h"
 #include "wire/service_host.h"
+#include "wire/ucx_channel.h"
 
 namespace {
 
@@ -26,7 +27,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
                "                  [--no-collection] [--migratory] [--no-data-with-locks]\n"
-               "                  --secret-file FILE\n"
+               "                  [--transport auto|ucx|tcp] --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
                "                       unanswered this long (default %d)\n"
@@ -40,6 +41,9 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "  --no-data-with-locks a monitor handed to another node does not bring the\n"
                "                       data its holder wrote along (each piece then faults\n"
                "                       in on its own; for measurement)\n"
+               "  --transport          what nodes' connections travel on after the handshake:\n"
+               "                       ucx (shared memory, RDMA) or tcp; auto takes ucx from\n"
+               "                       nodes that offer it (default: $DJAVA_TRANSPORT, else tcp)\n"
                "  --secret-file        the cluster secret, a file of mode 0600\n",
                why.c_str(), kDefaultListen, djava::sos::SosService::Options().answer_timeout_ms);
   std::exit(2);
@@ -82,6 +86,11 @@ int main(int argc, char** argv) {
       listen = v;
     } else if (a == "--secret-file") {
       secret_file = v;
+    } else if (a == "--transport") {
+      djava::wire::Transport t;
+      if (!djava::wire::ParseTransport(v, &t))
+        Usage("--transport takes auto, ucx or tcp, not '" + v + "'");
+      djava::wire::SetProcessTransport(t);
     } else if (a == "--answer-timeout-ms") {
       char* end = nullptr;
       const long ms = std::strtol(v.c_str(), &end, 10);
@@ -93,6 +102,9 @@ int main(int argc, char** argv) {
     }
   }
   if (secret_file.empty()) Usage("--secret-file is required");
+  djava::wire::Transport transport;
+  std::string transport_error;
+  if (!djava::wire::ProcessTransport(&transport, &transport_error)) Usage(transport_error);
   // A bare port (or ":port") means loopback: binding elsewhere takes a host.
   if (listen.find(':') == std::string::npos) listen = ":" + listen;
   if (listen[0] == ':') listen = "127.0.0.1" + listen;
@@ -130,6 +142,7 @@ int main(int argc, char** argv) {
   };
 
   std::string where = listen.substr(0, listen.rfind(':'));
-  log("listening on " + where + ":" + std::to_string(host.port()));
+  log("listening on " + where + ":" + std::to_string(host.port()) + " (transport " +
+      djava::wire::TransportName(transport) + ")");
   return signals.Run(&host, stats, log);
 }

@@ -790,9 +790,13 @@ def bench(args):
         launcher = [*(["setpriv", "--pdeathsig", "KILL"] if shutil.which("setpriv") else []),
                     "ip", "netns", "exec", net.nodes["launch"].namespace,
                     os.path.join(BIN, "djava")]
-        # The cluster is ours: not one the caller's environment names.
+        # The cluster is ours: not one the caller's environment names. Its
+        # connections stay on TCP, over the delayed links: they model the
+        # network between workstations, and UCX's shared memory would reach
+        # across the namespaces without them.
         env = {k: v for k, v in os.environ.items()
                if k not in ("DJAVA_CLUSTER", "DJAVA_SECRET_FILE")}
+        env["DJAVA_TRANSPORT"] = "tcp"
         rtts = {}
         times = {app: {d: {n: [] for n in args.servers} for d in args.delays}
                  for app in programs}

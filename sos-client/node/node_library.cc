@@ -8,7 +8,7 @@
 
 extern "C" __attribute__((visibility("default"))) uint32_t djava_node_abi_version() {
   // Raise when any exported signature or struct layout changes.
-  return 21;
+  return 22;
 }
 
 // What all of this process's cluster connections carried (wire/traffic.h):
@@ -20,4 +20,12 @@ extern "C" __attribute__((visibility("default"))) void djava_node_traffic(uint64
   counts[1] = t.bytes_sent;
   counts[2] = t.frames_received;
   counts[3] = t.bytes_received;
+}
+
+// This process's authenticated connections by transport: counts[0] went on
+// over tcp, counts[1] over ucx (wire/ucx_channel.h).
+extern "C" __attribute__((visibility("default"))) void djava_node_connections(uint64_t counts[2]) {
+  djava::wire::Traffic t = djava::wire::ProcessTraffic();
+  counts[0] = t.connections_tcp;
+  counts[1] = t.connections_ucx;
 }

@@ -4,6 +4,7 @@
 //
 //   thread-manager --listen HOST:PORT --sos HOST:PORT[,HOST:PORT...]
 //                  --secret-file F [--liveness-ms N] [--heartbeat-ms N]
+//                  [--transport auto|ucx|tcp]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "tm_daemon.h"
+#include "wire/ucx_channel.h"
 
 namespace {
 
@@ -18,7 +20,8 @@ namespace {
   std::fprintf(stderr,
                "thread-manager: %s\n"
                "usage: thread-manager --listen HOST:PORT --sos HOST:PORT[,...] "
-               "--secret-file F [--liveness-ms N] [--heartbeat-ms N]\n",
+               "--secret-file F [--liveness-ms N] [--heartbeat-ms N] "
+               "[--transport auto|ucx|tcp]\n",
                why);
   std::exit(2);
 }
@@ -47,6 +50,10 @@ int main(int argc, char** argv) {
       cfg.secret_file = v;
     } else if (a == "--liveness-ms") {
       cfg.liveness_ms = std::atoll(v.c_str());
+    } else if (a == "--transport") {
+      djava::wire::Transport t;
+      if (!djava::wire::ParseTransport(v, &t)) Usage("--transport takes auto, ucx or tcp");
+      djava::wire::SetProcessTransport(t);
     } else if (a == "--heartbeat-ms") {
       cfg.heartbeat_ms = std::atoi(v.c_str());
     } else {
@@ -56,6 +63,9 @@ int main(int argc, char** argv) {
   if (cfg.listen.empty()) Usage("--listen is required");
   if (cfg.sos_servers.empty()) Usage("--sos is required");
   if (cfg.secret_file.empty()) Usage("--secret-file is required");
+  djava::wire::Transport transport;
+  std::string transport_error;
+  if (!djava::wire::ProcessTransport(&transport, &transport_error)) Usage(transport_error.c_str());
   if (cfg.liveness_ms <= 0 || cfg.heartbeat_ms <= 0 || cfg.heartbeat_ms * 2 > cfg.liveness_ms)
     Usage("need 0 < 2 * heartbeat-ms <= liveness-ms");
   return djava::tm::RunDaemon(cfg);

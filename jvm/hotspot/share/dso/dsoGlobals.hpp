@@ -28,6 +28,11 @@
           "The cluster secret (a file of mode 0600). Default: the "           \
           "environment's DJAVA_SECRET_FILE, else ~/.djava/cluster/secret")    \
                                                                               \
+  product(ccstr, DjavaTransport, NULL,                                        \
+          "How this node's connections travel: auto (UCX when the other "     \
+          "end offers it too), ucx (UCX only) or tcp. Default: the "          \
+          "environment's DJAVA_TRANSPORT, else tcp")                          \
+                                                                              \
   product(uint, DjavaThreadServer, 0,                                         \
           "Join the cluster as a thread server running this many Java "       \
           "threads at once (djava.runtime.ThreadServer is the main class; "   \

@@ -67,6 +67,22 @@ void DsoNode::load_library() {
   } else {
     jio_snprintf(path, sizeof(path), "%s/lib/libdjava_node.so", Arguments::get_java_home());
   }
+  // The node library links UCX (wire/ucx_channel.h), whose libucs takes
+  // SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGHUP as it loads unless told not
+  // to: those are the VM's (implicit null checks, safepoint polls, shutdown
+  // on SIGHUP). Its memory hooks are not wanted in a VM's heap either.
+  ::setenv("UCX_HANDLE_ERRORS", "none", 1);
+  ::setenv("UCX_ERROR_SIGNALS", "", 1);
+  ::setenv("UCX_DEBUG_SIGNO", "0", 1);
+  ::setenv("UCX_MEM_EVENTS", "no", 0);
+  if (DjavaTransport != NULL) {
+    if (strcmp(DjavaTransport, "auto") != 0 && strcmp(DjavaTransport, "ucx") != 0 &&
+        strcmp(DjavaTransport, "tcp") != 0) {
+      fail_join("-XX:DjavaTransport takes auto, ucx or tcp", DjavaTransport);
+    }
+    // The node library's connections read it (wire/ucx_channel.h).
+    ::setenv("DJAVA_TRANSPORT", DjavaTransport, 1);
+  }
   char error[error_length];
   void* handle = os::dll_load(path, error, sizeof(error));
   if (handle == NULL) {

@@ -25,6 +25,7 @@ class JavaThread;
 #define DSO_NODE_FUNCTIONS(X)                                                  \
   X(djava_node_abi_version)                                                   \
   X(djava_node_traffic)                                                       \
+  X(djava_node_connections)                                                   \
   X(djava_tm_connect)                                                         \
   X(djava_tm_close)                                                           \
   X(djava_tm_register_program_sized)                                          \
@@ -103,6 +104,8 @@ extern "C" uint32_t djava_node_abi_version();
 // What this process's cluster connections carried: frames sent, their
 // bytes, frames received, their bytes (sos-client/node/node_library.cc).
 extern "C" void djava_node_traffic(uint64_t counts[4]);
+// This process's authenticated connections: [0] on tcp, [1] on ucx.
+extern "C" void djava_node_connections(uint64_t counts[2]);
 
 struct DsoNodeLibrary {
 #define DSO_NODE_MEMBER(name) decltype(&::name) name;
@@ -113,7 +116,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 21;
+  static const uint32_t abi_version = 22;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

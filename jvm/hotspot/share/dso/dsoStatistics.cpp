@@ -397,6 +397,10 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
   st->print_cr("  messages of this node (every program, every connection): sent " UINT64_FORMAT
                " (" UINT64_FORMAT " bytes), received " UINT64_FORMAT " (" UINT64_FORMAT " bytes)",
                traffic[0], traffic[1], traffic[2], traffic[3]);
+  uint64_t connections[2];
+  DsoNode::lib().djava_node_connections(connections);
+  st->print_cr("  connections of this node (-XX:DjavaTransport): " UINT64_FORMAT " over ucx, "
+               UINT64_FORMAT " over tcp", connections[1], connections[0]);
   djava_sos_stats node_wide;
   DsoNode::lib().djava_sos_get_stats(DsoNode::sos(), &node_wide);
   if (node_wide.chunks_released > 0) {
