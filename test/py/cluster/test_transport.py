@@ -1,7 +1,8 @@
 """Transports (proto/wire/ucx_channel.h): a cluster whose daemons run with
 --transport ucx moves every authenticated connection to UCX (shared memory
-on this host) and runs a program as over TCP; a party that cannot agree on a
-transport is refused with a message saying so; bad choices are named."""
+on this host) and runs a program as over TCP; by default (auto) a program
+takes what the cluster offers; a party that cannot agree on a transport is
+refused with a message saying so; bad choices are named."""
 
 import os
 import re
@@ -49,7 +50,7 @@ def test_a_program_runs_on_a_ucx_cluster_and_every_node_joins_over_ucx(ucx_clust
                   r"(\d+) over tcp", p.stdout + p.stderr)
     assert m and int(m.group(1)) >= 3 and m.group(2) == "0", p.stdout + p.stderr
     sos_log = open(f"{d}/sos-server.log").read()
-    joined = re.findall(r"node \d+ \((\S+)\) joined over (\w+)", sos_log)
+    joined = re.findall(r"node \d+ \(([^)]*)\) joined over (\w+)", sos_log)
     # The two thread servers and the program's launcher, each on UCX.
     assert len(joined) >= 3, sos_log
     assert {t for _, t in joined} == {"ucx"}, sos_log
@@ -66,18 +67,22 @@ def test_a_tcp_program_is_refused_by_a_ucx_only_cluster_with_the_reason(ucx_clus
     assert "takes ucx connections only" in out, out
 
 
-def test_an_auto_program_joins_a_tcp_cluster_over_tcp(env, classes, tmp_path):
+@pytest.mark.parametrize("cluster_transport,joined_over", [(None, "ucx"), ("tcp", "tcp")])
+def test_a_default_program_takes_what_the_cluster_offers(cluster_transport, joined_over, env,
+                                                          classes, tmp_path):
+    """Nothing said (auto on both ends): UCX here; a cluster on TCP: TCP."""
     c = Commands(BIN, env)
     d = str(tmp_path / "cluster")
     try:
-        p = c.run("start", "--thread-servers", "1", "--dir", d)
+        p = c.run("start", "--thread-servers", "1", "--dir", d,
+                  *(["--transport", cluster_transport] if cluster_transport else []))
         assert p.returncode == 0, p.stdout + p.stderr
         cluster = p.stdout.splitlines()[0].split("=", 1)[1]
-        p = run_djava(["-XX:DjavaTransport=auto", "-cp", classes, "Family", "2"],
+        p = run_djava(["-cp", classes, "Family", "2"],
                       dict(env, DJAVA_CLUSTER=cluster, DJAVA_SECRET_FILE=f"{d}/secret"), tmp_path)
         assert p.returncode == 2, p.stdout + p.stderr
         joined = re.findall(r"joined over (\w+)", open(f"{d}/sos-server.log").read())
-        assert joined and set(joined) == {"tcp"}
+        assert joined and set(joined) == {joined_over}
     finally:
         pids = recorded_pids(d)
         c.cleanup()
