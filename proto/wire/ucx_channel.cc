@@ -44,6 +44,9 @@ const char* TransportName(Transport transport) {
 
 namespace {
 
+// UCX's transports when UCX_TLS does not say (README.md: Transports).
+constexpr char kDefaultUcxTls[] = "^tcp,cma,sysv";
+
 std::atomic<int> chosen_transport{-1};
 std::atomic<uint64_t> endpoints_opened{0};
 
@@ -63,9 +66,11 @@ ucp_context_h Context(std::string* error) {
     // Unless told otherwise: shared memory and RDMA devices, not UCX's own
     // TCP transport, which would listen on every interface without the
     // cluster's authentication (connections between hosts without RDMA
-    // stay on djava's TCP). cma is left out: it needs ptrace rights that
-    // hardened hosts refuse.
-    if (std::getenv("UCX_TLS") == nullptr) ucp_config_modify(config, "TLS", "^tcp,cma");
+    // stay on djava's TCP). Left out too: cma, which needs ptrace rights
+    // that hardened hosts refuse, and System V shared memory, whose
+    // segments UCX makes readable and writable by the owner's group
+    // (POSIX shared memory's files are the owner's alone, mode 0600).
+    if (std::getenv("UCX_TLS") == nullptr) ucp_config_modify(config, "TLS", kDefaultUcxTls);
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
     params.features = UCP_FEATURE_STREAM | UCP_FEATURE_WAKEUP;
@@ -323,24 +328,26 @@ void UcxChannel::WaitWritable(int timeout_ms) { DriveWhile(kMaxInFlight - 1, tim
 void UcxChannel::Flush(int timeout_ms) { DriveWhile(0, timeout_ms); }
 
 void UcxChannel::DriveWhile(int64_t limit, int timeout_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  int idle = 0;
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto last_progress = Clock::now();
   while (in_flight_.load() > limit && !shut_.load()) {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (ucp_worker_progress(worker_) != 0) {
-        idle = 0;
+        last_progress = Clock::now();
         continue;
       }
     }
-    if (timeout_ms >= 0 && std::chrono::steady_clock::now() >= deadline) return;
-    if (++idle < 100) continue;
-    // Waiting for the peer (it must read to make room): look now and then
-    // whether it is still there.
-    idle = 0;
+    const auto now = Clock::now();
+    if (timeout_ms >= 0 && now >= deadline) return;
+    // Waiting for the peer to read and make room: at once for a while,
+    // then a millisecond at a time (a peer that stopped reading costs no
+    // CPU), watching whether it is still there.
+    const bool waited_long = now - last_progress > kDriveSpin;
     pollfd p{bootstrap_fd_, POLLIN, 0};
-    if (poll(&p, 1, 0) > 0) return;  // gone, or misbehaving: its reader says which
-    sched_yield();
+    if (poll(&p, 1, waited_long ? 1 : 0) > 0) return;  // gone or misbehaving: its reader says
+    if (!waited_long) sched_yield();
   }
 }
 
