@@ -12,24 +12,25 @@ namespace {
 
 // What a proof adds for a UCX address: nothing without one, so a TCP-only
 // handshake proves exactly what it always did.
-std::string UcxBinding(const std::string& ucx_address) {
+std::string UcxBinding(const std::string& ucx_address, const std::string& ucx_host) {
   if (ucx_address.empty()) return "";
-  return std::string("\0ucx\0", 5) + ucx_address;
+  return std::string("\0ucx\0", 5) + ucx_address + '\0' + ucx_host;
 }
 
 }  // namespace
 
 std::string ClientProof(const std::string& secret, const std::string& server_nonce,
                         const std::string& client_nonce, const std::string& service,
-                        const std::string& ucx_address) {
+                        const std::string& ucx_address, const std::string& ucx_host) {
   return HmacSha256(secret, std::string("djava client", 12) + '\0' + server_nonce + client_nonce +
-                                service + UcxBinding(ucx_address));
+                                service + UcxBinding(ucx_address, ucx_host));
 }
 
 std::string ServerProof(const std::string& secret, const std::string& server_nonce,
-                        const std::string& client_nonce, const std::string& ucx_address) {
+                        const std::string& client_nonce, const std::string& ucx_address,
+                        const std::string& ucx_host) {
   return HmacSha256(secret, std::string("djava server", 12) + '\0' + client_nonce + server_nonce +
-                                UcxBinding(ucx_address));
+                                UcxBinding(ucx_address, ucx_host));
 }
 
 namespace {
@@ -85,12 +86,14 @@ bool ClientHandshake(Connection* c, const std::string& secret, const std::string
     }
   }
   const std::string my_address = ucx != nullptr ? ucx->address() : "";
+  const std::string my_host = ucx != nullptr ? UcxHostIdentity() : "";
   wirepb::ClientHello mine;
   mine.set_protocol_version(kProtocolVersion);
   mine.set_nonce(nonce);
   mine.set_service(service);
-  mine.set_proof(ClientProof(secret, hello.nonce(), nonce, service, my_address));
+  mine.set_proof(ClientProof(secret, hello.nonce(), nonce, service, my_address, my_host));
   mine.set_ucx_address(my_address);
+  mine.set_ucx_host(my_host);
   wirepb::ServerVerdict verdict;
   if (!c->Send(mine) || !c->Receive(&verdict)) {
     *error = "handshake: server closed the connection (" + c->error() + ")";
@@ -101,7 +104,8 @@ bool ClientHandshake(Connection* c, const std::string& secret, const std::string
     return false;
   }
   if (!ConstantTimeEqual(verdict.proof(),
-                         ServerProof(secret, hello.nonce(), nonce, verdict.ucx_address()))) {
+                         ServerProof(secret, hello.nonce(), nonce, verdict.ucx_address(),
+                                     verdict.ucx_host()))) {
     *error = "handshake: the server could not prove it knows the cluster secret";
     return false;
   }
@@ -115,6 +119,11 @@ bool ClientHandshake(Connection* c, const std::string& secret, const std::string
   }
   if (ucx == nullptr) {
     *error = "handshake: the server answered with UCX, which this client did not offer";
+    return false;
+  }
+  std::string why;
+  if (!UcxCanReach(UcxHostIdentity(), verdict.ucx_host(), &why)) {
+    *error = "handshake: the server answered with UCX, but " + why;
     return false;
   }
   std::unique_ptr<Channel> channel =
@@ -135,8 +144,8 @@ namespace {
 // channel to use once the verdict is sent, and the verdict carries this
 // side's address), else TCP. False with *error when the two cannot agree.
 bool ChooseChannel(Connection* c, const std::string& client_address,
-                   wirepb::ServerVerdict* verdict, std::unique_ptr<Channel>* ucx,
-                   std::string* error) {
+                   const std::string& client_host, wirepb::ServerVerdict* verdict,
+                   std::unique_ptr<Channel>* ucx, std::string* error) {
   Transport transport;
   if (!ProcessTransport(&transport, error)) return false;
   if (client_address.empty() || transport == Transport::kTcp) {
@@ -147,7 +156,8 @@ bool ChooseChannel(Connection* c, const std::string& client_address,
     return true;
   }
   std::string why;
-  std::unique_ptr<UcxWorker> worker = UcxWorker::Create(&why);
+  std::unique_ptr<UcxWorker> worker;
+  if (UcxCanReach(UcxHostIdentity(), client_host, &why)) worker = UcxWorker::Create(&why);
   std::string address = worker != nullptr ? worker->address() : "";
   if (worker != nullptr) *ucx = UcxWorker::Connect(std::move(worker), client_address, c->fd(), &why);
   if (*ucx == nullptr) {
@@ -158,6 +168,7 @@ bool ChooseChannel(Connection* c, const std::string& client_address,
     return true;  // auto: stay on TCP
   }
   verdict->set_ucx_address(address);
+  verdict->set_ucx_host(UcxHostIdentity());
   return true;
 }
 
@@ -190,18 +201,19 @@ bool ServerHandshake(Connection* c, const std::string& secret, std::string* serv
   } else if (theirs.nonce().size() != kNonceSize ||
              !ConstantTimeEqual(theirs.proof(),
                                 ClientProof(secret, nonce, theirs.nonce(), theirs.service(),
-                                            theirs.ucx_address()))) {
+                                            theirs.ucx_address(), theirs.ucx_host()))) {
     *error = "handshake: authentication failed (wrong cluster secret)";
     verdict.set_reason("authentication failed");
   } else if (known_service && !known_service(theirs.service())) {
     *error = "handshake: the client asked for unknown service '" + theirs.service() + "'";
     verdict.set_reason("unknown service '" + theirs.service() + "'");
-  } else if (!ChooseChannel(c, theirs.ucx_address(), &verdict, &ucx, error)) {
+  } else if (!ChooseChannel(c, theirs.ucx_address(), theirs.ucx_host(), &verdict, &ucx, error)) {
     verdict.set_reason(*error);
     *error = "handshake: " + *error;
   } else {
     verdict.set_accepted(true);
-    verdict.set_proof(ServerProof(secret, nonce, theirs.nonce(), verdict.ucx_address()));
+    verdict.set_proof(ServerProof(secret, nonce, theirs.nonce(), verdict.ucx_address(),
+                                  verdict.ucx_host()));
     *service = theirs.service();
   }
   if (!c->Send(verdict)) {

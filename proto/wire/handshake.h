@@ -44,9 +44,10 @@ bool ServerHandshake(Connection* c, const std::string& secret, std::string* serv
 // The proofs, exposed for tests; a UCX address, when sent, is bound in.
 std::string ClientProof(const std::string& secret, const std::string& server_nonce,
                         const std::string& client_nonce, const std::string& service,
-                        const std::string& ucx_address = "");
+                        const std::string& ucx_address = "", const std::string& ucx_host = "");
 std::string ServerProof(const std::string& secret, const std::string& server_nonce,
-                        const std::string& client_nonce, const std::string& ucx_address = "");
+                        const std::string& client_nonce, const std::string& ucx_address = "",
+                        const std::string& ucx_host = "");
 
 }  // namespace wire
 }  // namespace djava

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -123,6 +124,39 @@ void SetProcessTransport(Transport transport) {
 }
 
 uint64_t UcxEndpointsOpened() { return endpoints_opened.load(); }
+
+const std::string& UcxHostIdentity() {
+  static const std::string identity = [] {
+    std::string boot = "unknown-boot";
+    if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+      char line[64] = "";
+      if (std::fgets(line, sizeof line, f) != nullptr) {
+        boot = line;
+        while (!boot.empty() && (boot.back() == '\n' || boot.back() == ' ')) boot.pop_back();
+      }
+      std::fclose(f);
+    }
+    char ns[64] = "";
+    ssize_t n = readlink("/proc/self/ns/net", ns, sizeof ns - 1);
+    return boot + " " + (n > 0 ? std::string(ns, static_cast<size_t>(n)) : "unknown-net");
+  }();
+  return identity;
+}
+
+bool UcxCanReach(const std::string& mine, const std::string& theirs, std::string* why) {
+  const size_t a = mine.find(' '), b = theirs.find(' ');
+  if (a == std::string::npos || b == std::string::npos) {
+    *why = "the peer did not say where it runs";
+    return false;
+  }
+  const bool same_host = mine.compare(0, a, theirs, 0, b) == 0;
+  if (same_host && mine.substr(a) != theirs.substr(b)) {
+    *why = "the peer runs on this host in another network namespace, which UCX's "
+           "shared-memory wake-ups do not cross";
+    return false;
+  }
+  return true;
+}
 
 std::unique_ptr<UcxWorker> UcxWorker::Create(std::string* error) {
   ucp_context_h context = Context(error);

@@ -63,6 +63,16 @@ class UcxWorker {
   std::string address_;
 };
 
+// Where this process runs, for the peer to judge whether UCX can reach it:
+// "BOOT_ID NETNS" (the kernel's boot id and the network namespace).
+const std::string& UcxHostIdentity();
+// Whether a process at `theirs` can be reached from one at `mine` over
+// UCX. Not from another network namespace of the same host (a container,
+// a test's stand-in host): UCX offers its shared memory there, but its
+// wake-ups travel on abstract Unix sockets, which stay in their namespace,
+// so a reader asleep on its worker would never learn of a message.
+bool UcxCanReach(const std::string& mine, const std::string& theirs, std::string* why);
+
 // Endpoints this process opened (for tests: a peer that failed the
 // handshake must never get one).
 uint64_t UcxEndpointsOpened();

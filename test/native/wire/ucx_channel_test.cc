@@ -177,6 +177,18 @@ TEST_F(Ucx, AClientForUcxOnlyRefusesAServerOfferingTcp) {
   server.get();
 }
 
+TEST(UcxReach, NotAcrossNetworkNamespacesOfOneHost) {
+  std::string why;
+  EXPECT_TRUE(UcxCanReach("boot-1 net:[1]", "boot-1 net:[1]", &why));
+  EXPECT_TRUE(UcxCanReach("boot-1 net:[1]", "boot-2 net:[7]", &why)) << "another host: RDMA";
+  EXPECT_FALSE(UcxCanReach("boot-1 net:[1]", "boot-1 net:[2]", &why));
+  EXPECT_NE(why.find("another network namespace"), std::string::npos) << why;
+  EXPECT_FALSE(UcxCanReach("boot-1 net:[1]", "", &why));
+  const std::string& here = UcxHostIdentity();
+  EXPECT_NE(here.find(" net:["), std::string::npos) << here;
+  EXPECT_TRUE(UcxCanReach(here, here, &why));
+}
+
 TEST_F(Ucx, GarbageAfterTheMoveIsAMalformedFrame) {
   std::string frame;
   AppendFrame("\xff\xff\xff\xff garbage", &frame);
