@@ -208,8 +208,16 @@ void DataWithLocksTest::TakeTurns(bool lock_of_its_own) {
     // A thread may read its monitor grant before its cache has read the
     // data's (two connections): its miss then reaches the directory after
     // the move and is answered by the grant already on its way. No miss
-    // goes any further.
-    const uint64_t crossings = sos_->DirectoryStatistics().push_crossings - crossings_before;
+    // goes any further. The last turn's crossing may still be on its way
+    // to the directory (nothing the test waited for follows it): wait for
+    // it, bounded.
+    uint64_t crossings = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      crossings = sos_->DirectoryStatistics().push_crossings - crossings_before;
+      if (crossings >= turn_misses || std::chrono::steady_clock::now() > deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     EXPECT_EQ(turn_misses, crossings) << "each turn's object arrived with its lock";
     EXPECT_LE(turn_misses, static_cast<uint64_t>(kTurns / 2));
   } else {
