@@ -23,12 +23,9 @@ class Channel {
   virtual ssize_t TryWrite(const char* data, size_t n, std::string* error) = 0;
   // Waits up to timeout_ms (-1: no limit) until TryWrite may take bytes.
   virtual void WaitWritable(int timeout_ms) = 0;
-  // Whether every byte taken has left this process. A socket's kernel sends
-  // on its own; UCX sends only while someone drives it, so a writer that
-  // leaves bytes behind calls Flush until they are gone.
-  virtual bool Flushed() const { return true; }
-  // Drives sending for up to timeout_ms (-1: until Flushed, the channel
-  // failed or the peer went).
+  // Drives sending for up to timeout_ms (-1: until every byte taken has
+  // left this process, the channel failed or the peer went). A socket's
+  // kernel sends on its own; UCX sends only while someone drives it.
   virtual void Flush(int timeout_ms) { (void)timeout_ms; }
   // Reads up to n bytes, waiting for at least one: the number read, 0 at
   // the end of the stream (the peer closed, or Shutdown), or -1 with

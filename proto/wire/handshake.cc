@@ -159,7 +159,8 @@ bool ChooseChannel(Connection* c, const std::string& client_address,
   std::unique_ptr<UcxWorker> worker;
   if (UcxCanReach(UcxHostIdentity(), client_host, &why)) worker = UcxWorker::Create(&why);
   std::string address = worker != nullptr ? worker->address() : "";
-  if (worker != nullptr) *ucx = UcxWorker::Connect(std::move(worker), client_address, c->fd(), &why);
+  if (worker != nullptr)
+    *ucx = UcxWorker::Connect(std::move(worker), client_address, c->fd(), &why);
   if (*ucx == nullptr) {
     if (transport == Transport::kUcx) {
       *error = "this server takes ucx connections only: " + why;

@@ -204,7 +204,6 @@ class UcxChannel : public Channel {
 
   ssize_t TryWrite(const char* data, size_t n, std::string* error) override;
   void WaitWritable(int timeout_ms) override;
-  bool Flushed() const override { return in_flight_.load() == 0; }
   void Flush(int timeout_ms) override;
   ssize_t Read(char* buf, size_t n, std::string* error) override;
   void SetReadTimeout(int milliseconds) override { read_timeout_ms_ = milliseconds; }

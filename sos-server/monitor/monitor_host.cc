@@ -25,7 +25,9 @@ TimeNs NowNs() {
 
 struct MonitorHost::Node {
   Node(wire::Connection* c, std::string p, std::function<void(const std::string&)> on_failure)
-      : conn(c), peer(std::move(p)), outbox(c->channel(), kMaxQueuedPerNode, std::move(on_failure)) {}
+      : conn(c),
+        peer(std::move(p)),
+        outbox(c->channel(), kMaxQueuedPerNode, std::move(on_failure)) {}
   wire::Connection* conn;  // owned by Serve, which outlives the node's map entry
   const std::string peer;
   sos::Outbox outbox;
