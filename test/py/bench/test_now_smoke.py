@@ -35,6 +35,21 @@ def pids_in(namespace):
     return [int(pid) for pid in p.stdout.split()]
 
 
+def thread_servers_in(namespace):
+    """The thread-server processes in the namespace: `ip netns exec`'s
+    process, then the script, then the JVM it execs (one pid throughout)."""
+    found = []
+    for pid in pids_in(namespace):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read()
+            if b"thread-server" in cmdline or b"DjavaThreadServer" in cmdline:
+                found.append(pid)
+        except OSError:  # ended since
+            pass
+    return found
+
+
 def finish(p, timeout):
     """The run's output; a run over time is stopped with SIGTERM (it cleans
     up), then killed."""
@@ -80,13 +95,15 @@ def test_sigterm_mid_run_removes_namespaces_and_daemons(tmp_path):
     prefix = f"djnow-{p.pid}-"
     daemons = []
     try:
-        # Wait (bounded) until its thread server runs in its namespace.
+        # Wait (bounded) until its thread server runs in its namespace. Any
+        # process in it will not do: while the run sets the namespaces up,
+        # its `ip -n ...` commands pass through them.
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline and p.poll() is None:
-            if f"{prefix}ts1" in namespaces(prefix):
+            if f"{prefix}ts1" in namespaces(prefix) and thread_servers_in(f"{prefix}ts1"):
+                # The hub's daemons started before it, and are running.
                 daemons = [pid for ns in namespaces(prefix) for pid in pids_in(ns)]
-                if pids_in(f"{prefix}ts1"):
-                    break
+                break
             time.sleep(0.2)
         assert p.poll() is None, p.stderr.read()
         assert daemons, "the run's thread server never started"
