@@ -191,8 +191,17 @@ std::string MonitorTable::Query(NodeId node, ObjectId obj, ThreadRef /*t*/, uint
     e.leased = m->owned && m->leased;
     // Under a lease the node picks the owner among its threads, unknown here.
     e.owner_java_thread = m->owned && !m->leased ? m->owner_java_thread : 0;
-    for (const Request& r : m->entry)
-      if (!r.signal()) e.entering.push_back(QueuedWaiter{0, r.java_thread, r.thread});
+    // A notified acquirer re-entering keeps its place in line: it is one of
+    // the synchronizer's queued threads, as an AQS node stays queued while
+    // its thread re-checks, so it is reported with its wait set's key.
+    for (const Request& r : m->entry) {
+      if (r.signal()) continue;
+      if (r.place != kNotInLine && r.reason == Wake::kNotified) {
+        e.waiters.push_back(QueuedWaiter{r.key, r.java_thread, r.thread});
+      } else {
+        e.entering.push_back(QueuedWaiter{0, r.java_thread, r.thread});
+      }
+    }
     for (const Waiter& w : m->waiters)
       if (w.key != 0) e.waiters.push_back(QueuedWaiter{w.key, w.java_thread, w.thread});
   }
@@ -481,6 +490,7 @@ void MonitorTable::Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake 
   Request r{w->node, w->thread, why};
   r.java_thread = w->java_thread;
   r.place = w->place;
+  r.key = w->key;  // its wait set's, which Query reports for a place in line
   m->entry.push_back(r);
   Unwait(*w);
   m->waiters.erase(w);

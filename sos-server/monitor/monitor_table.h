@@ -168,8 +168,9 @@ class MonitorTable {
                      uint64_t to_key, TimeNs now, std::vector<Event>* out);
   // Answers at once with kQueue: the owner, the threads queued to enter
   // (not Signals) in the order they will be served, and the waiters with a
-  // key other than 0, longest waiting first. Needs no ownership; changes
-  // nothing.
+  // key other than 0, longest waiting first, after the notified waiters in
+  // line that are queued to re-enter (still in line: with their keys).
+  // Needs no ownership; changes nothing.
   std::string Query(NodeId node, ObjectId obj, ThreadRef t, uint64_t nonce,
                     std::vector<Event>* out);
   // If `target` waits on a monitor here, it leaves the wait set and re-enters
@@ -209,7 +210,7 @@ class MonitorTable {
     NodeId node;
     ThreadRef thread;
     Wake reason;       // kSignalled: a Signal, which notifies and owns nothing
-    uint64_t key = 0;  // the Signal's
+    uint64_t key = 0;  // the Signal's; a woken waiter's wait set
     bool all = false;  // the Signal's
     uint64_t to_key = 0;  // the Signal's: move to this wait set, or (0) wake
     uint64_t java_thread = 0;

@@ -8,7 +8,8 @@
  *          inspections (hasQueuedThread, getQueueLength, hasWaiters, getWaitQueueLength) seeing
  *          threads that wait on other nodes, Semaphore, CountDownLatch and
  *          ReentrantReadWriteLock, a fair Semaphore's waiters keeping their places in line
- *          across wake-ups, and a ReentrantLock held when it became shared.
+ *          across wake-ups (and counted queued while they re-check), and a ReentrantLock held
+ *          when it became shared.
  * @library /lib
  * @run main/othervm SharedLocksAndConditions
  */
@@ -361,6 +362,33 @@ public class SharedLocksAndConditions {
         }
     }
 
+    /**
+     * A queued thread stays queued while a release it cannot use has it
+     * re-check (as an AQS node stays queued): getQueueLength and
+     * hasQueuedThreads count it right after each release, while it is out
+     * of the service's wait set (JSR-166 TCK SemaphoreTest.testGetQueueLength,
+     * where a queued thread giving up woke the one behind it).
+     */
+    static void queuedWhileRechecking() throws InterruptedException {
+        Semaphore s = new Semaphore(0);
+        Thread waiter = new Thread(() -> s.acquireUninterruptibly(100), "rechecking");
+        waiter.start();
+        awaitTrue("the waiter queued", () -> s.getQueueLength() == 1);
+        int miscounted = 0;
+        for (int i = 0; i < 50; i++) {
+            s.release();  // one permit: the waiter wakes, checks, waits again
+            if (s.getQueueLength() != 1 || !s.hasQueuedThreads()) {
+                miscounted++;
+            }
+        }
+        checks.equal("releases after which the re-checking waiter was not counted queued",
+                     miscounted, 0);
+        s.release(50);
+        waiter.join(30_000);
+        checks.check(!waiter.isAlive(), "the waiter took its 100 permits");
+        checks.equal("queue length at the end", s.getQueueLength(), 0);
+    }
+
     static final class Shared {
         final ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
         int a, b;
@@ -442,6 +470,7 @@ public class SharedLocksAndConditions {
         conditionQueries();
         semaphoreAndLatch();
         fairSemaphoreLine();
+        queuedWhileRechecking();
         readWrite();
         checks.done();
         System.out.println("SharedLocksAndConditions: ok");

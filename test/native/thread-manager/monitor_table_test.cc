@@ -559,6 +559,33 @@ TEST_F(MonitorTableTest, AWokenAcquirerThatWaitsAgainKeepsItsPlaceAheadOfANewcom
   EXPECT_EQ(0u, table_.MonitorCount());
 }
 
+TEST_F(MonitorTableTest, ANotifiedAcquirerReEnteringIsStillReportedInLine) {
+  // T1 waits in line (key 1); T3 owns the monitor and releases the
+  // synchronizer: T1 is queued to re-enter, behind T3's hold. It is still
+  // one of the synchronizer's queued threads (an AQS node stays queued
+  // while its thread re-checks): Query reports it with its key, not as a
+  // plain enter like T2's; an interrupted acquirer is leaving the line.
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Wait(1, kObj, T(1), 1, 101, kNoDeadline, now_, &out_, kNewPlace);
+  table_.Enter(5, kObj, T(5), now_, &out_);
+  table_.Wait(5, kObj, T(5), 1, 105, kNoDeadline, now_, &out_, kNewPlace);
+  Take();
+  table_.Enter(3, kObj, T(3), now_, &out_);
+  ExpectGrant(3, T(3), Wake::kAcquired);
+  table_.Enter(2, kObj, T(2), now_, &out_, 102);
+  table_.Notify(3, kObj, T(3), 1, false, now_, &out_);
+  table_.Interrupt(T(5), now_, &out_);
+  table_.Query(4, kObj, T(4), 31, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  ASSERT_EQ(1u, ev[0].waiters.size());
+  EXPECT_EQ(1u, ev[0].waiters[0].key);
+  EXPECT_EQ(101u, ev[0].waiters[0].java_thread);
+  ASSERT_EQ(2u, ev[0].entering.size());
+  EXPECT_EQ(102u, ev[0].entering[0].java_thread);
+  EXPECT_EQ(105u, ev[0].entering[1].java_thread);
+}
+
 TEST_F(MonitorTableTest, AWaiterWokenBehindAnEarlierPlaceIsNotFirstInLine) {
   // T1 (shared, place 1) and T2 (exclusive, place 2) wait; a release wakes
   // the exclusive waiter first, then the shared ones: T2 re-enters ahead

@@ -396,10 +396,20 @@ final class SharedSynchronizers {
         return isShared0(s);  // a condition's: its waiters are counted in the condition
     }
 
-    /** How many threads wait with key (0: both acquirer keys), named or not. */
+    /**
+     * How many threads wait with key (0: both acquirer keys), named or not.
+     * The acquirers are the ones counted: a thread is queued from its
+     * count until it acquires or gives up, as an AQS node is, including
+     * while a wake-up it does not take (a release it loses, or a queued
+     * thread ahead of it giving up) has it re-enter and check again; the
+     * service's wait set misses it then.
+     */
     static int waitingCount(AbstractQueuedSynchronizer s, long key) {
         if (!mayWait(s, key)) {
             return 0;
+        }
+        if (key == 0L) {
+            return Math.max(0, s.sharedWaiters);
         }
         long[] q = queue0(s);
         int n = 0;
