@@ -43,7 +43,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "                       in on its own; for measurement)\n"
                "  --transport          what nodes' connections travel on after the handshake:\n"
                "                       ucx (shared memory, RDMA) or tcp; auto takes ucx from\n"
-               "                       nodes that offer it (default: $DJAVA_TRANSPORT, else tcp)\n"
+               "                       nodes that offer it (default: $DJAVA_TRANSPORT, else auto)\n"
                "  --secret-file        the cluster secret, a file of mode 0600\n",
                why.c_str(), kDefaultListen, djava::sos::SosService::Options().answer_timeout_ms);
   std::exit(2);

@@ -34,7 +34,7 @@ const char* TransportName(Transport transport);
 // environment variable holds something else than auto, ucx or tcp.
 bool ProcessTransport(Transport* transport, std::string* error);
 void SetProcessTransport(Transport transport);
-constexpr Transport kDefaultTransport = Transport::kTcp;
+constexpr Transport kDefaultTransport = Transport::kAuto;
 
 // A connection's UCX worker before it has an endpoint.
 class UcxWorker {

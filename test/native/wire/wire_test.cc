@@ -179,7 +179,7 @@ TEST(Handshake, SameSecretAuthenticatesBothWaysAndNamesTheService) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.service, "monitor");
   // After the handshake the connection carries messages, of any size. The
-  // peer reads while the message is sent: on UCX (DJAVA_TRANSPORT=auto) a
+  // peer reads while the message is sent: on UCX (the default transport) a
   // large one leaves only as the receiver takes it, there being no kernel
   // buffer to hold it.
   auto received = std::async(std::launch::async, [&p] {
@@ -284,7 +284,7 @@ TEST(Tcp, LoopbackListenConnectAndHandshake) {
   const int port = LocalPort(listener);
   ASSERT_GT(port, 0);
   // The server keeps its end until the client's handshake is over: on UCX
-  // the client attaches the server's worker as it finishes.
+  // (the default) the client attaches the server's worker as it finishes.
   auto server = std::async(std::launch::async, [listener] {
     auto c = std::make_unique<Connection>(accept(listener, nullptr, nullptr));
     ServerResult r;

@@ -1,7 +1,7 @@
 """Transports (proto/wire/ucx_channel.h): a cluster whose daemons run with
 --transport ucx moves every authenticated connection to UCX (shared memory
-on this host) and runs a program as over TCP; an auto program takes what
-the cluster offers; a party that cannot agree on a transport is
+on this host) and runs a program as over TCP; by default (auto) a program
+takes what the cluster offers; a party that cannot agree on a transport is
 refused with a message saying so; bad choices are named."""
 
 import os
@@ -67,12 +67,11 @@ def test_a_tcp_program_is_refused_by_a_ucx_only_cluster_with_the_reason(ucx_clus
     assert "takes ucx connections only" in out, out
 
 
-@pytest.mark.parametrize("cluster_transport,joined_over",
-                         [(None, "tcp"), ("auto", "ucx"), ("tcp", "tcp")])
-def test_an_auto_program_takes_what_the_cluster_offers(cluster_transport, joined_over, env,
-                                                       classes, tmp_path):
-    """An auto program: UCX from an auto cluster, TCP from a cluster on TCP
-    (the default)."""
+@pytest.mark.parametrize("cluster_transport,joined_over", [(None, "ucx"), ("auto", "ucx"),
+                                                           ("tcp", "tcp")])
+def test_a_default_program_takes_what_the_cluster_offers(cluster_transport, joined_over, env,
+                                                          classes, tmp_path):
+    """Nothing said (auto on both ends): UCX here; a cluster on TCP: TCP."""
     c = Commands(BIN, env)
     d = str(tmp_path / "cluster")
     try:
@@ -80,7 +79,7 @@ def test_an_auto_program_takes_what_the_cluster_offers(cluster_transport, joined
                   *(["--transport", cluster_transport] if cluster_transport else []))
         assert p.returncode == 0, p.stdout + p.stderr
         cluster = p.stdout.splitlines()[0].split("=", 1)[1]
-        p = run_djava(["-XX:DjavaTransport=auto", "-cp", classes, "Family", "2"],
+        p = run_djava(["-cp", classes, "Family", "2"],
                       dict(env, DJAVA_CLUSTER=cluster, DJAVA_SECRET_FILE=f"{d}/secret"), tmp_path)
         assert p.returncode == 2, p.stdout + p.stderr
         joined = re.findall(r"joined over (\w+)", open(f"{d}/sos-server.log").read())

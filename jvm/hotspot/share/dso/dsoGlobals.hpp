@@ -31,7 +31,7 @@
   product(ccstr, DjavaTransport, NULL,                                        \
           "How this node's connections travel: auto (UCX when the other "     \
           "end offers it too), ucx (UCX only) or tcp. Default: the "          \
-          "environment's DJAVA_TRANSPORT, else tcp")                          \
+          "environment's DJAVA_TRANSPORT, else auto")                         \
                                                                               \
   product(uint, DjavaThreadServer, 0,                                         \
           "Join the cluster as a thread server running this many Java "       \
