@@ -267,6 +267,7 @@ class TmHost : private TmService::Transport {
       clients_[id] = client;
       connections_++;
       service_.OnConnect(id, peer);
+      Log("connection " + std::to_string(id) + " (" + peer + ") over " + conn->transport());
     }
     TmClientMessage msg;
     while (conn->Receive(&msg)) {

@@ -55,6 +55,11 @@ def test_a_program_runs_on_a_ucx_cluster_and_every_node_joins_over_ucx(ucx_clust
     assert len(joined) >= 3, sos_log
     assert {t for _, t in joined} == {"ucx"}, sos_log
     assert "(transport ucx)" in sos_log
+    # The thread manager's connections too: each thread server's and the
+    # program's.
+    tm_log = open(f"{d}/thread-manager.log").read()
+    over = re.findall(r"connection \d+ \([^)]*\) over (\w+)", tm_log)
+    assert len(over) >= 3 and set(over) == {"ucx"}, tm_log
 
 
 def test_a_tcp_program_is_refused_by_a_ucx_only_cluster_with_the_reason(ucx_cluster, classes,
