@@ -45,7 +45,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # variant: build/zero and build/server.
 LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-jtreg-tcp test-openjdk test-openjdk-local test-openjdk-zero test-openjdk-c2 test-matrix \
+.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-jtreg-tcp test-jtreg-ucx-tcp test-openjdk test-openjdk-local test-openjdk-zero test-openjdk-c2 test-matrix \
         launcher demo bench install \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
@@ -225,6 +225,11 @@ test-jtreg-c2-only: all deps-test
 # test-jtreg-tiers).
 test-jtreg-tcp: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java tcp
+
+# A representative set on UCX over its own TCP transport (UCX_TLS=tcp; part
+# of test-jtreg-tiers).
+test-jtreg-ucx-tcp: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java ucx-tcp
 
 # OpenJDK's own tests and the JSR-166 TCK (test/jtreg/openjdk), distributed
 # (part of test-jtreg), and the same on build/jdk alone: the baseline
