@@ -21,10 +21,12 @@ speedups here are bounded by cores as well as by the protocol
 
 With --vm server every djava node runs djava's server VM (C1's code with
 the checks, issue 21; the default VM), and stock java -Xint joins the
-baselines; --vm zero (the default here, for the seed's tables) runs every
-node on Zero.
+baselines; --vm server-c2 the same with C2 compiling too
+(-XX:+DjavaCompileWithC2); --vm zero (the default here, for the seed's
+tables) runs every node on Zero. bench/apps/variants.py sets djava's
+variants (compilers, transports) side by side.
 
-usage: bench/apps/run.py [--rounds R] [--small] [--servers 1,2,4] [--vm zero|server]
+usage: bench/apps/run.py [--rounds R] [--small] [--servers 1,2,4] [--vm zero|server|server-c2]
                          [--out FILE.md] [--json FILE.json]
 
 Other drivers (bench/now/run.py) import APPS and timed_run from here.
@@ -211,18 +213,26 @@ def djava_name(servers):
     return f"djava, {servers_name(servers)}"
 
 
+# djava's VM options per --vm (every node's: djava gives them to its
+# private cluster's thread servers too).
+DJAVA_VM_OPTIONS = {"zero": ["-zero"], "server": ["-server"],
+                    "server-c2": ["-server", "-XX:+UnlockExperimentalVMOptions",
+                                  "-XX:+DjavaCompileWithC2"]}
+
+
 def configurations(servers, vm="zero"):
     """(name, command, environment, threads) of each VM compared. With vm
-    "server" djava runs every node on its server VM, and stock HotSpot's
-    template interpreter (java -Xint, same threads) is its baseline."""
+    "server" (or "server-c2") djava runs every node on its server VM, and
+    stock HotSpot's template interpreter (java -Xint, same threads) is its
+    baseline."""
     base = dict(os.environ)
     base.pop("DJAVA_CLUSTER", None)  # a private cluster of the given size each run
     stock = os.path.join(BUILD, "jvm", "base-image", "bin", "java")
     configs = [("java JIT", [stock], base, THREADS)]
-    if vm == "server":
+    if vm != "zero":
         configs.append(("java -Xint", [stock, "-Xint"], base, THREADS))
     configs.append(("Ref, 1 thread", [os.path.join(BUILD, "jdk-ref", "bin", "java")], base, 1))
-    vm_options = ["-server"] if vm == "server" else ["-zero"]
+    vm_options = DJAVA_VM_OPTIONS[vm]
     for n in servers:
         configs.append((djava_name(n), [os.path.join(BUILD, "bin", "djava"), *vm_options],
                         dict(base, DJAVA_THREAD_SERVERS=str(n)), THREADS))
@@ -282,7 +292,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--small", action="store_true", help="smoke sizes")
     ap.add_argument("--servers", default="1,2,4")
-    ap.add_argument("--vm", choices=("zero", "server"), default="zero",
+    ap.add_argument("--vm", choices=tuple(DJAVA_VM_OPTIONS), default="zero",
                     help="the VM of djava's nodes (default zero)")
     ap.add_argument("--out", help="markdown tables")
     ap.add_argument("--json", help="the numbers, for bench/report.py")
