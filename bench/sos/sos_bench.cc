@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_server.h"
 #include "djava/sos_client.h"
 
 namespace {
@@ -147,67 +148,27 @@ Summary PingPong(size_t request, size_t reply, int iterations, bool yielding = f
 
 // ---- the server and clients ------------------------------------------------------
 
+// The sos-server child (bench_server.h), stopped by Die too.
 struct Cluster {
-  std::string address, secret_file, dir;
-  pid_t server = -1;
+  djava::bench::BenchServer server;
 
   void Start(const std::string& binary) {
-    char tmpl[] = "/tmp/sos-bench-XXXXXX";
-    if (mkdtemp(tmpl) == nullptr) Die("mkdtemp failed");
-    dir = tmpl;
-    secret_file = dir + "/secret";
-    std::ofstream(secret_file) << "sos-bench secret " << getpid() << " " << Clock::now().time_since_epoch().count();
-    chmod(secret_file.c_str(), 0600);
-    // A free port: bind 0, read it, close; the server binds it next.
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-    close(s);
-    address = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
-    server = fork();
-    if (server == 0) {
-      int null = open("/dev/null", O_WRONLY);
-      dup2(null, 2);
-      // No collection: the chunks a creator wrote home and left are garbage
-      // to the distributed collector, which could free them before the
-      // readers ask (this measures misses, not the collector).
-      execl(binary.c_str(), binary.c_str(), "--listen", address.c_str(), "--secret-file",
-            secret_file.c_str(), "--no-collection", static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    started_server = server;
-    for (int i = 0; i < 200; i++) {  // up to 10 s for it to listen
-      int c = socket(AF_INET, SOCK_STREAM, 0);
-      bool up = connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-      close(c);
-      if (up) return;
-      int status;
-      if (waitpid(server, &status, WNOHANG) == server) Die("sos-server exited at start: " + binary);
-      usleep(50000);
-    }
-    Die("sos-server did not listen on " + address);
+    std::string error;
+    // No collection: the chunks a creator wrote home and left are garbage
+    // to the distributed collector, which could free them before the
+    // readers ask (this measures misses, not the collector).
+    if (!server.Start(binary, {"--no-collection"}, &error)) Die(error);
+    started_server = server.pid();
   }
 
   djava_sos_client* Connect(const char* name) {
-    djava_sos_config config{address.c_str(), secret_file.c_str(), name, nullptr};
-    djava_sos_client* c = nullptr;
-    djava_sos_error e{};
-    if (djava_sos_connect(&config, &c, &e) != DJAVA_SOS_OK) Die(e.message);
+    std::string error;
+    djava_sos_client* c = server.Connect(name, &error);
+    if (c == nullptr) Die(error);
     return c;
   }
 
-  void Stop() {
-    if (server > 0) {
-      kill(server, SIGTERM);
-      waitpid(server, nullptr, 0);
-    }
-    unlink(secret_file.c_str());
-    rmdir(dir.c_str());
-  }
+  void Stop() { server.Stop(); }
 };
 
 void Check(djava_sos_status s, const djava_sos_error& e) {

@@ -46,3 +46,24 @@ def test_sos_bench_rejects_unknown_options_and_a_missing_server():
     assert p.returncode != 0 and "usage: sos-bench" in p.stderr
     p = bench("--iterations", "10", "--server", "/nonexistent/sos-server")
     assert p.returncode != 0 and "sos-server" in p.stderr
+
+
+LOAD = os.path.join(TOP, "build", "bin", "sos-load")
+
+
+def test_sos_load_prints_a_row_per_load_and_client_count():
+    """sos-load (bench/sos): every client's operations are counted, and the
+    server's CPU time is read (never asserted: bench/ measures)."""
+    if not os.access(LOAD, os.X_OK):
+        pytest.fail(f"{LOAD} is not built: `make native` builds it")
+    p = subprocess.run([LOAD, "--server", SERVER, "--clients", "1,3", "--ops", "200"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = re.findall(r"^\| (misses|locks) \| (\d+) \| (\d+) \| ([0-9.]+) \| (\d+) \| (\d+) "
+                      r"\| ([0-9.]+) us \|$", p.stdout, re.M)
+    assert [(r[0], int(r[1]), int(r[2])) for r in rows] == [
+        ("misses", 1, 200), ("misses", 3, 600), ("locks", 1, 200), ("locks", 3, 600)], p.stdout
+    p = subprocess.run([LOAD, "--clients", "0"], capture_output=True, text=True, timeout=30)
+    assert p.returncode != 0 and "--clients takes counts from 1 to 64" in p.stderr
+    p = subprocess.run([LOAD, "--load", "bogus"], capture_output=True, text=True, timeout=30)
+    assert p.returncode != 0 and "usage: sos-load" in p.stderr
