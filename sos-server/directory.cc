@@ -30,6 +30,13 @@ bool Directory::Alive(NodeId node) const {
   return node != 0 && node < nodes_.size() && nodes_[node].alive;
 }
 
+bool Directory::Grantable(NodeId node) const {
+  std::lock_guard<std::mutex> l(nodes_mu_);
+  if (node == 0 || node >= nodes_.size()) return false;
+  const Node& n = nodes_[node];
+  return n.alive && !n.dying && !n.left_cleanly;
+}
+
 std::string Directory::Describe(NodeId node) const {
   std::lock_guard<std::mutex> l(nodes_mu_);
   std::string s = "node " + std::to_string(node);
@@ -246,6 +253,9 @@ void Directory::RunQueue(ChunkId id, Entry* e) {
     Request r = e->queue.front();
     e->queue.pop_front();
     if (!Alive(r.node) && r.kind != Kind::kReclaim) continue;
+    // A read or write a leaving node sent before its Die (a prefetch does
+    // not wait for its grants) is not served: nothing there waits for it.
+    if ((r.kind == Kind::kRead || r.kind == Kind::kWrite) && !Grantable(r.node)) continue;
     Start(id, e, r);
   }
 }
@@ -386,7 +396,7 @@ void Directory::Complete(ChunkId id, Entry* e) {
   e->awaiting_acks.clear();
   e->awaiting_flush = 0;
   if (r.kind == Kind::kPush) {
-    if (e->state == State::kHome && Alive(r.node)) {
+    if (e->state == State::kHome && Grantable(r.node)) {
       GrantExclusive(id, e, r);
       e->pushed = true;
     }
@@ -395,7 +405,7 @@ void Directory::Complete(ChunkId id, Entry* e) {
     FailWithState(id, e, r);
   } else if (r.kind == Kind::kReclaim) {
     FinishReclaim(r.node);
-  } else if (Alive(r.node)) {
+  } else if (Grantable(r.node)) {
     if (r.kind == Kind::kRead) {
       if (ReadGetsExclusive(*e, r.node))
         GrantExclusive(id, e, r);
@@ -504,7 +514,7 @@ bool Directory::PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()>
   // A named chunk (a class's statics) never moves: its image names no class,
   // so neither the directory nor the receiving node could tell its program,
   // and a copy moved there would outlive the program on that node.
-  if (from == to || !Alive(to) || IsNamed(id)) return false;
+  if (from == to || !Grantable(to) || IsNamed(id)) return false;
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.entries.find(id);

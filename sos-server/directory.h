@@ -338,6 +338,10 @@ class Directory {
   bool FailIfCollected(ChunkId id, const Request& r);
   void MakeLost(Entry* e, NodeId node, const std::string& why);
   bool Alive(NodeId node) const;
+  // Alive and not leaving: a node whose Die has arrived gets no more grants.
+  // It waits only for OkToDie, and a chunk granted to it exclusively then
+  // would leave with it (its reclaims took what it owned when the Die came).
+  bool Grantable(NodeId node) const;
   std::string Describe(NodeId node) const;
   std::string LostMessage(ChunkId id, const Entry& e) const;
   uint64_t NextTxn();

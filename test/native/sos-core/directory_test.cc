@@ -932,6 +932,36 @@ TEST_F(MigratoryTest, AMigratoryChunkAtHomeWithNoOtherSharerIsReadExclusively) {
   EXPECT_EQ(out[0].data, "2");
 }
 
+TEST_F(MigratoryTest, AReadStillUnderWayWhenItsNodeLeavesIsNotGranted) {
+  // A prefetch does not wait for its grants, so a node may send its Die
+  // with a read still under way. A migratory read is granted exclusively:
+  // granted after the Die's reclaims, the chunk would leave with the node
+  // and be LOST to everyone else (pytest test_sos_stress with --migratory).
+  Nodes nodes(&dir, &sink, id);
+  nodes.Created(a, "0");
+  Increment(nodes, b);
+  Increment(nodes, a);  // migratory, and modified at a
+  ASSERT_EQ(nodes.copy(a).state, Nodes::kM);
+  dir.Read(c, 9, id);  // c's read: a is flushed for it
+  std::vector<Sent> out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "flush");
+  const uint64_t txn = out[0].txn;
+  dir.Die(c, 10, {});  // c owns nothing yet: it may go at once
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "oktodie");
+  dir.FlushReply(a, id, txn, Image("2"));
+  EXPECT_TRUE(sink.Take().empty()) << "nothing granted to a node that is leaving";
+  dir.RemoveNode(c, "left");
+  dir.Read(b, 11, id);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u) << "served from home";
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_TRUE(out[0].has_data);
+  EXPECT_EQ(out[0].data, "2");
+}
+
 TEST_F(MigratoryTest, AReadOfAMigratoryChunkAnotherNodeSharesIsShared) {
   Nodes nodes(&dir, &sink, id);
   nodes.Created(a, "0");
