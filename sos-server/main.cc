@@ -2,7 +2,7 @@
 // copies of chunks) and of the distributed monitor service.
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
-//              [--no-collection] [--migratory] [--no-data-with-locks]
+//              [--no-collection] [--no-migratory] [--no-data-with-locks]
 //              [--transport auto|ucx|tcp] --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
@@ -26,7 +26,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
   std::fprintf(stderr,
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
-               "                  [--no-collection] [--migratory] [--no-data-with-locks]\n"
+               "                  [--no-collection] [--no-migratory] [--no-data-with-locks]\n"
                "                  [--transport auto|ucx|tcp] --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
@@ -35,9 +35,9 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "                       node keeps a lock nobody else wants; for measurement)\n"
                "  --no-collection      keep every chunk until its program ends (no distributed\n"
                "                       garbage collection while it runs; for measurement)\n"
-               "  --migratory          answer the read of a chunk nodes take turns to read\n"
-               "                       and write with the only copy (not yet the default: a\n"
-               "                       node that dies holding one loses what it only read)\n"
+               "  --no-migratory       answer every read with a read copy, also of a chunk\n"
+               "                       nodes take turns to read and write (by default such\n"
+               "                       a read gets the only copy: one transaction a turn)\n"
                "  --no-data-with-locks a monitor handed to another node does not bring the\n"
                "                       data its holder wrote along (each piece then faults\n"
                "                       in on its own; for measurement)\n"
@@ -68,8 +68,12 @@ int main(int argc, char** argv) {
       options.collect_check_ms = 0;
       continue;
     }
-    if (a == "--migratory") {
+    if (a == "--migratory") {  // the default; kept so older scripts still start
       options.migratory = true;
+      continue;
+    }
+    if (a == "--no-migratory") {
+      options.migratory = false;
       continue;
     }
     if (a == "--data-with-locks") {  // the default; kept so older scripts still start

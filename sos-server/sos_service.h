@@ -47,9 +47,8 @@ class SosService : public NodeSink {
     int collect_check_ms = 100;
     // Detect migratory chunks and answer their read misses with exclusive
     // copies (Directory; docs/SOS.md, "Migratory chunks"). Off: the plain
-    // protocol (the default until a read-exclusive copy survives its
-    // holder's death; sos-server --migratory).
-    bool migratory = false;
+    // protocol (sos-server --no-migratory).
+    bool migratory = true;
   };
 
   SosService(Options options, Log log);
