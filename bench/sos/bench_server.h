@@ -1,6 +1,7 @@
 // A sos-server child process for the benchmarks of bench/sos, on a free
 // loopback port with a fresh cluster secret (0600 in a private directory),
-// and clients of it through the node's C ABI.
+// and clients of it through the node's C ABI; whole reads and writes for
+// the benchmarks' processes.
 #ifndef DJAVA_BENCH_SOS_BENCH_SERVER_H_
 #define DJAVA_BENCH_SOS_BENCH_SERVER_H_
 
@@ -21,6 +22,29 @@
 
 namespace djava {
 namespace bench {
+
+// Whole reads and writes on a pipe or socket: false when it ended or failed.
+inline bool WriteFull(int fd, const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+inline bool ReadFull(int fd, void* data, size_t n) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    ssize_t r = read(fd, p, n);
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
 
 class BenchServer {
  public:

@@ -71,23 +71,10 @@ Summary Summarize(std::vector<double> v) {
 // ---- (a) the floor: a framed request and reply between two processes ----------
 
 void WriteAll(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w <= 0) Die("ping-pong write failed");
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
+  if (!djava::bench::WriteFull(fd, p, n)) Die("ping-pong write failed");
 }
 
-bool ReadAll(int fd, char* p, size_t n) {
-  while (n > 0) {
-    ssize_t r = read(fd, p, n);
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<size_t>(r);
-  }
-  return true;
-}
+bool ReadAll(int fd, char* p, size_t n) { return djava::bench::ReadFull(fd, p, n); }
 
 // Reads n bytes the way sos-client waits for a grant: up to 50 sched_yield
 // rounds polling without blocking, then a blocking read.

@@ -61,25 +61,10 @@ double CpuSeconds(pid_t pid) {
 }
 
 void WriteAll(int fd, const void* data, size_t n) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w <= 0) Die("pipe write failed");
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
+  if (!djava::bench::WriteFull(fd, data, n)) Die("pipe write failed");
 }
 
-bool ReadAll(int fd, void* data, size_t n) {
-  char* p = static_cast<char*>(data);
-  while (n > 0) {
-    ssize_t r = read(fd, p, n);
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<size_t>(r);
-  }
-  return true;
-}
+bool ReadAll(int fd, void* data, size_t n) { return djava::bench::ReadFull(fd, data, n); }
 
 struct Pipe {
   int fd[2];
