@@ -1,8 +1,9 @@
 /*
  * @test
- * @summary In a child JVM, 4 threads on the thread servers each print 50 numbered lines with
+ * @summary In a child JVM, 4 threads on the thread servers each print 200 numbered lines with
  *          System.out.println: the launcher's stdout has every line whole, exactly once, and
- *          in order per thread.
+ *          in order per thread, and the main thread's line printed after joining them last
+ *          (a thread's output reaches the launcher before its end is seen).
  * @library /lib
  * @run main/othervm RemoteStdout
  */
@@ -11,7 +12,7 @@ import java.util.List;
 
 public class RemoteStdout {
     static final int THREADS = 4;
-    static final int LINES = 50;
+    static final int LINES = 200;
     static final String DONE = "main: all printers joined";
 
     /** The child program. */

@@ -214,6 +214,9 @@ NODE_ENTRY(void, Node_console(JNIEnv* env, jclass, jlong program, jlong thread_i
   ResourceMark rm(thread);
   char* copy = NEW_RESOURCE_ARRAY(char, length + 1);
   memcpy(copy, array->byte_at_addr(offset), (size_t)length);
+  if (stream == DJAVA_TM_STREAM_OUT || stream == DJAVA_TM_STREAM_ERR) {
+    DsoThreads::console_sent();  // the launcher's own streams confirm each write
+  }
   ThreadToNativeFromVM in_native(thread);
   DsoNode::lib().djava_tm_console(DsoNode::tm(), (uint64_t)program, (uint64_t)thread_id, stream,
                                   copy, (size_t)length);

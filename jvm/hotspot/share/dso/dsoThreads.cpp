@@ -115,6 +115,16 @@ GrowableArray<uint64_t>* shipped_non_daemon = NULL;
 THREAD_LOCAL bool exiting_by_exception = false;
 THREAD_LOCAL char exiting_detail[512];
 
+// Set by console_sent, on the thread that printed; cleared once the
+// launcher confirmed it wrote the output.
+THREAD_LOCAL bool console_unconfirmed = false;
+// The launcher answers this resource once it wrote the console output that
+// reached it before the request (djava.runtime.ConsoleRouter.WRITTEN).
+const char* const console_written = "djava:console-written";
+// How long a thread's end waits for that answer; the manager answers every
+// request, so this bounds only a stuck launcher.
+const int64_t console_confirm_ms = 10000;
+
 }  // namespace
 
 int DsoThreads::_thread_status_offset = -1;
@@ -651,6 +661,34 @@ bool DsoThreads::thread_exiting(JavaThread* thread, oop uncaught_exception) {
   return true;
 }
 
+void DsoThreads::console_sent() {
+  console_unconfirmed = true;
+}
+
+// A thread's console output travels to the launcher through the thread
+// manager, apart from its end, which joiners elsewhere see through the
+// Thread object. So before the end is visible, the launcher confirms it
+// wrote what the thread printed: a joiner's output after join() then
+// follows the thread's, as on java (jtreg distributed/RemoteStdout).
+static void confirm_console(JavaThread* thread, uint64_t program) {
+  if (!console_unconfirmed) {
+    return;
+  }
+  console_unconfirmed = false;
+  djava_tm_buffer answer = { NULL, 0 };
+  int rc;
+  {
+    ThreadToNativeFromVM in_native(thread);
+    rc = DsoNode::lib().djava_tm_fetch_resource(DsoNode::tm(), program, console_written,
+                                                console_confirm_ms, &answer);
+  }
+  DsoNode::lib().djava_tm_buffer_free(&answer);
+  if (rc != DJAVA_TM_FETCH_FOUND) {
+    log_info(dso)("the launcher did not confirm a thread's console output: %s",
+                  DsoNode::lib().djava_tm_last_error());
+  }
+}
+
 void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
   // After the node left, only the thread ending the VM ends (main in
   // destroy_vm, whose Thread is shared with the program's thread group):
@@ -660,6 +698,9 @@ void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
   }
   uint64_t program = program_of(thread_obj());
   uint64_t id = DsoHeap::id_of(thread_obj());
+  if (program != 0 && DsoNode::is_thread_server()) {
+    confirm_console(thread, program);
+  }
   if (!set_alive_marker(thread, thread_obj, NULL)) {
     // The cluster failed: its thread manager reports the program failed.
     JavaThread* THREAD = thread;

@@ -58,6 +58,10 @@ class DsoThreads : AllStatic {
   // ensure_join, before the joiners are notified: a shipped thread's end
   // becomes visible everywhere and the thread manager learns of it.
   static void thread_ended(JavaThread* thread, Handle thread_obj);
+  // The calling thread sent output to its program's System.out or err,
+  // which reaches the launcher through the thread manager: its end waits
+  // until the launcher wrote it (thread_ended).
+  static void console_sent();
   // When the thread manager reports that a shipped thread ended (to the
   // launcher, and to the thread server that started it): if it never ran
   // (a server could not start it: its alive marker, eetop, was never
