@@ -77,3 +77,25 @@ def test_application_table_has_every_configuration(tmp_path):
     assert any(c["total"]["misses"] > 0 and c["total"]["bytes"] > 0 and
                c["thread_servers"]["misses"] > 0 and c["per_operation"]["messages"] > 0
                for c in two), two
+
+
+def test_variants_table_has_every_variant(tmp_path):
+    """bench/apps/variants.py at smoke sizes, two programs: a time for stock
+    HotSpot and each variant named, every djava process of a variant on its
+    transport; a variant it does not know is refused with the forms it takes."""
+    out, numbers = tmp_path / "variants.md", tmp_path / "variants.json"
+    driver = os.path.join(TOP, "bench", "apps", "variants.py")
+    p = subprocess.run(["/usr/bin/python3", driver, "--rounds", "1", "--small",
+                        "--variants", "c1/tcp,c2/ucx", "--apps", "SOR,MergeSort",
+                        "--out", str(out), "--json", str(numbers)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    results = json.loads(numbers.read_text())
+    assert results["configs"] == ["java JIT", "djava c1/tcp", "djava c2/ucx"]
+    assert set(results["ms"]) == {"SOR", "MergeSort"}
+    for app, by_config in results["ms"].items():
+        assert all(by_config[c] > 0 for c in results["configs"]), by_config
+        assert f"| {app} |" in out.read_text()
+    p = subprocess.run(["/usr/bin/python3", driver, "--variants", "c3/tcp"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and "a variant is COMPILER/TRANSPORT" in p.stderr
