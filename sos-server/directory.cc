@@ -252,10 +252,10 @@ void Directory::RunQueue(ChunkId id, Entry* e) {
   while (e->txn == 0 && !e->queue.empty()) {
     Request r = e->queue.front();
     e->queue.pop_front();
-    if (!Alive(r.node) && r.kind != Kind::kReclaim) continue;
     // A read or write a leaving node sent before its Die (a prefetch does
     // not wait for its grants) is not served: nothing there waits for it.
-    if ((r.kind == Kind::kRead || r.kind == Kind::kWrite) && !Grantable(r.node)) continue;
+    const bool grant = r.kind == Kind::kRead || r.kind == Kind::kWrite;
+    if (grant ? !Grantable(r.node) : !Alive(r.node) && r.kind != Kind::kReclaim) continue;
     Start(id, e, r);
   }
 }
