@@ -45,7 +45,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # variant: build/zero and build/server.
 LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-jtreg-tcp test-jtreg-ucx-tcp test-openjdk test-openjdk-local test-openjdk-zero test-openjdk-c2 test-matrix \
+.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-jtreg-tcp test-jtreg-ucx-tcp test-jtreg-shards test-jtreg-shards-matrix test-openjdk test-openjdk-local test-openjdk-zero test-openjdk-c2 test-matrix \
         launcher demo bench install \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
@@ -231,6 +231,16 @@ test-jtreg-tcp: all deps-test
 test-jtreg-ucx-tcp: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java ucx-tcp
 
+# The directory and the monitors split over several sos-servers: the
+# distributed suite on 2 shards, a representative set on 4 (part of
+# test-jtreg-tiers); the whole suite on 4 and OpenJDK's tests and the TCK on
+# 2 are test-matrix's (test-jtreg-shards-matrix).
+test-jtreg-shards: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java shards
+
+test-jtreg-shards-matrix: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java shards-matrix
+
 # OpenJDK's own tests and the JSR-166 TCK (test/jtreg/openjdk), distributed
 # (part of test-jtreg), and the same on build/jdk alone: the baseline
 # docs/CONFORMANCE.md compares with.
@@ -252,7 +262,7 @@ test-openjdk-c2: all deps-test
 # Every suite in every configuration: make test's (the default VM in full,
 # djava's jtreg suite in each tier, on Zero and with C2), plus OpenJDK's
 # group and the TCK on Zero and with C2. Results in docs/CONFORMANCE.md.
-test-matrix: test test-openjdk-zero test-openjdk-c2
+test-matrix: test test-openjdk-zero test-openjdk-c2 test-jtreg-shards-matrix
 
 test: test-native test-py test-jtreg
 

@@ -20,6 +20,31 @@ NodeId Directory::AddNode(const std::string& name) {
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 
+bool Directory::AddNodeAt(NodeId node, const std::string& name) {
+  std::lock_guard<std::mutex> l(nodes_mu_);
+  if (node == 0 || node >= kNamedNode) return false;
+  while (nodes_.size() <= node) {
+    nodes_.emplace_back();
+    nodes_.back().alive = false;
+    nodes_.back().absent = true;
+    nodes_.back().why_gone = "never joined this shard";
+  }
+  Node& n = nodes_[node];
+  if (!n.absent) return false;
+  n = Node();
+  n.name = name;
+  return true;
+}
+
+void Directory::ShipRefs(NodeId node, const ChunkImage& image) {
+  if (shards_ == 1) {
+    holds_.Ship(node, image.refs.data(), image.refs.size());
+    return;
+  }
+  for (ChunkId ref : image.refs)
+    if (HomeShard(ref, shards_) == shard_) holds_.Ship(node, ref);
+}
+
 std::string Directory::NodeName(NodeId node) const {
   std::lock_guard<std::mutex> l(nodes_mu_);
   return node < nodes_.size() ? nodes_[node].name : std::string();
@@ -421,7 +446,7 @@ void Directory::GrantShared(ChunkId id, Entry* e, const Request& r) {
   e->sharers.insert(r.node);
   // Counted before the grant leaves: the node holds what it can learn of.
   holds_.Ship(r.node, id);
-  if (e->image != nullptr) holds_.Ship(r.node, e->image->refs.data(), e->image->refs.size());
+  if (e->image != nullptr) ShipRefs(r.node, *e->image);
   sink_->Grant(r.node, r.seq, sospb::SHARED, id, e->version, e->image.get());
   std::lock_guard<std::mutex> l(stats_mu_);
   stats_.grants++;
@@ -447,8 +472,7 @@ void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r) {
     n.exclusive_count++;
   }
   holds_.Ship(r.node, id);
-  if (!copy_current && e->image != nullptr)
-    holds_.Ship(r.node, e->image->refs.data(), e->image->refs.size());
+  if (!copy_current && e->image != nullptr) ShipRefs(r.node, *e->image);
   sink_->Grant(r.node, r.seq, sospb::EXCLUSIVE, id, e->version,
                copy_current ? nullptr : e->image.get());
   std::lock_guard<std::mutex> l(stats_mu_);

@@ -133,6 +133,16 @@ class Directory {
 
   // Node lifecycle. A node's number is never reused.
   NodeId AddNode(const std::string& name);  // 0 when numbers ran out
+  // A node numbered by the first shard (this directory being another):
+  // false when that number joined here before.
+  bool AddNodeAt(NodeId node, const std::string& name);
+  // The directory is shard `shard` of `shards` (SosService::Options): the
+  // refs it ships and counts are those at home here; another shard counts
+  // its own.
+  void SetShard(size_t shard, size_t shards) {
+    shard_ = shard;
+    shards_ = shards;
+  }
   std::string NodeName(NodeId node) const;
   // The node is gone (disconnected or died): its read copies are dropped,
   // chunks it held modified become lost, waits on it end.
@@ -270,6 +280,9 @@ class Directory {
   struct Node {
     std::string name;
     bool alive = true;
+    // A number the first shard gave a node that has not joined here (yet):
+    // a placeholder below the numbers of nodes that have.
+    bool absent = false;
     bool left_cleanly = false;
     std::string why_gone;
     // Die in progress: reclaims still to finish, and the request to answer.
@@ -371,6 +384,9 @@ class Directory {
   // The distributed garbage collector's state. Lock order: a stripe, then
   // the listing's lists, runs_mu_, collected_mu_.
   ReferenceListing holds_;
+  size_t shard_ = 0, shards_ = 1;
+  // One more shipment to node of each ref of image at home here.
+  void ShipRefs(NodeId node, const ChunkImage& image);
   std::mutex runs_mu_;
   std::unordered_map<ChunkId, uint32_t> runs_;  // array head -> blocks after it
   std::atomic<uint64_t> events_{0};             // since the last collection

@@ -3,7 +3,7 @@
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
 //              [--no-collection] [--no-migratory] [--no-data-with-locks]
-//              [--transport auto|ucx|tcp] --secret-file F
+//              [--transport auto|ucx|tcp] [--shard I/N] --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
 // statistics on SIGUSR1 and at exit, exits 0 on SIGTERM or SIGINT.
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "monitor_host.h"
+#include "sos/ids.h"
 #include "sos_service.h"
 #include "wire/daemon.h"
 #include "wire/secret.h"
@@ -27,7 +28,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
                "                  [--no-collection] [--no-migratory] [--no-data-with-locks]\n"
-               "                  [--transport auto|ucx|tcp] --secret-file FILE\n"
+               "                  [--transport auto|ucx|tcp] [--shard I/N] --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
                "                       unanswered this long (default %d)\n"
@@ -44,6 +45,10 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "  --transport          what nodes' connections travel on after the handshake:\n"
                "                       ucx (shared memory, RDMA) or tcp; auto takes ucx from\n"
                "                       nodes that offer it (default: $DJAVA_TRANSPORT, else auto)\n"
+               "  --shard I/N          this server is shard I (from 0) of N that split the\n"
+               "                       directory and the monitors; shard 0 numbers the nodes,\n"
+               "                       and every node lists the N servers in this order\n"
+               "                       (default 0/1)\n"
                "  --secret-file        the cluster secret, a file of mode 0600\n",
                why.c_str(), kDefaultListen, djava::sos::SosService::Options().answer_timeout_ms);
   std::exit(2);
@@ -95,6 +100,15 @@ int main(int argc, char** argv) {
       if (!djava::wire::ParseTransport(v, &t))
         Usage("--transport takes auto, ucx or tcp, not '" + v + "'");
       djava::wire::SetProcessTransport(t);
+    } else if (a == "--shard") {
+      unsigned shard = 0, shards = 0;
+      char tail = 0;
+      if (std::sscanf(v.c_str(), "%u/%u%c", &shard, &shards, &tail) != 2 || shards < 1 ||
+          shards > djava::sos::kMaxShards || shard >= shards)
+        Usage("--shard takes I/N with 0 <= I < N <= " + std::to_string(djava::sos::kMaxShards) +
+              ", not '" + v + "'");
+      options.shard = shard;
+      options.shards = shards;
     } else if (a == "--answer-timeout-ms") {
       char* end = nullptr;
       const long ms = std::strtol(v.c_str(), &end, 10);
@@ -118,6 +132,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sos-server: %s\n", error.c_str());
     return 1;
   }
+
+  // The collector traces the refs of home copies; with the directory split,
+  // a chunk's referrers may be at home on other shards, which this one
+  // cannot see, so chunks stay until their program ends (docs/SOS.md).
+  const bool collect_off_for_shards = options.shards > 1 && options.collect_check_ms > 0;
+  if (options.shards > 1) options.collect_check_ms = 0;
 
   // Before any thread starts (the service's watchdog is one).
   djava::wire::DaemonSignals signals;
@@ -147,6 +167,10 @@ int main(int argc, char** argv) {
 
   std::string where = listen.substr(0, listen.rfind(':'));
   log("listening on " + where + ":" + std::to_string(host.port()) + " (transport " +
-      djava::wire::TransportName(transport) + ")");
+      djava::wire::TransportName(transport) + ", shard " + std::to_string(options.shard) + " of " +
+      std::to_string(options.shards) + ")");
+  if (collect_off_for_shards)
+    log("no garbage collection while programs run: the directory is split over " +
+        std::to_string(options.shards) + " shards; chunks go when their program ends");
   return signals.Run(&host, stats, log);
 }

@@ -59,6 +59,7 @@ struct SosService::Session {
 
 SosService::SosService(Options options, Log log)
     : options_(options), log_(std::move(log)), directory_(this, options_.migratory) {
+  directory_.SetShard(options_.shard, options_.shards);
   directory_.SetClassNamer([this](uint32_t index) {
     sospb::ClassDescriptor d;
     classes_.Lookup(index, &d);
@@ -154,9 +155,16 @@ void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::st
   auto s = std::make_shared<Session>();
   s->name = (req.hello().node_name().empty() ? std::string("unnamed") : req.hello().node_name()) +
             " at " + peer;
-  s->node = directory_.AddNode(s->name);
+  std::string refusal;
+  s->node = NumberNode(req.hello(), s->name, &refusal);
   if (s->node == 0) {
-    Say(peer + ": refused: node numbers are exhausted");
+    refused_++;
+    Say(peer + ": refused: " + refusal);
+    sospb::ServerMessage error;
+    error.set_seq(req.seq());
+    error.mutable_error()->set_code(sospb::BAD_REQUEST);
+    error.mutable_error()->set_message("refused the node: " + refusal);
+    conn->Send(error);
     return;
   }
   s->token.resize(kTokenSize);
@@ -180,6 +188,8 @@ void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::st
   welcome.mutable_welcome()->set_node(s->node);
   welcome.mutable_welcome()->set_token(s->token);
   welcome.mutable_welcome()->set_max_chunk_size(options_.max_chunk_size);
+  welcome.mutable_welcome()->set_shard(options_.shard);
+  welcome.mutable_welcome()->set_shards(options_.shards);
   Post(s->node, &welcome, nullptr);
 
   std::string why;
@@ -217,6 +227,50 @@ void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::st
   s->outbox->Close();
   std::lock_guard<std::mutex> l(sessions_mu_);
   sessions_.erase(s->node);
+}
+
+NodeId SosService::NumberNode(const sospb::Hello& hello, const std::string& name,
+                              std::string* why) {
+  const uint32_t shards = hello.shards() == 0 ? 1 : hello.shards();
+  if (hello.shard() != options_.shard || shards != options_.shards) {
+    *why = "it lists this sos-server as shard " + std::to_string(hello.shard()) + " of " +
+           std::to_string(shards) + ", but it is shard " + std::to_string(options_.shard) +
+           " of " + std::to_string(options_.shards) +
+           " (every node must list the cluster's sos-servers in the same order)";
+    return 0;
+  }
+  if (options_.shard == 0) {
+    if (hello.node() != 0) {
+      *why = "the first shard numbers nodes, but the node says it is node " +
+             std::to_string(hello.node());
+      return 0;
+    }
+    const NodeId node = directory_.AddNode(name);
+    if (node == 0) *why = "node numbers are exhausted";
+    return node;
+  }
+  if (hello.node() == 0 || hello.node() >= kNamedNode) {
+    *why = "shard " + std::to_string(options_.shard) +
+           " takes the node number the first shard gave, and the node gave " +
+           std::to_string(hello.node());
+    return 0;
+  }
+  if (!directory_.AddNodeAt(hello.node(), name)) {
+    *why = "node " + std::to_string(hello.node()) + " has joined this shard already";
+    return 0;
+  }
+  return hello.node();
+}
+
+bool SosService::HomedHere(NodeId node, uint64_t seq, ChunkId id) {
+  const size_t home = HomeShard(id, options_.shards);
+  if (home == options_.shard) return true;
+  refused_++;
+  Error(node, seq, id, sospb::BAD_REQUEST,
+        "chunk " + ChunkName(id) + " is at home on shard " + std::to_string(home) + " of " +
+            std::to_string(options_.shards) + ", not on this sos-server (shard " +
+            std::to_string(options_.shard) + ")");
+  return false;
 }
 
 // ---- held posts ------------------------------------------------------------------
@@ -267,6 +321,9 @@ uint64_t SosService::ExclusiveMark(uint64_t node) const {
 bool SosService::MoveToNode(ChunkId id, uint64_t from, uint64_t to, uint64_t since,
                             uint64_t holder_program, std::function<void()> sent) {
   if (from == 0 || to == 0 || from > kMaxNode || to > kMaxNode) return false;
+  // The monitor service shards as the directory does; a lock whose chunk is
+  // at home elsewhere has no data to move from here.
+  if (HomeShard(id, options_.shards) != options_.shard) return false;
   // The grant may be held in the outbox by the thread that completes the
   // move (HoldPosts): the lock's grant leaves after it, not before.
   auto after_grant = [sent = std::move(sent)] {
@@ -292,9 +349,11 @@ std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
     requests_++;
     switch (req.body_case()) {
       case sospb::NodeRequest::kRead:
+        if (!HomedHere(s->node, req.seq(), req.read().id())) break;
         directory_.Read(s->node, req.seq(), req.read().id(), req.read().seen_version());
         break;
       case sospb::NodeRequest::kWrite:
+        if (!HomedHere(s->node, req.seq(), req.write().id())) break;
         directory_.Write(s->node, req.seq(), req.write().id(), req.write().have_version(),
                          req.write().seen_version());
         break;
@@ -316,9 +375,11 @@ std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
             refused_++;
             return why;
           }
-          for (int i = 0; i < req.prefetch().ids_size(); i++)
+          for (int i = 0; i < req.prefetch().ids_size(); i++) {
+            if (!HomedHere(s->node, req.seq(), req.prefetch().ids(i))) continue;
             directory_.Write(s->node, req.seq(), req.prefetch().ids(i),
                              req.prefetch().have_versions(i), SeenVersion(req.prefetch(), i));
+          }
           break;
         }
         if (req.prefetch().have_versions_size() != 0) {
@@ -326,16 +387,24 @@ std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
           refused_++;
           return "protocol error: versions in a read prefetch";
         }
-        for (int i = 0; i < req.prefetch().ids_size(); i++)
+        for (int i = 0; i < req.prefetch().ids_size(); i++) {
+          if (!HomedHere(s->node, req.seq(), req.prefetch().ids(i))) continue;
           directory_.Read(s->node, req.seq(), req.prefetch().ids(i), SeenVersion(req.prefetch(), i));
+        }
         break;
       case sospb::NodeRequest::kFree:
+        if (!HomedHere(s->node, req.seq(), req.free().id())) break;
         directory_.Free(s->node, req.seq(), req.free().id());
         break;
-      case sospb::NodeRequest::kDie:
-        directory_.Die(s->node, req.seq(),
-                       std::vector<ChunkId>(req.die().owned().begin(), req.die().owned().end()));
+      case sospb::NodeRequest::kDie: {
+        // Each shard is told of the chunks at home there; another's are
+        // not this directory's to fetch.
+        std::vector<ChunkId> owned;
+        for (ChunkId id : req.die().owned())
+          if (HomeShard(id, options_.shards) == options_.shard) owned.push_back(id);
+        directory_.Die(s->node, req.seq(), owned);
         break;
+      }
       case sospb::NodeRequest::kHello:
         Say(who + ": protocol error: a second Hello; closing");
         refused_++;

@@ -49,6 +49,11 @@ class SosService : public NodeSink {
     // copies (Directory; docs/SOS.md, "Migratory chunks"). Off: the plain
     // protocol (sos-server --no-migratory).
     bool migratory = true;
+    // This server's share of the directory: the chunks HomeShard(id,
+    // shards) puts at `shard` (sos/ids.h). Shard 0 numbers the nodes; the
+    // others take the number a node was given there.
+    uint32_t shard = 0;
+    uint32_t shards = 1;
   };
 
   SosService(Options options, Log log);
@@ -112,6 +117,12 @@ class SosService : public NodeSink {
   // The node answered the invalidate or flush (id, txn).
   void Answered(Session* s, ChunkId id, uint64_t txn);
   bool DecodeChunk(Session* s, const sospb::Chunk& c, ChunkImage* image, std::string* error);
+  // Whether id's home is this shard; if not, the request seq is answered
+  // with an error naming the chunk's home.
+  bool HomedHere(NodeId node, uint64_t seq, ChunkId id);
+  // Hello's node number: a new one (shard 0) or the one shard 0 gave; 0
+  // with *why when the Hello is refused.
+  NodeId NumberNode(const sospb::Hello& hello, const std::string& name, std::string* why);
   void Say(const std::string& line) const;
 
   const Options options_;

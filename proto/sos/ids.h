@@ -36,6 +36,9 @@ inline ChunkId MakeChunkId(NodeId node, uint64_t sequence) {
   return (static_cast<uint64_t>(node) << kSequenceBits) | sequence;
 }
 
+// How many sos-servers the directory may be split over.
+constexpr size_t kMaxShards = 1024;
+
 // Consecutive ids of one creator spread over all shards (a multiplicative
 // hash: sequences are dense, shards count is small).
 inline size_t HomeShard(ChunkId id, size_t shards) {

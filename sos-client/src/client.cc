@@ -84,73 +84,144 @@ djava_sos_status Client::Connect(const djava_sos_config& config, Client** out,
     c->callbacks_ = *config.callbacks;
     c->have_callbacks_ = true;
   }
-
-  int fd = wire::ConnectTcp(config.server, &why);
-  if (fd < 0) return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: %s", config.server, why.c_str());
-  c->main_ = std::make_unique<wire::Connection>(fd);
-  if (!wire::ClientHandshake(c->main_.get(), secret, "sos", &why))
-    return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: %s", config.server, why.c_str());
-  sospb::NodeRequest hello;
-  hello.set_seq(c->next_seq_++);
-  hello.mutable_hello()->set_node_name(c->name_);
-  sospb::ServerMessage welcome;
-  c->main_->SetReceiveTimeout(kWelcomeTimeoutMs);
-  if (!c->main_->Send(hello) || !c->main_->Receive(&welcome) || !welcome.has_welcome())
-    return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: no welcome: %s", config.server,
-                c->main_->error().c_str());
-  c->main_->SetReceiveTimeout(0);
-  c->node_ = welcome.welcome().node();
-  c->max_chunk_size_ = welcome.welcome().max_chunk_size();
-
-  fd = wire::ConnectTcp(config.server, &why);
-  if (fd < 0) return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: %s", config.server, why.c_str());
-  c->bypass_ = std::make_unique<wire::Connection>(fd);
-  if (!wire::ClientHandshake(c->bypass_.get(), secret, "sos-bypass", &why))
-    return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: %s", config.server, why.c_str());
-  sospb::BypassMessage bypass_hello;
-  bypass_hello.mutable_hello()->set_node(c->node_);
-  bypass_hello.mutable_hello()->set_token(welcome.welcome().token());
-  if (!c->bypass_->Send(bypass_hello))
-    return Fail(error, DJAVA_SOS_DISCONNECTED, "sos-server %s: %s", config.server,
-                c->bypass_->error().c_str());
-
+  // "host:port[,host:port...]": the shards, in the cluster's order.
+  const std::string list = config.server;
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > start) {
+      auto home = std::make_unique<Home>();
+      home->index = c->homes_.size();
+      home->address = list.substr(start, comma - start);
+      c->homes_.push_back(std::move(home));
+    }
+    start = comma + 1;
+  }
+  if (c->homes_.empty() || c->homes_.size() > kMaxShards)
+    return Fail(error, DJAVA_SOS_BAD_ARGUMENT, "sos-servers '%s': give 1 to %zu addresses",
+                config.server, kMaxShards);
+  for (auto& home : c->homes_) {
+    home->name = "sos-server " + home->address;
+    if (c->homes_.size() > 1)
+      home->name += " (shard " + std::to_string(home->index) + " of " +
+                    std::to_string(c->homes_.size()) + ")";
+  }
+  for (size_t i = 0; i < c->homes_.size(); i++) {
+    const djava_sos_status status = Join(c.get(), i, secret, error);
+    if (status != DJAVA_SOS_OK) return status;  // the connections opened so far close here
+  }
   Client* raw = c.get();
-  c->receiver_ = std::thread([raw] { raw->ReceiverLoop(); });
+  for (auto& home : c->homes_) {
+    Home* h = home.get();
+    h->receiver = std::thread([raw, h] { raw->ReceiverLoop(h); });
+  }
   *out = c.release();
   return DJAVA_SOS_OK;
 }
 
+djava_sos_status Client::Join(Client* c, size_t index, const std::string& secret,
+                              djava_sos_error* error) {
+  Home& home = *c->homes_[index];
+  const char* name = home.name.c_str();
+  std::string why;
+  int fd = wire::ConnectTcp(home.address, &why);
+  if (fd < 0) return Fail(error, DJAVA_SOS_DISCONNECTED, "%s: %s", name, why.c_str());
+  home.main = std::make_unique<wire::Connection>(fd);
+  if (!wire::ClientHandshake(home.main.get(), secret, "sos", &why))
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "%s: %s", name, why.c_str());
+  sospb::NodeRequest hello;
+  hello.set_seq(c->next_seq_++);
+  hello.mutable_hello()->set_node_name(c->name_);
+  hello.mutable_hello()->set_node(index == 0 ? 0 : c->node_);
+  hello.mutable_hello()->set_shard(static_cast<uint32_t>(index));
+  hello.mutable_hello()->set_shards(static_cast<uint32_t>(c->homes_.size()));
+  sospb::ServerMessage welcome;
+  home.main->SetReceiveTimeout(kWelcomeTimeoutMs);
+  if (!home.main->Send(hello) || !home.main->Receive(&welcome))
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "%s: no welcome: %s", name,
+                home.main->error().c_str());
+  if (welcome.has_error())
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "%s %s", name, welcome.error().message().c_str());
+  if (!welcome.has_welcome())
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "%s: no welcome: it sent something else", name);
+  // A server that does not say which shard it is predates shards: one.
+  const uint32_t shards = welcome.welcome().shards() == 0 ? 1 : welcome.welcome().shards();
+  if (welcome.welcome().shard() != index || shards != c->homes_.size())
+    return Fail(error, DJAVA_SOS_DISCONNECTED,
+                "%s is shard %u of %u, but is listed as shard %zu of %zu", name,
+                welcome.welcome().shard(), shards, index, c->homes_.size());
+  home.main->SetReceiveTimeout(0);
+  if (index == 0) {
+    c->node_ = welcome.welcome().node();
+    c->max_chunk_size_ = welcome.welcome().max_chunk_size();
+  } else {
+    if (welcome.welcome().node() != c->node_)
+      return Fail(error, DJAVA_SOS_DISCONNECTED, "%s welcomed node %u as node %u", name, c->node_,
+                  welcome.welcome().node());
+    c->max_chunk_size_ = std::min(c->max_chunk_size_, welcome.welcome().max_chunk_size());
+  }
+
+  fd = wire::ConnectTcp(home.address, &why);
+  if (fd < 0) return Fail(error, DJAVA_SOS_DISCONNECTED, "%s: %s", name, why.c_str());
+  home.bypass = std::make_unique<wire::Connection>(fd);
+  if (!wire::ClientHandshake(home.bypass.get(), secret, "sos-bypass", &why))
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "%s: %s", name, why.c_str());
+  sospb::BypassMessage bypass_hello;
+  bypass_hello.mutable_hello()->set_node(c->node_);
+  bypass_hello.mutable_hello()->set_token(welcome.welcome().token());
+  if (!home.bypass->Send(bypass_hello))
+    return Fail(error, DJAVA_SOS_DISCONNECTED, "%s: %s", name, home.bypass->error().c_str());
+  return DJAVA_SOS_OK;
+}
+
 Client::~Client() {
-  if (main_) main_->Shutdown();
-  if (bypass_) bypass_->Shutdown();
-  if (receiver_.joinable()) receiver_.join();
+  for (auto& home : homes_) {
+    if (home->main) home->main->Shutdown();
+    if (home->bypass) home->bypass->Shutdown();
+  }
+  for (auto& home : homes_)
+    if (home->receiver.joinable()) home->receiver.join();
   StopRetrying();
 }
 
 djava_sos_status Client::Close(djava_sos_error* error) {
-  sospb::NodeRequest die;
-  die.set_seq(next_seq_++);
-  die.mutable_die();  // an empty Die (nothing modified) is still a Die
+  // One Die per shard, each naming the modified chunks at home there.
+  std::vector<sospb::NodeRequest> dies(homes_.size());
+  for (sospb::NodeRequest& die : dies) {
+    die.set_seq(next_seq_++);
+    die.mutable_die();  // an empty Die (nothing modified) is still a Die
+  }
+  int owned = 0;
   {
     std::shared_lock<std::shared_mutex> hold(handles_mu_);
     for (djava_sos_chunk* c : AllChunks()) {
       std::lock_guard<std::mutex> cl(c->mu);
       const bool modified = (c->word.load() & kStateMask) == kStateM ||
                             (c->stash && c->stash->access == sospb::EXCLUSIVE);
-      if (modified && !c->freed) die.mutable_die()->add_owned(c->id);
+      if (modified && !c->freed) {
+        dies[HomeOf(c->id).index].mutable_die()->add_owned(c->id);
+        owned++;
+      }
     }
   }
   djava_sos_status status = DJAVA_SOS_OK;
-  if (!SendRequest(&die)) {
+  bool sent = true;
+  for (size_t i = 0; i < homes_.size() && sent; i++) sent = SendRequest(*homes_[i], &dies[i]);
+  if (!sent) {
     status = Fail(error, DJAVA_SOS_DISCONNECTED, "node %u could not write back its chunks: %s",
                   node_, broken_why_.c_str());
   } else {
     std::unique_lock<std::mutex> l(mu_);
-    cv_.wait_for(l, std::chrono::milliseconds(kDieTimeoutMs), [this] { return ok_to_die_ || broken_; });
-    if (!ok_to_die_)
+    auto all_ok = [this] {
+      for (const auto& home : homes_)
+        if (!home->ok_to_die) return false;
+      return true;
+    };
+    cv_.wait_for(l, std::chrono::milliseconds(kDieTimeoutMs), [&] { return all_ok() || broken_; });
+    if (!all_ok())
       status = Fail(error, DJAVA_SOS_DISCONNECTED,
                     "node %u: the server did not confirm the write-back of its %d modified chunks: %s",
-                    node_, die.die().owned_size(), broken_ ? broken_why_.c_str() : "timed out");
+                    node_, owned, broken_ ? broken_why_.c_str() : "timed out");
   }
   // From here every access fails (the handles stay valid): a thread still
   // running in a leaving process must not read copies nobody keeps coherent.
@@ -160,9 +231,12 @@ djava_sos_status Client::Close(djava_sos_error* error) {
 }
 
 void Client::Abandon() {
-  main_->Shutdown();
-  bypass_->Shutdown();
-  if (receiver_.joinable()) receiver_.join();
+  for (auto& home : homes_) {
+    home->main->Shutdown();
+    home->bypass->Shutdown();
+  }
+  for (auto& home : homes_)
+    if (home->receiver.joinable()) home->receiver.join();
   StopRetrying();
 }
 
@@ -450,9 +524,9 @@ void Client::SetState(djava_sos_chunk* c, uint64_t state, bool blocked) {
   } while (!c->word.compare_exchange_weak(w, next));
 }
 
-bool Client::SendRequest(sospb::NodeRequest* req) {
+bool Client::SendRequest(Home& home, sospb::NodeRequest* req) {
   if (broken_) return false;
-  return main_->Send(*req);
+  return home.main->Send(*req);
 }
 
 djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error* error) {
@@ -529,10 +603,11 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
       }
       misses_++;
       c->stats.misses++;
-      if (!SendRequest(&req)) {
+      Home& home = HomeOf(c->id);
+      if (!SendRequest(home, &req)) {
         c->outstanding = djava_sos_chunk::Asked::kNone;
         return Fail(error, DJAVA_SOS_DISCONNECTED, "chunk 0x%016" PRIx64 ": %s", c->id,
-                    broken_ ? broken_why_.c_str() : main_->error().c_str());
+                    broken_ ? broken_why_.c_str() : home.main->error().c_str());
       }
     }
     const uint64_t generation = c->generation;
@@ -754,10 +829,11 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
     // later ones: describing and sending are one step, or a later message
     // (another chunk's flush, on another thread) could overtake the one with
     // the descriptor, and the server would meet a number never defined.
-    std::lock_guard<std::mutex> l(bypass_send_mu_);
-    if (described != nullptr) classes_.Describe(class_local, described);
+    Home& home = HomeOf(c->id);
+    std::lock_guard<std::mutex> l(home.bypass_send_mu);
+    if (described != nullptr) classes_.Describe(home.index, class_local, described);
     // A failed send means the server is gone; the receiver reports that.
-    bypass_->Send(m);
+    home.bypass->Send(m);
   }
   if (flush_epoch != 0) FlushSent(flush_epoch);
   SetState(c, state, false);
@@ -773,17 +849,17 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
 
 // ---- the receiver ------------------------------------------------------------------
 
-void Client::ReceiverLoop() {
+void Client::ReceiverLoop(Home* home) {
   if (have_callbacks_ && callbacks_.thread_started != nullptr)
     callbacks_.thread_started(callbacks_.context, "djava sos receiver");
   sospb::ServerMessage m;
   std::string why;
-  while (why.empty() && main_->Receive(&m)) {
+  while (why.empty() && home->main->Receive(&m)) {
     FreeForgotten();  // this thread holds no handle between messages
     std::shared_lock<std::shared_mutex> hold(handles_mu_);
     switch (m.body_case()) {
       case sospb::ServerMessage::kGrant:
-        OnGrant(m);
+        OnGrant(home, m);
         break;
       case sospb::ServerMessage::kInvalidate:
         OnRevoke(m.invalidate().id(), m.invalidate().txn(), false, false);
@@ -802,7 +878,7 @@ void Client::ReceiverLoop() {
         break;
       case sospb::ServerMessage::kOkToDie: {
         std::lock_guard<std::mutex> l(mu_);
-        ok_to_die_ = true;
+        home->ok_to_die = true;
         cv_.notify_all();
         break;
       }
@@ -810,19 +886,19 @@ void Client::ReceiverLoop() {
         why = "the server sent an unexpected message";
     }
   }
-  if (why.empty()) why = main_->error();
-  Disconnected("lost the connection to sos-server: " + why);
+  if (why.empty()) why = home->main->error();
+  Disconnected("lost the connection to " + home->name + ": " + why);
   if (have_callbacks_ && callbacks_.thread_ending != nullptr)
     callbacks_.thread_ending(callbacks_.context);
 }
 
-void Client::OnGrant(const sospb::ServerMessage& m) {
+void Client::OnGrant(Home* home, const sospb::ServerMessage& m) {
   const sospb::Chunk& ch = m.grant().chunk();
   djava_sos_chunk* c = ChunkFor(ch.id());
   if (c == nullptr) return;
   uint32_t class_local = 0;
-  if (m.grant().has_data() && !classes_.Resolve(ch, &class_local)) {
-    main_->Shutdown();  // the receiver then reports the broken stream
+  if (m.grant().has_data() && !classes_.Resolve(home->index, ch, &class_local)) {
+    home->main->Shutdown();  // the receiver then reports the broken stream
     return;
   }
   auto stash = std::make_unique<djava_sos_chunk::Stash>();
@@ -840,7 +916,9 @@ void Client::OnGrant(const sospb::ServerMessage& m) {
   for (uint64_t ref : stash->refs) {
     djava_sos_chunk* r = ChunkFor(ref);
     if (r == nullptr) continue;
-    r->shipments.fetch_add(1);
+    // Each shard counts the refs at home there (Directory::ShipRefs), and
+    // the release goes home.
+    if (&HomeOf(ref) == home) r->shipments.fetch_add(1);
     r->pending_refs.fetch_add(1);
     stash->ref_handles.push_back(r);
   }
@@ -1001,8 +1079,9 @@ void Client::AnswerWithNothing(uint64_t id, uint64_t txn, bool flush) {
     m.mutable_invalidate_ack()->set_id(id);
     m.mutable_invalidate_ack()->set_txn(txn);
   }
-  std::lock_guard<std::mutex> l(bypass_send_mu_);
-  bypass_->Send(m);
+  Home& home = HomeOf(id);
+  std::lock_guard<std::mutex> l(home.bypass_send_mu);
+  home.bypass->Send(m);
 }
 
 void Client::AnswerPendingRevokeWithNothing(djava_sos_chunk* c) {
@@ -1075,9 +1154,12 @@ void Client::Disconnected(const std::string& why) {
 
 djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
                                   djava_sos_error* error) {
-  sospb::NodeRequest req;
-  req.set_seq(next_seq_++);
-  req.mutable_prefetch()->set_exclusive(exclusive);
+  // One request per shard, each naming the chunks at home there.
+  std::vector<sospb::NodeRequest> reqs(homes_.size());
+  for (sospb::NodeRequest& req : reqs) {
+    req.set_seq(next_seq_++);
+    req.mutable_prefetch()->set_exclusive(exclusive);
+  }
   std::shared_lock<std::shared_mutex> hold(handles_mu_);
   for (size_t i = 0; i < n; i++) {
     djava_sos_chunk* c = ChunkFor(ids[i]);
@@ -1091,22 +1173,25 @@ djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
       continue;
     c->outstanding = exclusive ? djava_sos_chunk::Asked::kWrite : djava_sos_chunk::Asked::kRead;
     c->stats.misses++;
-    req.mutable_prefetch()->add_ids(ids[i]);
-    req.mutable_prefetch()->add_seen_versions(c->seen_version);
+    sospb::Prefetch* p = reqs[HomeOf(ids[i]).index].mutable_prefetch();
+    p->add_ids(ids[i]);
+    p->add_seen_versions(c->seen_version);
     if (exclusive) {
       // An upgrade when this node holds a read copy, as Access's write asks.
-      req.mutable_prefetch()->add_have_versions(state == kStateS ? c->version : 0);
+      p->add_have_versions(state == kStateS ? c->version : 0);
       if (state == kStateS) {
         upgrades_++;
         c->stats.upgrades++;
       }
     }
   }
-  if (req.prefetch().ids_size() == 0) return DJAVA_SOS_OK;
-  misses_ += static_cast<uint64_t>(req.prefetch().ids_size());
-  if (!SendRequest(&req))
-    return Fail(error, DJAVA_SOS_DISCONNECTED, "prefetch: %s",
-                broken_ ? broken_why_.c_str() : main_->error().c_str());
+  for (size_t h = 0; h < homes_.size(); h++) {
+    if (reqs[h].prefetch().ids_size() == 0) continue;
+    misses_ += static_cast<uint64_t>(reqs[h].prefetch().ids_size());
+    if (!SendRequest(*homes_[h], &reqs[h]))
+      return Fail(error, DJAVA_SOS_DISCONNECTED, "prefetch: %s",
+                  broken_ ? broken_why_.c_str() : homes_[h]->main->error().c_str());
+  }
   return DJAVA_SOS_OK;
 }
 
@@ -1121,10 +1206,11 @@ djava_sos_status Client::Free(djava_sos_chunk* c, djava_sos_error* error) {
   req.set_seq(next_seq_++);
   req.mutable_free()->set_id(c->id);
   c->outstanding = djava_sos_chunk::Asked::kFree;
-  if (!SendRequest(&req)) {
+  Home& home = HomeOf(c->id);
+  if (!SendRequest(home, &req)) {
     c->outstanding = djava_sos_chunk::Asked::kNone;
     return Fail(error, DJAVA_SOS_DISCONNECTED, "chunk 0x%016" PRIx64 ": %s", c->id,
-                main_->error().c_str());
+                home.main->error().c_str());
   }
   const uint64_t generation = c->generation;
   c->cv.wait(l, [&] { return c->generation != generation || broken_; });
@@ -1219,9 +1305,10 @@ djava_sos_status Client::WriteBack(djava_sos_chunk* c) {
   bytes_out_ += ch->data().size();
   c->stats.bytes_out += ch->data().size();
   {
-    std::lock_guard<std::mutex> bl(bypass_send_mu_);
-    classes_.Describe(c->class_local, ch);
-    bypass_->Send(m);
+    Home& home = HomeOf(c->id);
+    std::lock_guard<std::mutex> bl(home.bypass_send_mu);
+    classes_.Describe(home.index, c->class_local, ch);
+    home.bypass->Send(m);
   }
   FlushSent(epoch);
   written_back_++;
@@ -1338,18 +1425,30 @@ bool Client::ReleaseUnreferenced() {
   if (releases.empty() || broken_) return done;
   // After every flush whose bytes were read before these were let go.
   AwaitFlushesBegunBefore();
-  for (size_t from = 0; from < releases.size(); from += kReleasesPerMessage) {
-    sospb::BypassMessage m;
-    sospb::Release* r = m.mutable_release();
-    for (size_t i = from; i < releases.size() && i < from + kReleasesPerMessage; i++) {
-      r->add_ids(releases[i].first);
-      r->add_shipments(releases[i].second);
-    }
-    std::lock_guard<std::mutex> l(bypass_send_mu_);
-    bypass_->Send(m);
-    release_messages_++;
+  // Each release goes to the chunk's home, which counted its shipments.
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> by_home(homes_.size());
+  if (homes_.size() == 1) {
+    by_home[0].swap(releases);
+  } else {
+    for (const auto& r : releases) by_home[HomeOf(r.first).index].push_back(r);
   }
-  released_ += releases.size();
+  size_t count = 0;
+  for (size_t h = 0; h < homes_.size(); h++) {
+    const auto& list = by_home[h];
+    count += list.size();
+    for (size_t from = 0; from < list.size(); from += kReleasesPerMessage) {
+      sospb::BypassMessage m;
+      sospb::Release* r = m.mutable_release();
+      for (size_t i = from; i < list.size() && i < from + kReleasesPerMessage; i++) {
+        r->add_ids(list[i].first);
+        r->add_shipments(list[i].second);
+      }
+      std::lock_guard<std::mutex> l(homes_[h]->bypass_send_mu);
+      homes_[h]->bypass->Send(m);
+      release_messages_++;
+    }
+  }
+  released_ += count;
   return done;
 }
 

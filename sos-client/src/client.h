@@ -5,8 +5,8 @@
 // revocations, errors) runs under the chunk's own mutex, so a thread waiting
 // for one chunk never blocks threads using others.
 //
-// Threads: the caller's threads, one receiver thread reading the main
-// connection, and (started when first needed) a retry thread for flushes
+// Threads: the caller's threads, one receiver thread reading each shard's
+// main connection, and (started when first needed) a retry thread for flushes
 // whose bytes the JVM could not produce at once. Grants are stashed by the receiver and installed by the thread
 // that needs them (a JVM installs bytes into its objects on its own thread).
 // An invalidate or flush is carried out as soon as no access to the chunk is
@@ -180,10 +180,11 @@ class Client {
   std::atomic<uint64_t> hits{0};
 
  private:
+  struct Home;  // below
   Client() = default;
 
-  void ReceiverLoop();
-  void OnGrant(const sospb::ServerMessage& m);
+  void ReceiverLoop(Home* home);
+  void OnGrant(Home* home, const sospb::ServerMessage& m);
   void OnRevoke(uint64_t id, uint64_t txn, bool flush, bool keep_shared);
   // The answer to a revocation of a chunk this node has nothing of.
   void AnswerWithNothing(uint64_t id, uint64_t txn, bool flush);
@@ -234,7 +235,7 @@ class Client {
   // The chunk's current bytes from the JVM's produce callback; their size.
   size_t Produce(djava_sos_chunk* c, std::string* data);
   bool Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_sos_error* error);
-  bool SendRequest(sospb::NodeRequest* req);
+  bool SendRequest(Home& home, sospb::NodeRequest* req);
   void SetState(djava_sos_chunk* c, uint64_t state, bool blocked);
 
   djava_sos_chunk* Find(uint64_t id);
@@ -248,10 +249,28 @@ class Client {
   djava_sos_callbacks callbacks_{};
   bool have_callbacks_ = false;
   std::string name_;
-  std::unique_ptr<wire::Connection> main_;
-  std::unique_ptr<wire::Connection> bypass_;
-  std::mutex bypass_send_mu_;  // orders describing a class with sending (PerformRevoke)
-  std::thread receiver_;
+  // The node's connections to one sos-server shard, and the thread that
+  // reads its main connection. A chunk's requests and answers go to its
+  // home shard (HomeShard in sos/ids.h), in the order the cluster lists
+  // the shards.
+  struct Home {
+    size_t index = 0;
+    std::string address;
+    std::unique_ptr<wire::Connection> main;
+    std::unique_ptr<wire::Connection> bypass;
+    std::mutex bypass_send_mu;  // orders describing a class with sending (PerformRevoke)
+    std::thread receiver;
+    bool ok_to_die = false;  // under mu_
+    // How this shard's part of a message names it ("sos-server A", plus
+    // "(shard i of n)" when there are several).
+    std::string name;
+  };
+  std::vector<std::unique_ptr<Home>> homes_;
+  Home& HomeOf(uint64_t id) { return *homes_[HomeShard(id, homes_.size())]; }
+  // Connects and authenticates both connections to one shard; the first
+  // numbers this node.
+  static djava_sos_status Join(Client* c, size_t index, const std::string& secret,
+                               djava_sos_error* error);
   // Deferred revocations (DeferRevoke), taken by the retry thread. Lock
   // order: a chunk's mu, then retry_mu_.
   std::mutex retry_mu_;
@@ -329,7 +348,6 @@ class Client {
   std::condition_variable cv_;
   std::atomic<bool> broken_{false};
   std::string broken_why_;
-  bool ok_to_die_ = false;
 
   std::atomic<uint64_t> misses_{0}, upgrades_{0}, invalidations_{0}, flushes_{0};
   std::atomic<uint64_t> deferred_revokes_{0};

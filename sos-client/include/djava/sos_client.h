@@ -105,7 +105,10 @@ typedef struct {
 } djava_sos_callbacks;
 
 typedef struct {
-  const char* server;          /* "host:port" of sos-server */
+  /* "host:port" of the sos-server, or "host:port,host:port,..." of the
+   * shards the directory is split over, in the cluster's order (every node
+   * lists them alike; each server checks its place) */
+  const char* server;
   const char* secret_file;     /* cluster secret, mode 0600 */
   const char* node_name;       /* for logs and other nodes' errors; may be null */
   const djava_sos_callbacks* callbacks; /* null: the client keeps the bytes */

@@ -37,9 +37,9 @@ MonitorClient::MonitorClient(std::vector<std::unique_ptr<Channel>> shards,
     for (size_t i = 0; i < shards_.size(); i++) {
       monitorpb::MonitorRequest req;
       req.mutable_hello()->set_node_name(node_name);
-      // The cache's number is its first shard's (node numbers per shard
-      // until one authority gives them, docs/SOS.md).
-      if (i == 0) req.mutable_hello()->set_sos_node(sos_node);
+      // The cache's number, which the first shard gave and every shard
+      // knows the node by: each shard's monitors move that shard's data.
+      req.mutable_hello()->set_sos_node(sos_node);
       SendLocked(i, &req);
     }
   }
@@ -446,7 +446,9 @@ void MonitorClient::ReaderLoop(size_t shard) {
   std::unique_lock<std::mutex> lock(mu_);
   if (!closed_) {
     closed_ = true;
-    io_error_ = "monitor service connection (shard " + std::to_string(shard) +
+    io_error_ = "monitor service connection (shard " + std::to_string(shard) + " of " +
+                std::to_string(shards_.size()) +
+                (shard < shard_addresses_.size() ? ", sos-server " + shard_addresses_[shard] : "") +
                 ") lost: " + shards_[shard]->Error();
   }
   // Nothing may stay blocked on a service that is gone.

@@ -48,6 +48,11 @@ class MonitorClient {
   explicit MonitorClient(std::vector<std::unique_ptr<Channel>> shards,
                          const std::string& node_name = "", uint64_t sos_node = 0);
   ~MonitorClient();
+  // How errors name the shards' servers (their addresses, in shard order);
+  // before any connection can break.
+  void SetShardAddresses(std::vector<std::string> addresses) {
+    shard_addresses_ = std::move(addresses);
+  }
 
   // Each returns a djava_monitor_status; on non-OK the calling thread's
   // LastError() says why.
@@ -174,6 +179,7 @@ class MonitorClient {
   std::vector<uint64_t> pong_;  // per shard: the highest nonce answered
   std::condition_variable pong_cv_;
   std::vector<std::unique_ptr<Channel>> shards_;
+  std::vector<std::string> shard_addresses_;
   std::vector<std::thread> readers_;
 };
 

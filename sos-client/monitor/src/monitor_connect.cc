@@ -65,6 +65,7 @@ extern "C" djava_monitor_client* djava_monitor_connect(const char* shards, const
     auto* c = new djava_monitor_client;
     c->impl = std::make_unique<djava::monitor::MonitorClient>(std::move(channels), NodeName(),
                                                               sos_node);
+    c->impl->SetShardAddresses(addresses);
     return c;
   } catch (const std::exception& e) {
     WriteError(std::string("internal error: ") + e.what(), err, err_len);

@@ -59,6 +59,30 @@ def sos_server(procs, secret_file):
     return start_sos_server(procs, secret_file, "--no-collection")
 
 
+class Shards:
+    """sos-servers that split one directory (--shard I/N), as one Server:
+    nodes reach them by the list of their addresses, in shard order."""
+
+    def __init__(self, servers):
+        self.servers = servers
+        self.address = ",".join(s.address for s in servers)
+
+    def log(self):
+        return "".join(f"--- shard {i}:\n{s.log()}" for i, s in enumerate(self.servers))
+
+    def alive(self):
+        return all(s.alive() for s in self.servers)
+
+
+@pytest.fixture
+def sos_shards(procs, secret_file):
+    """sos_shards(n, *options): n sos-servers splitting the directory, each
+    keeping every chunk until its program ends, as sharded servers do."""
+    return lambda n, *options: Shards([start_sos_server(procs, secret_file, "--shard",
+                                                        f"{i}/{n}", *options)
+                                       for i in range(n)])
+
+
 @pytest.fixture
 def sos_server_with(procs, secret_file):
     """sos_server_with(*options): a sos-server started with extra options."""
@@ -135,7 +159,7 @@ def probe(procs, secret_file):
     def start(server, name=None, secret=None):
         counter[0] += 1
         name = name or f"probe{counter[0]}"
-        p = procs.start([binary, "--server", server.address if isinstance(server, Server) else server,
+        p = procs.start([binary, "--server", server if isinstance(server, str) else server.address,
                          "--secret-file", secret or secret_file, "--node-name", name],
                         stdin=subprocess.PIPE)
         pr = Probe(p, name, procs)

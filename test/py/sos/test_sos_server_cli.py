@@ -78,6 +78,13 @@ def test_wrong_arguments_exit_2_with_usage(args, secret_file):
     assert p.stdout == ""
 
 
+@pytest.mark.parametrize("value", ["2/2", "0/0", "1", "x/2", "0/2x", "0/1025", "-1/2"])
+def test_a_shard_outside_its_count_exits_2_naming_the_option(value, secret_file):
+    p = run(["--shard", value, "--secret-file", secret_file])
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert f"--shard takes I/N with 0 <= I < N <= 1024, not '{value}'" in p.stderr, p.stderr
+
+
 def test_help_prints_usage():
     p = run(["--help"])
     assert "usage: sos-server" in p.stderr + p.stdout

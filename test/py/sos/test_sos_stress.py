@@ -103,6 +103,14 @@ def check_final(reader, ids, sizes, start, reports, seed):
 SIZES = [16, 16, 24, 64, 4096]
 
 
+def set_every_word(node, ids, sizes, value):
+    for cid, size in zip(ids, sizes):
+        node.ok(f"lock {cid:#x}")
+        for off in range(0, size, 8):
+            node.ok(f"set {cid:#x} {off} {value}")
+        node.ok(f"release {cid:#x}")
+
+
 # Where the cached bytes live: in the client (djava_sos_data), or in the
 # program's own buffers through install/produce callbacks, as in the JVM.
 BYTES = {"client-bytes": [], "callbacks": ["--callbacks"]}
@@ -140,11 +148,7 @@ def test_stress_chunks_dirty_at_a_live_creator(sos_server, probe, procs, secret_
     creator = probe(sos_server, "creator")
     ids = [creator.alloc(size) for size in SIZES]
     start = 1000
-    for cid, size in zip(ids, SIZES):
-        creator.ok(f"lock {cid:#x}")
-        for off in range(0, size, 8):
-            creator.ok(f"set {cid:#x} {off} {start}")
-        creator.ok(f"release {cid:#x}")
+    set_every_word(creator, ids, SIZES, start)
 
     reports = run_stress(stress_binary, procs, sos_server, secret_file, ids, seed, extra=BYTES[where])
     check_final(creator, ids, SIZES, start, reports, seed)
@@ -196,13 +200,18 @@ def test_stress_one_hot_chunk_many_threads(sos_server, probe, procs, secret_file
     creator.ok("abandon")
 
 
-def test_stress_survives_a_node_killed_mid_run(sos_server, probe, procs, secret_file, stress_binary):
+@pytest.mark.parametrize("shards", [1, 2])
+def test_stress_survives_a_node_killed_mid_run(sos_server, sos_shards, probe, procs, secret_file,
+                                               stress_binary, shards):
     """A fifth node runs the same random workload and is killed (SIGKILL) in
     the middle, holding some chunks modified and others shared, with
     requests, invalidates and flushes in flight. The survivors must see no
     incoherence; a chunk may become LOST (then every node, later too, gets
     LOST naming the dead node), every other chunk stays usable and holds at
-    least the survivors' increments; the server keeps serving."""
+    least the survivors' increments; the server keeps serving. With the
+    directory split, every shard does so for its own chunks."""
+    if shards > 1:
+        sos_server = sos_shards(shards)
     seed = base_seed()
     creator = probe(sos_server, "creator")
     ids = [creator.alloc(size) for size in SIZES]
@@ -250,3 +259,31 @@ def test_stress_survives_a_node_killed_mid_run(sos_server, probe, procs, secret_
     x.write(cid, 0, 5)
     assert y.read(cid, 0) == 5
     assert "died 1" in sos_server.log() or victim_name in sos_server.log()
+
+
+@pytest.mark.parametrize("shards", [2, 4])
+def test_stress_on_a_directory_split_over_shards(sos_shards, probe, procs, secret_file,
+                                                 stress_binary, shards):
+    """The same workload with the directory split over several sos-servers:
+    every node talks to the chunks' homes on their own shards, a chunk's
+    coherence is its home's, and the totals come out exact on every shard."""
+    seed = base_seed()
+    server = sos_shards(shards)
+    creator = probe(server, "creator")
+    sizes = SIZES * 3
+    ids = [creator.alloc(size) for size in sizes]
+    homes = {shard_of(cid, shards) for cid in ids}
+    assert homes == set(range(shards)), f"ids {ids} leave a shard without chunks"
+    start = 500
+    set_every_word(creator, ids, sizes, start)
+    reports = run_stress(stress_binary, procs, server, secret_file, ids, seed,
+                         extra=BYTES["callbacks"])
+    check_final(creator, ids, sizes, start, reports, seed)
+    assert creator.ok("close") == ""
+    reader = probe(server, "final-reader")
+    check_final(reader, ids, sizes, start, reports, seed)
+
+
+def shard_of(cid, shards):
+    """sos/ids.h's HomeShard."""
+    return ((cid * 0x9E3779B97F4A7C15) % (1 << 64) >> 32) % shards

@@ -901,6 +901,9 @@ static bool begin_chunk_access(JavaThread* current, Handle obj, djava_sos_chunk*
     return false;
   }
   DsoNode::stop_if_left(current);
+  if (status == DJAVA_SOS_DISCONNECTED) {
+    DsoNode::cluster_lost(current, error.message);
+  }
   ResourceMark rm(current);
   THROW_MSG_(vmSymbols::java_lang_InternalError(),
              err_msg("djava: cannot %s a %s: %s: %s", write ? "write" : "read",

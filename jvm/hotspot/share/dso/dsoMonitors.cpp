@@ -46,6 +46,9 @@ void DsoMonitors::throw_for(JavaThread* current, int status, const char* what, o
   DsoNode::stop_if_left(current);
   ResourceMark rm(current);
   const char* why = DsoNode::lib().djava_monitor_last_error();
+  if (status == DJAVA_MON_IO) {
+    DsoNode::cluster_lost(current, why);
+  }
   switch (status) {
     case DJAVA_MON_NOT_OWNER:
       THROW_MSG(vmSymbols::java_lang_IllegalMonitorStateException(), "current thread is not owner");

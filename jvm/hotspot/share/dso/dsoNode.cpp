@@ -25,6 +25,7 @@
 #include "dso/dsoNode.hpp"
 #include "logging/log.hpp"
 #include "runtime/arguments.hpp"
+#include "runtime/atomic.hpp"
 #include "runtime/flags/jvmFlag.hpp"
 #include "runtime/globals_extension.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
@@ -32,6 +33,7 @@
 #include "gc/shared/collectedHeap.hpp"
 #include "memory/universe.hpp"
 #include "runtime/os.hpp"
+#include "utilities/defaultStream.hpp"
 #include "utilities/ostream.hpp"
 
 #include <fcntl.h>
@@ -45,6 +47,7 @@ uint64_t DsoNode::_program = 0;
 uint32_t DsoNode::_node_number = 0;
 char DsoNode::_node_name[300] = "";
 volatile bool DsoNode::_leaving = false;
+volatile int DsoNode::_lost = 0;
 JavaThread* volatile DsoNode::_leaving_thread = NULL;
 
 bool DsoNode::is_thread_server() {
@@ -178,16 +181,12 @@ bool DsoNode::connect(const char* secret, const char* node_name, char* what, cha
     jio_snprintf(why, length, "named no sos-server");
     return false;
   }
-  // The cache talks to the first shard for now; the directory's home
-  // function already spreads ids over several (docs/SOS.md).
-  char first_sos[256];
-  const char* comma = strchr(sos_servers, ',');
-  size_t first_length = comma != NULL ? (size_t)(comma - sos_servers) : strlen(sos_servers);
-  jio_snprintf(first_sos, MIN2(sizeof(first_sos), first_length + 1), "%s", sos_servers);
-  djava_sos_config config = { first_sos, secret, node_name, DsoHeap::callbacks() };
+  // The cache connects to every shard of the directory, in the cluster's
+  // order; the first numbers this node.
+  djava_sos_config config = { sos_servers, secret, node_name, DsoHeap::callbacks() };
   djava_sos_error sos_error;
   if (_lib.djava_sos_connect(&config, &_sos, &sos_error) != DJAVA_SOS_OK) {
-    jio_snprintf(what, length, "cannot reach the sos-server at %s", first_sos);
+    jio_snprintf(what, length, "cannot join the sos-servers %s", sos_servers);
     jio_snprintf(why, length, "%s", sos_error.message);
     return false;
   }
@@ -303,6 +302,29 @@ void DsoNode::stop_if_left(JavaThread* current) {
   for (;;) {
     os::naked_short_sleep(1000);
   }
+}
+
+void DsoNode::cluster_lost(JavaThread* current, const char* why) {
+  if (_leaving) {
+    return;
+  }
+  if (Atomic::cmpxchg(&_lost, 0, 1) != 0) {
+    // Another thread reports the loss and ends the VM.
+    ThreadToNativeFromVM in_native(current);
+    for (;;) {
+      os::naked_short_sleep(1000);
+    }
+  }
+  if (is_thread_server()) {
+    jio_fprintf(defaultStream::error_stream(), "thread-server %s: the cluster is gone: %s\n",
+                _node_name, why);
+  } else {
+    jio_fprintf(defaultStream::error_stream(), "djava: lost the cluster: %s\n", why);
+  }
+  // As Runtime.halt: the program cannot go on, and its shutdown hooks
+  // would only meet the same loss.
+  before_exit(current, true);
+  vm_exit(1);
 }
 
 // The launcher's statistics are only part of the story: the program's

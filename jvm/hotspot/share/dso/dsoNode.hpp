@@ -141,6 +141,13 @@ class DsoNode : AllStatic {
   // as threads of a halting java simply stop: it neither fails nor touches
   // copies nobody keeps coherent. Returns at once while the node is a member.
   static void stop_if_left(JavaThread* current);
+  // A server of the cluster this node needs (a sos-server shard, its
+  // monitor service) is gone while the node is a member: no shared object
+  // can be kept coherent any more. The process says so once on stderr,
+  // naming the server (why), and ends with status 1, as a launcher that
+  // loses the thread manager does (djava.runtime.Launcher); other threads
+  // that meet the loss meanwhile stop here. Returns at once while leaving.
+  static void cluster_lost(JavaThread* current, const char* why);
   // Whether current is the thread that left (the one ending the VM: main in
   // destroy_vm, or System.exit's caller; before_exit runs once): it
   // still runs the VM's last steps, which may touch a shared object of its
@@ -184,6 +191,7 @@ class DsoNode : AllStatic {
   static uint32_t _node_number;
   static char _node_name[300];
   static volatile bool _leaving;
+  static volatile int _lost;  // cluster_lost ran
   static JavaThread* volatile _leaving_thread;
 };
 
