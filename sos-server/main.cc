@@ -167,8 +167,11 @@ int main(int argc, char** argv) {
 
   std::string where = listen.substr(0, listen.rfind(':'));
   log("listening on " + where + ":" + std::to_string(host.port()) + " (transport " +
-      djava::wire::TransportName(transport) + ", shard " + std::to_string(options.shard) + " of " +
-      std::to_string(options.shards) + ")");
+      djava::wire::TransportName(transport) +
+      (options.shards > 1 ? ", shard " + std::to_string(options.shard) + " of " +
+                                std::to_string(options.shards)
+                          : std::string()) +
+      ")");
   if (collect_off_for_shards)
     log("no garbage collection while programs run: the directory is split over " +
         std::to_string(options.shards) + " shards; chunks go when their program ends");

@@ -49,17 +49,23 @@ inline bool ReadFull(int fd, void* data, size_t n) {
 class BenchServer {
  public:
   // Starts `binary` with `args` after its --listen and --secret-file and
-  // waits (up to 10 s) until it listens. False with *error.
+  // waits (up to 10 s) until it listens. False with *error. With
+  // `secret_file`, the server shares that secret (another server's, for a
+  // cluster of several); else it gets a fresh one.
   bool Start(const std::string& binary, const std::vector<std::string>& args,
-             std::string* error) {
-    char tmpl[] = "/tmp/sos-bench-XXXXXX";
-    if (mkdtemp(tmpl) == nullptr) return Fail(error, "mkdtemp failed");
-    dir_ = tmpl;
-    secret_file_ = dir_ + "/secret";
-    std::ofstream(secret_file_)
-        << "sos-bench secret " << getpid() << " "
-        << std::chrono::steady_clock::now().time_since_epoch().count();
-    chmod(secret_file_.c_str(), 0600);
+             std::string* error, const std::string& secret_file = "") {
+    if (!secret_file.empty()) {
+      secret_file_ = secret_file;
+    } else {
+      char tmpl[] = "/tmp/sos-bench-XXXXXX";
+      if (mkdtemp(tmpl) == nullptr) return Fail(error, "mkdtemp failed");
+      dir_ = tmpl;
+      secret_file_ = dir_ + "/secret";
+      std::ofstream(secret_file_)
+          << "sos-bench secret " << getpid() << " "
+          << std::chrono::steady_clock::now().time_since_epoch().count();
+      chmod(secret_file_.c_str(), 0600);
+    }
     // A free port: bind 0, read it, close; the server binds it next.
     int s = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
@@ -135,6 +141,52 @@ class BenchServer {
 
   std::string address_, secret_file_, dir_;
   pid_t pid_ = -1;
+};
+
+// N sos-servers splitting one directory (--shard I/N), sharing a secret;
+// nodes reach them by the list of their addresses.
+class BenchShards {
+ public:
+  bool Start(const std::string& binary, size_t shards, const std::vector<std::string>& args,
+             std::string* error) {
+    servers_.resize(shards);
+    for (size_t i = 0; i < shards; i++) {
+      std::vector<std::string> a = args;
+      if (shards > 1) {
+        a.push_back("--shard");
+        a.push_back(std::to_string(i) + "/" + std::to_string(shards));
+      }
+      if (!servers_[i].Start(binary, a, error, i == 0 ? "" : servers_[0].secret_file()))
+        return false;
+      address_ += (i == 0 ? "" : ",") + servers_[i].address();
+    }
+    return true;
+  }
+  djava_sos_client* Connect(const char* name, std::string* error) const {
+    djava_sos_config config{address_.c_str(), secret_file().c_str(), name, nullptr};
+    djava_sos_client* c = nullptr;
+    djava_sos_error e{};
+    if (djava_sos_connect(&config, &c, &e) != DJAVA_SOS_OK) {
+      *error = e.message;
+      return nullptr;
+    }
+    return c;
+  }
+  void Stop() {
+    // The first last: it holds the shared secret's directory.
+    for (size_t i = servers_.size(); i-- > 0;) servers_[i].Stop();
+  }
+  const std::string& address() const { return address_; }
+  const std::string& secret_file() const { return servers_[0].secret_file(); }
+  std::vector<pid_t> pids() const {
+    std::vector<pid_t> out;
+    for (const BenchServer& s : servers_) out.push_back(s.pid());
+    return out;
+  }
+
+ private:
+  std::vector<BenchServer> servers_;
+  std::string address_;
 };
 
 }  // namespace bench

@@ -1,19 +1,21 @@
-// sos-load: what one sos-server sustains (issue 23). P client processes,
-// each a node of its own through the C ABIs the JVM uses, drive a fresh
-// server as fast as they can, all starting together; the server's CPU time
-// over the run is read from /proc. Two loads:
+// sos-load: what one sos-server sustains, and N that split the directory
+// (issue 23). P client processes, each a node of its own through the C ABIs
+// the JVM uses, drive fresh servers as fast as they can, all starting
+// together; the servers' CPU time over the run is read from /proc. Two
+// loads:
 //   misses  each client loads chunks at home it never held, a different one
 //           each time (Read -> Grant with 64 bytes: an uncached read);
 //   locks   each client enters and exits a monitor of its own at the monitor
 //           service of a server that grants no leases (so every lock and
 //           unlock reaches it, as a contended lock's do).
-// What carries to other machines is the server's CPU time per operation:
-// one core of a directory server sustains about 1 / that many operations
-// a second (docs/BENCHMARKS.md turns it into thread servers per directory).
-// Prints a markdown table.
+// What carries to other machines is the servers' CPU time per operation and
+// how evenly the shards share it: one core of a directory server sustains
+// about 1 / that many operations a second, and N shards on N cores N times
+// that while the busiest carries about 1/N (docs/BENCHMARKS.md turns it into
+// thread servers per directory). Prints a markdown table.
 //
-//   sos-load [--server PATH] [--clients 1,2,4,8] [--ops N] [--load misses|locks|both]
-//            [--transport auto|ucx|tcp]
+//   sos-load [--server PATH] [--clients 1,2,4,8] [--shards 1,2,4] [--ops N]
+//            [--load misses|locks|both] [--transport auto|ucx|tcp]
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +34,7 @@
 #include "bench_server.h"
 #include "djava/monitor_client.h"
 #include "djava/sos_client.h"
+#include "sos/ids.h"
 
 namespace {
 
@@ -79,13 +82,14 @@ using Prepare = std::function<std::function<uint64_t()>(int client)>;
 
 struct Outcome {
   uint64_t operations = 0;
-  double seconds = 0, server_cpu = 0;
+  double seconds = 0, server_cpu = 0;  // every shard's
+  double busiest_share = 1;            // of server_cpu, the busiest shard's
 };
 
 // Runs `clients` processes that prepare, wait for the start, run and report
 // their counts; they stay until the server's CPU time has been read (a
 // leaving node would cost the server work outside the run).
-Outcome RunClients(int clients, pid_t server, const Prepare& prepare) {
+Outcome RunClients(int clients, const std::vector<pid_t>& servers, const Prepare& prepare) {
   Pipe ready, go, results, end;
   std::vector<pid_t> children;
   for (int i = 0; i < clients; i++) {
@@ -112,7 +116,8 @@ Outcome RunClients(int clients, pid_t server, const Prepare& prepare) {
     if (!ReadAll(ready.fd[0], &byte, 1)) Die("a client failed before the start");
   }
   Outcome o;
-  const double cpu0 = CpuSeconds(server);
+  std::vector<double> cpu0;
+  for (pid_t server : servers) cpu0.push_back(CpuSeconds(server));
   const auto t0 = Clock::now();
   std::vector<char> start(static_cast<size_t>(clients), 1);
   WriteAll(go.fd[1], start.data(), start.size());
@@ -122,7 +127,13 @@ Outcome RunClients(int clients, pid_t server, const Prepare& prepare) {
     o.operations += n;
   }
   o.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  o.server_cpu = CpuSeconds(server) - cpu0;
+  double busiest = 0;
+  for (size_t i = 0; i < servers.size(); i++) {
+    const double used = CpuSeconds(servers[i]) - cpu0[i];
+    o.server_cpu += used;
+    busiest = std::max(busiest, used);
+  }
+  o.busiest_share = o.server_cpu > 0 ? busiest / o.server_cpu : 1;
   close(end.fd[1]);
   for (pid_t pid : children) waitpid(pid, nullptr, 0);
   for (int fd : {ready.fd[0], ready.fd[1], go.fd[1], results.fd[0], results.fd[1]}) close(fd);
@@ -135,7 +146,7 @@ void Check(djava_sos_status s, const djava_sos_error& e) {
 
 // n chunks of 64 bytes at home: made by a node (its own process, so this
 // one never starts a client) that then leaves, writing them back.
-std::vector<uint64_t> HomeChunks(const djava::bench::BenchServer& server, size_t n) {
+std::vector<uint64_t> HomeChunks(const djava::bench::BenchShards& server, size_t n) {
   Pipe ids;
   pid_t pid = fork();
   if (pid < 0) Die("fork failed");
@@ -162,13 +173,13 @@ std::vector<uint64_t> HomeChunks(const djava::bench::BenchServer& server, size_t
   return made;
 }
 
-Outcome Misses(const std::string& binary, int clients, size_t per_client) {
-  djava::bench::BenchServer server;
+Outcome Misses(const std::string& binary, size_t shards, int clients, size_t per_client) {
+  djava::bench::BenchShards server;
   std::string error;
   // No collection: the chunks are garbage once their creator left.
-  if (!server.Start(binary, {"--no-collection"}, &error)) Die(error);
+  if (!server.Start(binary, shards, {"--no-collection"}, &error)) Die(error);
   std::vector<uint64_t> ids = HomeChunks(server, per_client * static_cast<size_t>(clients));
-  Outcome o = RunClients(clients, server.pid(), [&](int i) {
+  Outcome o = RunClients(clients, server.pids(), [&](int i) {
     std::string why;
     djava_sos_client* node = server.Connect("reader", &why);
     if (node == nullptr) Die(why);
@@ -188,17 +199,20 @@ Outcome Misses(const std::string& binary, int clients, size_t per_client) {
   return o;
 }
 
-Outcome Locks(const std::string& binary, int clients, size_t per_client) {
-  djava::bench::BenchServer server;
+Outcome Locks(const std::string& binary, size_t shards, int clients, size_t per_client) {
+  djava::bench::BenchShards server;
   std::string error;
-  if (!server.Start(binary, {"--no-monitor-leases"}, &error)) Die(error);
-  Outcome o = RunClients(clients, server.pid(), [&](int i) {
+  if (!server.Start(binary, shards, {"--no-monitor-leases"}, &error)) Die(error);
+  Outcome o = RunClients(clients, server.pids(), [&](int i) {
     char err[512];
     djava_monitor_client* mc = djava_monitor_connect(server.address().c_str(),
                                                      server.secret_file().c_str(), 0, err,
                                                      sizeof err);
     if (mc == nullptr) Die(err);
-    const uint64_t object = 0x100 + static_cast<uint64_t>(i);  // a monitor of its own
+    // A monitor of its own, at home on shard i mod N (a program's locks
+    // are many, and spread as their ids hash).
+    uint64_t object = 0x100 + 0x10000 * static_cast<uint64_t>(i);
+    while (djava::sos::HomeShard(object, shards) != static_cast<size_t>(i) % shards) object++;
     return std::function<uint64_t()>([mc, object, per_client] {
       constexpr uint64_t kProgram = 1, kThread = 1;
       for (size_t k = 0; k < per_client; k++) {
@@ -220,14 +234,28 @@ std::string DefaultServer(const char* argv0) {
 }
 
 constexpr char kUsage[] =
-    "usage: sos-load [--server PATH] [--clients 1,2,4,8] [--ops N] "
+    "usage: sos-load [--server PATH] [--clients 1,2,4,8] [--shards 1,2,4] [--ops N] "
     "[--load misses|locks|both] [--transport auto|ucx|tcp]";
+
+std::vector<int> Counts(const std::string& option, const std::string& list, int most) {
+  std::vector<int> out;
+  std::istringstream in(list);
+  for (std::string n; std::getline(in, n, ',');) {
+    int count = std::atoi(n.c_str());
+    if (count < 1 || count > most)
+      Die(option + " takes counts from 1 to " + std::to_string(most) + ", not '" + n + "'");
+    out.push_back(count);
+  }
+  if (out.empty()) Die(option + " takes a list of counts");
+  return out;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string server = DefaultServer(argv[0]);
   std::vector<int> client_counts = {1, 2, 4, 8};
+  std::vector<int> shard_counts = {1};
   size_t ops = 20000;  // per client
   std::string load = "both";
   if (argc % 2 == 0) Die(kUsage);
@@ -236,13 +264,9 @@ int main(int argc, char** argv) {
     if (a == "--server") {
       server = v;
     } else if (a == "--clients") {
-      client_counts.clear();
-      std::istringstream list(v);
-      for (std::string n; std::getline(list, n, ',');) {
-        int count = std::atoi(n.c_str());
-        if (count < 1 || count > 64) Die("--clients takes counts from 1 to 64, not '" + n + "'");
-        client_counts.push_back(count);
-      }
+      client_counts = Counts(a, v, 64);
+    } else if (a == "--shards") {
+      shard_counts = Counts(a, v, 16);
     } else if (a == "--ops") {
       ops = static_cast<size_t>(std::max(100L, std::atol(v.c_str())));
     } else if (a == "--load" && (v == "misses" || v == "locks" || v == "both")) {
@@ -255,27 +279,33 @@ int main(int argc, char** argv) {
   }
   signal(SIGPIPE, SIG_IGN);
   const char* transport = getenv("DJAVA_TRANSPORT");
-  std::printf("## sos-load: one sos-server, %zu operations a client, transport %s\n\n", ops,
-              transport != nullptr ? transport : "(default)");
-  std::printf("| load | clients | operations | seconds | per second | server CPU, %% of a core "
-              "| server CPU per operation |\n|---|---|---|---|---|---|---|\n");
+  std::printf("## sos-load: sos-servers splitting one directory, %zu operations a client, "
+              "transport %s\n\n", ops, transport != nullptr ? transport : "(default)");
+  std::printf("| load | shards | clients | operations | seconds | per second | servers' CPU, %% of "
+              "a core | servers' CPU per operation | busiest shard's share |\n"
+              "|---|---|---|---|---|---|---|---|---|\n");
   std::fflush(stdout);
   for (const char* kind : {"misses", "locks"}) {
     if (load != "both" && load != kind) continue;
-    for (int clients : client_counts) {
-      Outcome o = std::strcmp(kind, "misses") == 0 ? Misses(server, clients, ops)
-                                                   : Locks(server, clients, ops);
-      std::printf("| %s | %d | %llu | %.2f | %.0f | %.0f | %.2f us |\n", kind, clients,
-                  static_cast<unsigned long long>(o.operations), o.seconds,
-                  o.operations / o.seconds, 100 * o.server_cpu / o.seconds,
-                  1e6 * o.server_cpu / static_cast<double>(o.operations));
-      std::fflush(stdout);
+    for (int shards : shard_counts) {
+      for (int clients : client_counts) {
+        const size_t n = static_cast<size_t>(shards);
+        Outcome o = std::strcmp(kind, "misses") == 0 ? Misses(server, n, clients, ops)
+                                                     : Locks(server, n, clients, ops);
+        std::printf("| %s | %d | %d | %llu | %.2f | %.0f | %.0f | %.2f us | %.0f %% |\n", kind,
+                    shards, clients, static_cast<unsigned long long>(o.operations), o.seconds,
+                    o.operations / o.seconds, 100 * o.server_cpu / o.seconds,
+                    1e6 * o.server_cpu / static_cast<double>(o.operations),
+                    100 * o.busiest_share);
+        std::fflush(stdout);
+      }
     }
   }
   std::printf(
       "\nmisses: each operation a Read of a chunk at home the client never held and its Grant "
       "(64 bytes).\nlocks: each operation an enter and an exit of the client's own monitor at a "
       "service granting no leases.\nThe server's CPU time is user + system from /proc, at the "
-      "clock tick's resolution.\n");
+      "clock tick's resolution, summed over the shards; the busiest shard's share of it says "
+      "how evenly the directory split.\n");
   return 0;
 }

@@ -51,19 +51,26 @@ def test_sos_bench_rejects_unknown_options_and_a_missing_server():
 LOAD = os.path.join(TOP, "build", "bin", "sos-load")
 
 
-def test_sos_load_prints_a_row_per_load_and_client_count():
-    """sos-load (bench/sos): every client's operations are counted, and the
-    server's CPU time is read (never asserted: bench/ measures)."""
+def test_sos_load_prints_a_row_per_load_shard_and_client_count():
+    """sos-load (bench/sos): every client's operations are counted, on one
+    sos-server and on shards splitting the directory, and the servers' CPU
+    time is read (never asserted: bench/ measures)."""
     if not os.access(LOAD, os.X_OK):
         pytest.fail(f"{LOAD} is not built: `make native` builds it")
-    p = subprocess.run([LOAD, "--server", SERVER, "--clients", "1,3", "--ops", "200"],
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run([LOAD, "--server", SERVER, "--clients", "1,3", "--shards", "1,2",
+                        "--ops", "200"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    rows = re.findall(r"^\| (misses|locks) \| (\d+) \| (\d+) \| ([0-9.]+) \| (\d+) \| (\d+) "
-                      r"\| ([0-9.]+) us \|$", p.stdout, re.M)
-    assert [(r[0], int(r[1]), int(r[2])) for r in rows] == [
-        ("misses", 1, 200), ("misses", 3, 600), ("locks", 1, 200), ("locks", 3, 600)], p.stdout
+    rows = re.findall(r"^\| (misses|locks) \| (\d+) \| (\d+) \| (\d+) \| ([0-9.]+) \| (\d+) "
+                      r"\| (\d+) \| ([0-9.]+) us \| (\d+) % \|$", p.stdout, re.M)
+    assert [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in rows] == [
+        (load, shards, clients, 200 * clients)
+        for load in ("misses", "locks") for shards in (1, 2) for clients in (1, 3)], p.stdout
+    # One shard carries everything; of two, the busier carries at least half.
+    assert all(int(r[8]) == 100 for r in rows if r[1] == "1"), p.stdout
+    assert all(50 <= int(r[8]) <= 100 for r in rows if r[1] == "2"), p.stdout
     p = subprocess.run([LOAD, "--clients", "0"], capture_output=True, text=True, timeout=30)
     assert p.returncode != 0 and "--clients takes counts from 1 to 64" in p.stderr
+    p = subprocess.run([LOAD, "--shards", "17"], capture_output=True, text=True, timeout=30)
+    assert p.returncode != 0 and "--shards takes counts from 1 to 16" in p.stderr
     p = subprocess.run([LOAD, "--load", "bogus"], capture_output=True, text=True, timeout=30)
     assert p.returncode != 0 and "usage: sos-load" in p.stderr
