@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from clusterprocs import TIMEOUT
-from localprocs import BIN, binary
+from localprocs import BIN, ROOT, binary
 
 SUBNET = "10.213.0"
 HUB = f"{SUBNET}.1"
@@ -89,10 +89,11 @@ def ssh(tmp_path):
     return str(path)
 
 
-def start(env, tmp_path, hosts_text, ssh, extra_env=None):
+def start(env, tmp_path, hosts_text, ssh, extra_env=None, extra_args=()):
     (tmp_path / "hosts").write_text(hosts_text)
     return subprocess.run([binary("djava-cluster"), "start", "--listen", HUB, "--hosts",
-                           str(tmp_path / "hosts"), "--ssh", ssh, "--dir", str(tmp_path / "c")],
+                           str(tmp_path / "hosts"), "--ssh", ssh, "--dir", str(tmp_path / "c"),
+                           *extra_args],
                           capture_output=True, text=True, timeout=2 * TIMEOUT,
                           env={**env, **(extra_env or {})})
 
@@ -152,6 +153,42 @@ def test_a_thread_server_on_each_host_runs_the_programs_threads(hosts, ssh, host
     assert all(f"stopped thread-server@{ns}" in s.stdout for ns in hosts), s.stdout
     for ns in hosts:
         assert thread_servers_in(ns) == [], ns
+
+
+def test_hosts_share_a_directory_split_over_sos_servers_on_the_hub(hosts, ssh, host_env,
+                                                                    tmp_path):
+    """--sos-servers 2 with --hosts: both shards listen on the hub's address,
+    and a program's threads on the hosts' thread servers share objects
+    through both."""
+    classes = tmp_path / "dist"
+    dist = os.path.join(ROOT, "test", "py", "threads", "programs")
+    subprocess.run([os.path.join(ROOT, "build", "jvm", "base-image", "bin", "javac"), "-d",
+                    str(classes), os.path.join(dist, "Dist.java"),
+                    os.path.join(dist, "Turnover.java")],
+                   check=True, capture_output=True, timeout=TIMEOUT)
+    p = start(host_env, tmp_path, f"{hosts[0]} threads=2\n{hosts[1]} threads=2\n", ssh,
+              extra_args=("--sos-servers", "2"))
+    try:
+        assert p.returncode == 0, p.stdout + p.stderr
+        cluster_env = dict(line.split("=", 1) for line in p.stdout.splitlines())
+        status = subprocess.run([binary("djava-cluster"), "status", "--dir", str(tmp_path / "c")],
+                                capture_output=True, text=True, timeout=TIMEOUT, env=host_env)
+        for name in ("sos-server", "sos-server-1"):
+            assert re.search(rf"^{name} +pid \d+ +{re.escape(HUB)}:\d+ +running", status.stdout,
+                             re.M), status.stdout
+        r = subprocess.run([os.path.join(BIN, "djava"), "-cp", str(classes), "Dist", "placement"],
+                           capture_output=True, text=True, timeout=TIMEOUT,
+                           env={**host_env, **cluster_env}, cwd=tmp_path)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "squares 0,1,4,9" in r.stdout, r.stdout
+        logs = [open(tmp_path / "c" / f"{n}.log").read() for n in ("sos-server", "sos-server-1")]
+        for i, log in enumerate(logs):
+            # The two hosts' thread servers and the launcher joined each shard.
+            joined = re.findall(r"node \d+ \(.*\) joined over", log)
+            assert len(joined) == 3, f"shard {i}:\n{log}"
+    finally:
+        s = stop(host_env, tmp_path)
+    assert s.returncode == 0, s.stdout + s.stderr
 
 
 def test_a_host_that_is_down_fails_the_start_naming_it(hosts, ssh, host_env, tmp_path):
