@@ -1129,6 +1129,13 @@ void Client::OnFreed(const sospb::ServerMessage& m) {
   c->cv.notify_all();
 }
 
+bool Client::Lost(std::string* why) const {
+  if (!broken_) return false;
+  std::lock_guard<std::mutex> l(mu_);
+  *why = broken_why_;
+  return true;
+}
+
 void Client::Disconnected(const std::string& why) {
   {
     std::lock_guard<std::mutex> l(mu_);

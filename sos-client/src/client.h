@@ -139,6 +139,8 @@ class Client {
   void Abandon();                                  // disconnect only
 
   NodeId node() const { return node_; }
+  // Whether the client lost a server or left (every access fails); why.
+  bool Lost(std::string* why) const;
   djava_sos_chunk* Alloc(size_t size, const djava_sos_meta* meta, djava_sos_error* error);
   djava_sos_chunk* AllocRun(size_t count, const size_t* sizes, const djava_sos_meta* meta,
                             djava_sos_error* error);
@@ -344,7 +346,7 @@ class Client {
   std::atomic<uint64_t> handles_freed_{0};
 
   // Connection-wide state.
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<bool> broken_{false};
   std::string broken_why_;

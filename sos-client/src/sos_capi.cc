@@ -79,6 +79,13 @@ uint32_t djava_sos_node(const djava_sos_client* client) {
   return reinterpret_cast<const Client*>(client)->node();
 }
 
+int djava_sos_lost(const djava_sos_client* client, char* why, size_t length) {
+  std::string reason;
+  if (!reinterpret_cast<const Client*>(client)->Lost(&reason)) return 0;
+  if (why != nullptr && length > 0) std::snprintf(why, length, "%s", reason.c_str());
+  return 1;
+}
+
 djava_sos_chunk* djava_sos_alloc(djava_sos_client* client, size_t size, const djava_sos_meta* meta,
                                  djava_sos_error* error) {
   ErrorSlot slot;

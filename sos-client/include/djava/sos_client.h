@@ -130,6 +130,10 @@ djava_sos_status djava_sos_leave(djava_sos_client* client, djava_sos_error* erro
 void djava_sos_abandon(djava_sos_client* client);
 
 uint32_t djava_sos_node(const djava_sos_client* client);
+/* 1 when the client lost a sos-server (or left): every access fails from
+ * then on; `why` (of `length` bytes, NUL-terminated) says which server and
+ * how. 0 while the client is connected to every shard. */
+int djava_sos_lost(const djava_sos_client* client, char* why, size_t length);
 
 /* A new chunk of `size` zeroed bytes, in state M, with no server round trip.
  * meta->class_name is copied. Null with *error on failure. */

@@ -124,6 +124,21 @@ def test_a_killed_shard_fails_the_program_naming_it(clusters, dist, tmp_path):
     assert p.returncode == 1, out + err
     assert "the sleeper ended" not in out
     assert re.search(rf"djava: lost the cluster: .*sos-server {re.escape(address)}\b", err), err
+    # Every thread server, busy or idle, can serve nothing without the
+    # shard: each ends, saying why, within its event loop's second.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        status = subprocess.run([os.path.join(BIN, "djava-cluster"), "status", "--dir", d],
+                                capture_output=True, text=True, timeout=TIMEOUT)
+        if len(re.findall(r"^thread-server-\d .* not running$", status.stdout, re.M)) == 2:
+            break
+        time.sleep(0.2)
+    assert len(re.findall(r"^thread-server-\d .* not running$", status.stdout, re.M)) == 2, \
+        status.stdout
+    for i in (1, 2):
+        log = open(os.path.join(d, f"thread-server-{i}.log")).read()
+        assert re.search(rf"thread-server \S+: the cluster is gone: .*sos-server "
+                         rf"{re.escape(address)}\b", log), log
 
 
 def test_the_private_cluster_splits_the_directory_when_asked(dist, env):

@@ -54,6 +54,7 @@ class JavaThread;
   X(djava_sos_connect)                                                        \
   X(djava_sos_leave)                                                          \
   X(djava_sos_node)                                                           \
+  X(djava_sos_lost)                                                           \
   X(djava_sos_status_name)                                                    \
   X(djava_sos_alloc)                                                          \
   X(djava_sos_alloc_run)                                                      \
@@ -116,7 +117,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 22;
+  static const uint32_t abi_version = 23;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

@@ -89,6 +89,16 @@ NODE_ENTRY(jobject, Node_nextEvent(JNIEnv* env, jclass, jlong timeout_ms))
     ThreadToNativeFromVM in_native(thread);
     rc = DsoNode::lib().djava_tm_next_event(DsoNode::tm(), ev, timeout_ms);
   }
+  if (rc == 0 && !DsoNode::is_leaving()) {
+    // Idle: a node whose cache lost a sos-server can serve nothing any
+    // more, even with no thread touching a shared object to find out.
+    char why[512];
+    if (DsoNode::lib().djava_sos_lost(DsoNode::sos(), why, sizeof(why)) != 0) {
+      FREE_C_HEAP_OBJ(ev);
+      DsoNode::cluster_lost(thread, why);  // returns only if the node is leaving meanwhile
+      return NULL;
+    }
+  }
   if (rc == 0 || DsoNode::is_leaving()) {
     // Nothing yet, or this node is leaving: events no longer matter.
     FREE_C_HEAP_OBJ(ev);
