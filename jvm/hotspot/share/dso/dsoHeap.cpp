@@ -8,6 +8,7 @@
 #include "classfile/systemDictionary.hpp"
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
+#include "dso/dsoClassInit.hpp"
 #include "dso/dsoFence.hpp"
 #include "dso/dsoHeap.hpp"
 #include "dso/dsoInterpreter.hpp"
@@ -614,13 +615,19 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
   if (k->is_instance_klass()) {
     InstanceKlass* ik = InstanceKlass::cast(k);
     // Linked, not initialized: an object arriving is not a `new` here (JLS
-    // 12.4.1), and its class was initialized where the object was made;
-    // this node takes the statics when its code first uses them. Initializing
-    // here, inside a decode, could wait for a class another thread of this
-    // node is initializing while that thread waits for one this decode
-    // holds (a superclass whose statics name an instance of the subclass).
+    // 12.4.1), and its class was initialized where the object was made.
+    // Initializing here, inside a decode, could wait for a class another
+    // thread of this node is initializing while that thread waits for one
+    // this decode holds (a superclass whose statics name an instance of the
+    // subclass): a daemon takes the statics soon after instead, so that the
+    // compilers see the class initialized (dsoClassInit.hpp).
     ik->link_class(CHECK_NULL);
     fresh = ik->allocate_instance(CHECK_NULL);
+    {
+      Handle kept(current, fresh);
+      DsoClassInit::replica_made(current, ik);  // initialized off this decode
+      fresh = kept();
+    }
     if (ik->is_subclass_of(vmClasses::Thread_klass())) {
       Handle thread(current, fresh);
       DsoThreads::init_node_local_fields(current, thread, CHECK_NULL);

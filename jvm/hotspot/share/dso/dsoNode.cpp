@@ -4,6 +4,7 @@
 
 #include "precompiled.hpp"
 #include "oops/oop.inline.hpp"
+#include "dso/dsoClassInit.hpp"
 #include "dso/dsoFence.hpp"
 #include "dso/dsoGlobals.hpp"
 #include "dso/dsoHeap.hpp"
@@ -240,6 +241,7 @@ void DsoNode::join(JavaThread* current) {
   DsoThreads::initialize();
   DsoFence::start(current);
   DsoReclaim::start(current);
+  DsoClassInit::start(current);
   name_heap_exhaustion(current);
   if (!is_thread_server()) {
     start_launcher(current);
