@@ -46,6 +46,20 @@ inline bool ReadFull(int fd, void* data, size_t n) {
   return true;
 }
 
+// A node of the cluster at `servers` (one address, or shards' in order);
+// null with *error.
+inline djava_sos_client* ConnectNode(const std::string& servers, const std::string& secret_file,
+                                     const char* name, std::string* error) {
+  djava_sos_config config{servers.c_str(), secret_file.c_str(), name, nullptr};
+  djava_sos_client* c = nullptr;
+  djava_sos_error e{};
+  if (djava_sos_connect(&config, &c, &e) != DJAVA_SOS_OK) {
+    *error = e.message;
+    return nullptr;
+  }
+  return c;
+}
+
 class BenchServer {
  public:
   // Starts `binary` with `args` after its --listen and --secret-file and
@@ -106,14 +120,7 @@ class BenchServer {
 
   // A node of the cluster; null with *error.
   djava_sos_client* Connect(const char* name, std::string* error) const {
-    djava_sos_config config{address_.c_str(), secret_file_.c_str(), name, nullptr};
-    djava_sos_client* c = nullptr;
-    djava_sos_error e{};
-    if (djava_sos_connect(&config, &c, &e) != DJAVA_SOS_OK) {
-      *error = e.message;
-      return nullptr;
-    }
-    return c;
+    return ConnectNode(address_, secret_file_, name, error);
   }
 
   void Stop() {
@@ -163,14 +170,7 @@ class BenchShards {
     return true;
   }
   djava_sos_client* Connect(const char* name, std::string* error) const {
-    djava_sos_config config{address_.c_str(), secret_file().c_str(), name, nullptr};
-    djava_sos_client* c = nullptr;
-    djava_sos_error e{};
-    if (djava_sos_connect(&config, &c, &e) != DJAVA_SOS_OK) {
-      *error = e.message;
-      return nullptr;
-    }
-    return c;
+    return ConnectNode(address_, secret_file(), name, error);
   }
   void Stop() {
     // The first last: it holds the shared secret's directory.

@@ -188,6 +188,17 @@ static addrinfo* Resolve(const std::string& host_port, bool passive, std::string
   return result;
 }
 
+std::vector<std::string> SplitAddressList(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 int ConnectTcp(const std::string& host_port, std::string* error) {
   addrinfo* addrs = Resolve(host_port, false, error);
   if (addrs == nullptr) return -1;

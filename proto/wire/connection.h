@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "wire/channel.h"
 #include "wire/frame.h"
@@ -69,6 +70,8 @@ class Connection {
 // "host:port", IPv6 as "[addr]:port". False with *error on a malformed address.
 bool SplitHostPort(const std::string& host_port, std::string* host, std::string* port,
                    std::string* error);
+// The addresses of "host:port,host:port,...", in order; empty items dropped.
+std::vector<std::string> SplitAddressList(const std::string& list);
 // A connected TCP socket, or -1 with *error.
 int ConnectTcp(const std::string& host_port, std::string* error);
 // A listening TCP socket bound to host_port (port 0: any free port), or -1.

@@ -85,17 +85,11 @@ djava_sos_status Client::Connect(const djava_sos_config& config, Client** out,
     c->have_callbacks_ = true;
   }
   // "host:port[,host:port...]": the shards, in the cluster's order.
-  const std::string list = config.server;
-  for (size_t start = 0; start <= list.size();) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    if (comma > start) {
-      auto home = std::make_unique<Home>();
-      home->index = c->homes_.size();
-      home->address = list.substr(start, comma - start);
-      c->homes_.push_back(std::move(home));
-    }
-    start = comma + 1;
+  for (const std::string& address : wire::SplitAddressList(config.server)) {
+    auto home = std::make_unique<Home>();
+    home->index = c->homes_.size();
+    home->address = address;
+    c->homes_.push_back(std::move(home));
   }
   if (c->homes_.empty() || c->homes_.size() > kMaxShards)
     return Fail(error, DJAVA_SOS_BAD_ARGUMENT, "sos-servers '%s': give 1 to %zu addresses",

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tm_daemon.h"
+#include "wire/connection.h"
 #include "wire/ucx_channel.h"
 
 namespace {
@@ -37,15 +38,8 @@ int main(int argc, char** argv) {
     if (a == "--listen") {
       cfg.listen = v;
     } else if (a == "--sos") {
-      size_t start = 0;
-      while (start <= v.size()) {
-        size_t comma = v.find(',', start);
-        std::string one = v.substr(start, comma == std::string::npos ? std::string::npos
-                                                                      : comma - start);
-        if (!one.empty()) cfg.sos_servers.push_back(one);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
+      for (const std::string& one : djava::wire::SplitAddressList(v))
+        cfg.sos_servers.push_back(one);
     } else if (a == "--secret-file") {
       cfg.secret_file = v;
     } else if (a == "--liveness-ms") {

@@ -11,24 +11,12 @@
 
 #include "djava/monitor_client.h"
 #include "monitor_capi_internal.h"
+#include "wire/connection.h"
 #include "wire_adapter.h"
 
 using djava::wire_adapter::WriteError;
 
 namespace {
-
-std::vector<std::string> SplitCommas(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    size_t comma = s.find(',', start);
-    std::string one = s.substr(start, comma == std::string::npos ? std::string::npos
-                                                                  : comma - start);
-    if (!one.empty()) out.push_back(one);
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
-  }
-}
 
 // Names this node in other nodes' error messages ("node ... disconnected").
 std::string NodeName() {
@@ -47,7 +35,7 @@ extern "C" djava_monitor_client* djava_monitor_connect(const char* shards, const
       WriteError("null shard list or secret file", err, err_len);
       return nullptr;
     }
-    const std::vector<std::string> addresses = SplitCommas(shards);
+    const std::vector<std::string> addresses = djava::wire::SplitAddressList(shards);
     if (addresses.empty()) {
       WriteError("no sos-server shards given", err, err_len);
       return nullptr;

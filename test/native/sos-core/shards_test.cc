@@ -144,6 +144,12 @@ std::vector<djava_sos_chunk*> MakeChunks(djava_sos_client* node, size_t n, uint6
   return out;
 }
 
+std::vector<uint64_t> IdsOf(const std::vector<djava_sos_chunk*>& chunks) {
+  std::vector<uint64_t> ids;
+  for (djava_sos_chunk* c : chunks) ids.push_back(djava_sos_id(c));
+  return ids;
+}
+
 class Shards : public ::testing::TestWithParam<uint32_t> {};
 
 TEST_P(Shards, EveryShardIsHomeToItsShareAndNodesShareTheirBytes) {
@@ -181,8 +187,7 @@ TEST_P(Shards, APrefetchAcrossShardsBringsEveryChunk) {
   djava_sos_client* a = cluster.Connect("a");
   djava_sos_client* b = cluster.Connect("b");
   std::vector<djava_sos_chunk*> made = MakeChunks(a, 32, 7);
-  std::vector<uint64_t> ids;
-  for (djava_sos_chunk* c : made) ids.push_back(djava_sos_id(c));
+  const std::vector<uint64_t> ids = IdsOf(made);
   djava_sos_error e{};
   ASSERT_EQ(djava_sos_prefetch_exclusive(b, ids.data(), ids.size(), &e), DJAVA_SOS_OK)
       << e.message;
@@ -202,9 +207,7 @@ TEST_P(Shards, ANodeLeavingWritesItsChunksHomeToEveryShard) {
   Cluster cluster(GetParam());
   djava_sos_client* a = cluster.Connect("a");
   djava_sos_client* b = cluster.Connect("b");
-  std::vector<djava_sos_chunk*> made = MakeChunks(a, 32, 300);
-  std::vector<uint64_t> ids;
-  for (djava_sos_chunk* c : made) ids.push_back(djava_sos_id(c));
+  const std::vector<uint64_t> ids = IdsOf(MakeChunks(a, 32, 300));
   djava_sos_error e{};
   ASSERT_EQ(djava_sos_close(a, &e), DJAVA_SOS_OK) << e.message;
   for (size_t i = 0; i < ids.size(); i++)

@@ -623,11 +623,7 @@ oop DsoHeap::replica_of(JavaThread* current, uint64_t program, uint64_t id,
     // compilers see the class initialized (dsoClassInit.hpp).
     ik->link_class(CHECK_NULL);
     fresh = ik->allocate_instance(CHECK_NULL);
-    {
-      Handle kept(current, fresh);
-      DsoClassInit::replica_made(current, ik);  // initialized off this decode
-      fresh = kept();
-    }
+    DsoClassInit::replica_made(current, ik);  // initialized off this decode; no safepoint
     if (ik->is_subclass_of(vmClasses::Thread_klass())) {
       Handle thread(current, fresh);
       DsoThreads::init_node_local_fields(current, thread, CHECK_NULL);
