@@ -193,7 +193,10 @@ std::string MonitorTable::Query(NodeId node, ObjectId obj, ThreadRef /*t*/, uint
     e.owner_java_thread = m->owned && !m->leased ? m->owner_java_thread : 0;
     // A notified acquirer re-entering keeps its place in line: it is one of
     // the synchronizer's queued threads, as an AQS node stays queued while
-    // its thread re-checks, so it is reported with its wait set's key.
+    // its thread re-checks, so it is reported with its wait set's key; so is
+    // the owner granted the monitor for that check (first: it was ahead),
+    // until it releases or waits again.
+    if (m->owned && m->in_line_owner.key != 0) e.waiters.push_back(m->in_line_owner);
     for (const Request& r : m->entry) {
       if (r.signal()) continue;
       if (r.place != kNotInLine && r.reason == Wake::kNotified) {
@@ -408,7 +411,10 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
   m->owner_thread = r.thread;
   m->owner_java_thread = r.java_thread;
   m->recall_sent = false;
-  m->leased = MayLease(*m, now);
+  const bool in_line = r.place != kNotInLine && r.reason == Wake::kNotified && r.key != 0;
+  m->in_line_owner = in_line ? QueuedWaiter{r.key, r.java_thread, r.thread} : QueuedWaiter();
+  // Not leased, so its release comes here and ends its report in Query.
+  m->leased = !in_line && MayLease(*m, now);
   Event e{Event::kGranted};
   e.node = r.node;
   e.object = obj;
@@ -464,6 +470,7 @@ void MonitorTable::Release(ObjectId obj, Monitor* m, TimeNs now, std::vector<Eve
   m->owned = false;
   m->leased = false;
   m->owner_java_thread = 0;
+  m->in_line_owner = QueuedWaiter();
   m->recall_sent = false;
   Settle(obj, m, now, out);
 }

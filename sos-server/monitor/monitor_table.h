@@ -169,7 +169,8 @@ class MonitorTable {
   // Answers at once with kQueue: the owner, the threads queued to enter
   // (not Signals) in the order they will be served, and the waiters with a
   // key other than 0, longest waiting first, after the notified waiters in
-  // line that are queued to re-enter (still in line: with their keys).
+  // line that are queued to re-enter or own the monitor to check again
+  // (still in line: with their keys).
   // Needs no ownership; changes nothing.
   std::string Query(NodeId node, ObjectId obj, ThreadRef t, uint64_t nonce,
                     std::vector<Event>* out);
@@ -233,6 +234,9 @@ class MonitorTable {
     NodeId owner_node = 0;
     ThreadRef owner_thread;     // meaningful when owned && !leased
     uint64_t owner_java_thread = 0;  // likewise
+    // The owner when it was granted as a notified waiter in line, until it
+    // releases or waits again: still queued (key 0: not so granted).
+    QueuedWaiter in_line_owner;
     bool recall_sent = false;
     TimeNs last_recall = INT64_MIN / 2;
     std::deque<Request> entry;  // enters and signals, FIFO: no starvation

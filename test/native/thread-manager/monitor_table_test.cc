@@ -888,6 +888,48 @@ TEST_F(LeaseTest, QueryOfALeasedMonitorReportsAnUnknownOwner) {
   EXPECT_EQ(102u, ev[0].entering[0].java_thread);
 }
 
+TEST_F(LeaseTest, TheOwnerGrantedAsAWokenAcquirerIsReportedInLineUntilItLeaves) {
+  // T1 waits in line (key 1) and is woken to check again. While it holds
+  // the monitor for that check it is in no wait set, but still one of the
+  // synchronizer's queued threads (an AQS node stays queued while its
+  // thread re-checks). Its grant has no lease, so the service sees it leave.
+  table_.Enter(1, kObj, T(1), now_, &out_, 101);
+  ExpectGrant(1, T(1), Wake::kAcquired, true);
+  table_.Wait(1, kObj, T(1), 1, 101, kNoDeadline, now_, &out_, kNewPlace);
+  Take();
+  table_.Signal(2, kObj, T(9), 1, false, 0, now_, &out_);
+  Event g = TakeGrant(&out_);
+  EXPECT_EQ(T(1), g.thread);
+  EXPECT_FALSE(g.lease);
+  auto query = [this](uint64_t nonce) {
+    table_.Query(3, kObj, T(4), nonce, &out_);
+    auto ev = Take();
+    EXPECT_EQ(1u, ev.size());
+    return ev[0];
+  };
+  Event q = query(1);
+  ASSERT_EQ(1u, q.waiters.size());
+  EXPECT_EQ(1u, q.waiters[0].key);
+  EXPECT_EQ(101u, q.waiters[0].java_thread);
+  EXPECT_EQ(101u, q.owner_java_thread);
+  // Its check fails: it waits again, reported once.
+  table_.Wait(1, kObj, T(1), 1, 101, kNoDeadline, now_, &out_, g.place);
+  EXPECT_EQ(1u, query(2).waiters.size());
+  // Woken again, it acquires and leaves the monitor: no longer in line.
+  table_.Signal(2, kObj, T(9), 1, false, 0, now_, &out_);
+  TakeGrant(&out_);
+  EXPECT_EQ(1u, query(3).waiters.size());
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  Take();
+  q = query(4);
+  EXPECT_TRUE(q.waiters.empty());
+  EXPECT_FALSE(q.owned);
+  // A plain enter is not in line, and may have its lease again.
+  table_.Enter(1, kObj, T(1), now_, &out_, 101);
+  ExpectGrant(1, T(1), Wake::kAcquired, true);
+  EXPECT_TRUE(query(5).waiters.empty());
+}
+
 // ---- failures ----------------------------------------------------------------
 
 TEST_F(MonitorTableTest, NodeDeathHoldingLockFailsProgramAndWakesEveryone) {
