@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Arrays in blocks (issue 19): what a cached access to an array kept in
 blocks costs against the same loop on a local array, on djava's server VM
-(every node compiles with C1) and on Zero, from BlockArrayMicro: an int[]
+(every node compiles with C1, or with C1 and C2: server-c2) and on Zero,
+from BlockArrayMicro: an int[]
 of 64 Ki elements (32 blocks of 8 KiB) written and read sequentially, local,
 shared with every block here (M for writes, S for reads), and a shared
 int[1000] kept whole for comparison. Median ns per iteration over rounds;
@@ -19,7 +20,9 @@ import common
 
 ROWS = ["int-array-write", "int-array-read"]
 COLUMNS = ["local", "cached", "whole"]
-VMS = {"server": "-server", "zero": "-zero"}
+VMS = {"server": ["-server"],
+       "server-c2": ["-server", "-XX:+UnlockExperimentalVMOptions", "-XX:+DjavaCompileWithC2"],
+       "zero": ["-zero"]}
 
 
 def measure(rounds, iterations):
@@ -28,10 +31,10 @@ def measure(rounds, iterations):
     with tempfile.TemporaryDirectory() as classes:
         common.compile_java(classes, "BlockArrayMicro")
         for r in range(rounds):
-            for vm, option in VMS.items():
+            for vm, options in VMS.items():
                 # Zero runs the loops some 20x slower: a tenth of the iterations.
-                n = iterations if vm == "server" else max(iterations // 10, 1000)
-                out = common.run_djava(classes, "BlockArrayMicro", n, vm_options=[option])
+                n = iterations if vm != "zero" else max(iterations // 10, 1000)
+                out = common.run_djava(classes, "BlockArrayMicro", n, vm_options=options)
                 for line in out.splitlines():
                     row, column, ns = line.split()
                     samples[vm][row][column].append(float(ns))

@@ -183,7 +183,9 @@ static int popped_slots(GraphKit* kit, BasicType type) {
 // write announced in the thread's slot and finding M), else 0. NULL if
 // the access has no inline test: a write that must pin its copy
 // (without membarrier), a read of Thread.threadStatus (the runtime's).
-static Node* cached_test(GraphKit* kit, Node* mark, int kind) {
+// `offset`: an element's offset in its array (NULL: not an element), by
+// which an array in blocks finds its block's word.
+static Node* cached_test(GraphKit* kit, Node* mark, int kind, Node* offset) {
   const bool is_write = (kind & DsoCompiledAccess::write) != 0;
   // A dynamic access may be a mirror's own field or Thread.threadStatus:
   // the stub tells.
@@ -198,20 +200,51 @@ static Node* cached_test(GraphKit* kit, Node* mark, int kind) {
   Node* index = gvn.transform(new AndLNode(
       gvn.transform(new URShiftLNode(mark, kit->intcon(DsoMark::index_shift))),
       kit->longcon(DsoMark::max_index)));
-  Node* word_offset = gvn.transform(new AddLNode(
-      gvn.transform(new MulLNode(index, kit->longcon(sizeof(DsoReplica)))),
-      kit->longcon(offset_of(DsoReplica, _word))));
+  Node* entry_offset = gvn.transform(new MulLNode(index, kit->longcon(sizeof(DsoReplica))));
   Node* table = kit->makecon(TypeRawPtr::make((address)DsoReplicaTable::entries_addr()));
 
   IdealKit ideal(kit, true);
 #define __ ideal.
   IdealVariable hit(ideal);
+  IdealVariable word_of_copy(ideal);
   __ declarations_done();
   __ set(hit, __ ConI(0));
   Node* entries = __ load(__ ctrl(), table, TypeRawPtr::NOTNULL, T_ADDRESS, raw);
-  Node* word = __ load(__ ctrl(), __ AddP(__ top(), entries, word_offset), TypeRawPtr::BOTTOM,
-                       T_ADDRESS, raw);
-  // No word: no cache here, or an array in blocks (the stub finds the block).
+  Node* entry = __ AddP(__ top(), entries, entry_offset);
+  __ set(word_of_copy, __ load(__ ctrl(), __ AddP(__ top(), entry, __ ConX(offset_of(DsoReplica, _word))),
+                               TypeRawPtr::BOTTOM, T_ADDRESS, raw));
+  if (offset != NULL) {
+    // No word: no cache here (the stub refuses), or an array in blocks:
+    // the word of the block holding the element, if this node has looked
+    // its chunk up (DsoBlocks::set_chunk), else the stub.
+    __ if_then(__ value(word_of_copy), BoolTest::eq, kit->null(), PROB_UNLIKELY_MAG(1)); {
+      Node* blocks = __ load(__ ctrl(), __ AddP(__ top(), entry, __ ConX(offset_of(DsoReplica, _blocks))),
+                             TypeRawPtr::BOTTOM, T_ADDRESS, raw);
+      __ if_then(blocks, BoolTest::ne, kit->null(), PROB_LIKELY_MAG(1)); {
+        Node* base = __ load(__ ctrl(), __ AddP(__ top(), blocks, __ ConX(offset_of(DsoBlocks, _base))),
+                             TypeInt::INT, T_INT, raw);
+        Node* shift = __ load(__ ctrl(), __ AddP(__ top(), blocks, __ ConX(offset_of(DsoBlocks, _byte_shift))),
+                              TypeInt::INT, T_INT, raw);
+        Node* count = __ load(__ ctrl(), __ AddP(__ top(), blocks, __ ConX(offset_of(DsoBlocks, _count))),
+                              TypeInt::INT, T_INT, raw);
+        // 32 bits: an element's offset from element 0 is below 2^31, and a
+        // block holds at least two bytes, so the block's number is never
+        // negative (and below _count for an element the range check let
+        // through; the test keeps a wrong number from reading past _words).
+        Node* from_first = __ SubI(gvn.transform(new ConvL2INode(offset)), base);
+        Node* block = gvn.transform(new URShiftINode(from_first, shift));
+        __ if_then(block, BoolTest::lt, count, PROB_LIKELY_MAG(3)); {
+          Node* words = __ load(__ ctrl(), __ AddP(__ top(), blocks, __ ConX(offset_of(DsoBlocks, _words))),
+                                TypeRawPtr::NOTNULL, T_ADDRESS, raw);
+          Node* at = gvn.transform(new LShiftLNode(gvn.transform(new ConvI2LNode(block)),
+                                                   kit->intcon(LogBytesPerWord)));
+          __ set(word_of_copy, __ load(__ ctrl(), __ AddP(__ top(), words, at), TypeRawPtr::BOTTOM,
+                                       T_ADDRESS, raw));
+        } __ end_if();
+      } __ end_if();
+    } __ end_if();
+  }
+  Node* word = __ value(word_of_copy);
   __ if_then(word, BoolTest::ne, kit->null(), PROB_LIKELY_MAG(3)); {
     Node* slot = NULL;
     if (is_write) {
@@ -309,7 +342,8 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   {
     PreserveJVMState replica(kit);
     kit->set_control(shared_ctl);
-    Node* hit = cached_test(kit, mark, kind);
+    Node* hit = cached_test(kit, mark, kind,
+                            (kind & DsoCompiledAccess::indexed) != 0 ? offset : NULL);
     Node* miss_ctl = kit->control();
     Node* hit_ctl = kit->top();
     if (hit != NULL) {
