@@ -7,12 +7,23 @@
 #include "classfile/javaClasses.hpp"
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
+#include "code/compiledMethod.hpp"
+#include "compiler/compilerDefinitions.hpp"
+#include "compiler/oopMap.hpp"
 #include "dso/dsoFence.hpp"
+#include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
+#include "dso/dsoReplicaTable.hpp"
 #include "logging/log.hpp"
+#include "memory/iterator.hpp"
 #include "memory/resourceArea.hpp"
 #include "memory/universe.hpp"
+#include "oops/compressedOops.inline.hpp"
+#include "oops/oop.inline.hpp"
 #include "runtime/atomic.hpp"
+#include "runtime/deoptimization.hpp"
+#include "runtime/frame.inline.hpp"
+#include "runtime/stackFrameStream.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/handshake.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
@@ -26,6 +37,8 @@ volatile uint64_t DsoFence::_started = 0;
 volatile uint64_t DsoFence::_completed = 0;
 volatile uint64_t DsoFence::_requested = 0;
 volatile uint64_t DsoFence::_flushes_waited = 0;
+volatile uint64_t DsoFence::_frames_deoptimized = 0;
+bool DsoFence::_walks_compiled_frames = false;
 Monitor* DsoFence::_monitor = NULL;
 
 // A flush put off for a fence since the fence thread last told sos-client.
@@ -35,20 +48,78 @@ static char last_in_critical[64] = "";
 
 namespace {
 
+// Whether a frame of C2's code holds an object published since the last
+// fence: tagged, and its first flush still waiting for a fence. C2 tests a
+// field's or an element's object once and may keep the outcome across
+// safepoints (dsoBarrierSetC2.cpp); the object's reference is live in the
+// frame for as long as the access it guards is to come.
+class PublishedObjectFinder : public OopClosure {
+ public:
+  explicit PublishedObjectFinder(JavaThread* thread) : _thread(thread), _found(false) {}
+  virtual void do_oop(oop* p) { check(*p); }
+  virtual void do_oop(narrowOop* p) { check(CompressedOops::decode(*p)); }
+  bool found() const { return _found; }
+
+ private:
+  void check(oop obj) {
+    if (_found || obj == NULL) {
+      return;
+    }
+    markWord mark = obj->mark();
+    // Thread.start() publishes its thread locked: the tag is in the
+    // starter's lock record, which the stopped thread cannot change.
+    if (mark.has_locker() && _thread->is_lock_owned((address)mark.locker())) {
+      mark = mark.displaced_mark_helper();
+    }
+    if (!DsoMark::is_shared(mark)) {
+      return;
+    }
+    uint64_t stamp = Atomic::load_acquire(&DsoReplicaTable::entry(DsoMark::index(mark))->_fence_stamp);
+    _found = stamp != 0 && !DsoFence::passed(stamp);
+  }
+
+  JavaThread* _thread;
+  bool _found;
+};
+
 // Each thread passes it between bytecodes or outside Java and VM code;
 // one inside a JNI critical region may still write a local array it holds.
+// A frame of C2's code that holds an object the fence publishes is
+// deoptimized: it may have tested the object local before its tag.
 class FenceClosure : public HandshakeClosure {
  public:
   FenceClosure() : HandshakeClosure("DsoFence"), _in_critical(0) {}
   void do_thread(Thread* thread) {
-    if (thread->as_Java_thread()->in_critical()) {
+    JavaThread* jt = thread->as_Java_thread();
+    if (jt->in_critical()) {
       Atomic::inc(&_in_critical);
       ResourceMark rm;
       jio_snprintf(last_in_critical, sizeof(last_in_critical), "%s", thread->name());
     }
+    if (DsoFence::walks_compiled_frames() && jt->has_last_Java_frame()) {
+      deoptimize_publishing_frames(jt);
+    }
   }
   bool any_in_critical() const { return Atomic::load(&_in_critical) > 0; }
+
  private:
+  static void deoptimize_publishing_frames(JavaThread* jt) {
+    for (StackFrameStream fst(jt, true /* update */, true /* process_frames */); !fst.is_done();
+         fst.next()) {
+      frame* fr = fst.current();
+      if (!fr->is_compiled_frame() || fr->is_deoptimized_frame() ||
+          !fr->cb()->as_compiled_method()->is_compiled_by_c2()) {
+        continue;
+      }
+      PublishedObjectFinder finder(jt);
+      OopMapSet::oops_do(fr, fst.register_map(), &finder, DerivedPointerIterationMode::_ignore);
+      if (finder.found()) {
+        Deoptimization::deoptimize(jt, *fr);
+        DsoFence::note_frame_deoptimized();
+      }
+    }
+  }
+
   volatile int _in_critical;
 };
 
@@ -145,6 +216,7 @@ void DsoFence::thread_entry(JavaThread* self, JavaThread* THREAD) {
 }
 
 void DsoFence::start(JavaThread* current) {
+  _walks_compiled_frames = CompilerConfig::is_c2_enabled();
   _monitor = new Monitor(Mutex::leaf, "DsoFence_lock", true, Mutex::_safepoint_check_never);
   DsoNode::start_daemon(current, "djava fence", &thread_entry);
 }

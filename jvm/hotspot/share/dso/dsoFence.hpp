@@ -24,12 +24,19 @@
  * before then answers DJAVA_SOS_PRODUCE_LATER (a produce callback holds a
  * chunk's mutex and must not wait for other threads); when the fence
  * completes, the fence thread tells sos-client to retry at once.
+ *
+ * C2's code tests an object once where the interpreter and C1 test it at
+ * every access: it may keep a field's or an element's outcome "local"
+ * across safepoints, out of a loop (dsoBarrierSetC2.cpp). So the fence
+ * also deoptimizes every frame of C2's code that holds an object awaiting
+ * it; the frame goes on in the interpreter, which tests again.
  */
 
 #ifndef SHARE_DSO_DSOFENCE_HPP
 #define SHARE_DSO_DSOFENCE_HPP
 
 #include "memory/allStatic.hpp"
+#include "runtime/atomic.hpp"
 #include "utilities/globalDefinitions.hpp"
 
 class JavaThread;
@@ -62,6 +69,11 @@ class DsoFence : AllStatic {
   // Fences completed, and flushes that waited for one (statistics).
   static uint64_t fences_run() { return _completed; }
   static uint64_t flushes_waited() { return _flushes_waited; }
+  // Frames of C2's code a fence deoptimized (statistics), and whether
+  // fences look for them (this node compiles with C2).
+  static uint64_t frames_deoptimized() { return Atomic::load(&_frames_deoptimized); }
+  static void note_frame_deoptimized() { Atomic::inc(&_frames_deoptimized); }
+  static bool walks_compiled_frames() { return _walks_compiled_frames; }
 
  private:
   static void thread_entry(JavaThread* self, JavaThread* THREAD);
@@ -71,6 +83,8 @@ class DsoFence : AllStatic {
   static volatile uint64_t _completed;  // the last one completed
   static volatile uint64_t _requested;  // the fence requests wait for
   static volatile uint64_t _flushes_waited;
+  static volatile uint64_t _frames_deoptimized;
+  static bool _walks_compiled_frames;
   static Monitor* _monitor;             // the fence thread waits on it
 };
 

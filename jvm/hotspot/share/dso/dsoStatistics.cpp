@@ -413,6 +413,10 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
                  "thread (a newly shared object's first; fences run: " UINT64_FORMAT ")",
                  DsoFence::flushes_waited(), DsoFence::fences_run());
   }
+  if (DsoFence::frames_deoptimized() > 0) {
+    st->print_cr("  frames of C2's code deoptimized by fences (they held an object being "
+                 "published): " UINT64_FORMAT, DsoFence::frames_deoptimized());
+  }
   if (rows.is_empty()) {
     return;
   }

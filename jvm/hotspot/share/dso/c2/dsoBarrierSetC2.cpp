@@ -249,12 +249,13 @@ static Node* cached_test(GraphKit* kit, Node* mark, int kind, Node* offset) {
     Node* slot = NULL;
     if (is_write) {
       // Announce the store, then test the word. The barrier keeps the
-      // compiler from swapping them; the revoker's membarrier() orders
-      // them in the CPUs.
+      // compiler from swapping them (both are raw memory's, so it orders
+      // that slice alone); the revoker's membarrier() orders them in the
+      // CPUs.
       slot = __ AddP(__ top(), __ thread(), __ ConX(in_bytes(JavaThread::dso_inline_write_offset())));
       __ store(__ ctrl(), slot, word, T_ADDRESS, raw, MemNode::unordered);
       kit->sync_kit(ideal);
-      kit->insert_mem_bar(Op_MemBarCPUOrder);
+      kit->insert_mem_bar_volatile(Op_MemBarCPUOrder, raw);
       __ sync_kit(kit);
     }
     // Pinned below the tests before it: never commoned with another
@@ -285,10 +286,10 @@ static Node* cached_test(GraphKit* kit, Node* mark, int kind, Node* offset) {
   return result;
 }
 
-void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
+Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   GraphKit* kit = access.kit();
   if (kit->stopped()) {
-    return;
+    return NULL;
   }
   PhaseGVN& gvn = kit->gvn();
   Node* obj = access.base();
@@ -308,9 +309,23 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
     obj->init_req(0, kit->control());
   }
 
+  // A field's or an element's check may share its load of the mark with
+  // the object's other checks, and leave a loop with it (C2 then versions
+  // the loop for a local object, without checks): a local object turns
+  // shared only when published, and the publication's fence deoptimizes
+  // every frame of C2's code holding an object it publishes (dsoFence.cpp,
+  // docs/HEAP.md). Not a mirror's (a class's statics become shared at its
+  // definition, with no fence) nor Unsafe's.
+  const TypeInstPtr* inst = gvn.type(obj)->isa_instptr();
+  const bool mirror = inst != NULL && inst->klass() == kit->env()->Class_klass();
+  // Free of control (the object is not null, and its cast hangs on its
+  // null check), so that one load serves every check of the object until
+  // memory changes (a call, a barrier).
+  const bool shareable = !dynamic && !mirror && !TypePtr::NULL_PTR->higher_equal(gvn.type(obj));
   Node* mark_adr = kit->basic_plus_adr(obj, oopDesc::mark_offset_in_bytes());
-  Node* mark = kit->make_load(kit->control(), mark_adr, TypeLong::LONG, T_LONG,
-                              MemNode::unordered, LoadNode::Pinned);
+  Node* mark = kit->make_load(shareable ? NULL : kit->control(), mark_adr, TypeLong::LONG, T_LONG,
+                              MemNode::unordered,
+                              shareable ? LoadNode::DependsOnlyOnTest : LoadNode::Pinned);
   Node* cmp = gvn.transform(new CmpLNode(mark, kit->longcon(0)));
   Node* shared = gvn.transform(new BoolNode(cmp, BoolTest::lt));
   IfNode* iff = kit->create_and_map_if(kit->control(), shared, PROB_UNLIKELY_MAG(5), COUNT_UNKNOWN);
@@ -331,11 +346,14 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   }
 
   // Three ways to the access: a local object; a replica whose copy passed
-  // the cached test; a replica after the stub. Merged as
-  // Parse::call_register_finalizer merges: control, i_o and all of memory
-  // (the test and the call change the raw slice only, and IGVN splits the
-  // memory phi per slice).
+  // the cached test; a replica after the stub. Merged: control, i_o and
+  // raw memory, the only slice the test and the stub change (the stub's
+  // fill of a replica is not one of the Java heap's slices: see the
+  // header). Every other slice stays the one before the check, so the
+  // check keeps no load of the heap in a loop, the mark's included (a
+  // phi of all of memory would: IGVN does not split one per slice).
   enum { local_path = 1, cached_path, stub_path, native_path, paths };
+  const int raw = Compile::AliasIdxRaw;
   Node* ctl[paths];
   Node* io[paths];
   Node* mem[paths];
@@ -374,15 +392,15 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
       kit->make_slow_call_ex(call, kit->env()->Throwable_klass(), false, /* deoptimize */ true);
       ctl[stub_path] = kit->control();
       io[stub_path] = kit->i_o();
-      mem[stub_path] = kit->reset_memory();
+      mem[stub_path] = kit->memory(raw);
     }
     ctl[cached_path] = hit_ctl;
     io[cached_path] = hit != NULL ? kit->i_o() : kit->top();
-    mem[cached_path] = hit != NULL ? kit->reset_memory() : kit->top();
+    mem[cached_path] = hit != NULL ? kit->memory(raw) : kit->top();
   }
   ctl[local_path] = local_ctl;
   io[local_path] = kit->i_o();
-  mem[local_path] = kit->reset_memory();
+  mem[local_path] = kit->memory(raw);
   // Native memory's path left before the mark's load: as the local one.
   ctl[native_path] = native_ctl;
   io[native_path] = native_ctl != kit->top() ? io[local_path] : kit->top();
@@ -391,18 +409,20 @@ void DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   RegionNode* region = new RegionNode(paths);
   kit->record_for_igvn(region);
   PhiNode* io_phi = new PhiNode(region, Type::ABIO);
-  PhiNode* mem_phi = new PhiNode(region, Type::MEMORY, TypePtr::BOTTOM);
+  PhiNode* raw_phi = new PhiNode(region, Type::MEMORY, TypeRawPtr::BOTTOM);
   for (int i = local_path; i < paths; i++) {
     region->init_req(i, ctl[i]);
     io_phi->init_req(i, io[i]);
-    mem_phi->init_req(i, mem[i]);
+    raw_phi->init_req(i, mem[i]);
   }
-  kit->set_all_memory(gvn.transform(mem_phi));
-  kit->set_i_o(gvn.transform(io_phi));
   kit->set_control(gvn.transform(region));
+  kit->set_i_o(gvn.transform(io_phi));
+  kit->set_memory(gvn.transform(raw_phi), raw);
   if (dynamic) {
     readdress(access);
   }
+  // A native path has no mark.
+  return native_ctl == kit->top() ? mark : NULL;
 }
 
 // An Unsafe access whose base may be null or an object addresses raw memory:
@@ -437,7 +457,7 @@ void DsoBarrierSetC2::readdress(C2ParseAccess& access) {
 // After a store: the thread's write slot is empty unless the write
 // announced itself (withdrawn here, after the store) or pinned its copy
 // (the leaf unpins it).
-void DsoBarrierSetC2::end_write(C2ParseAccess& access) {
+void DsoBarrierSetC2::end_write(C2ParseAccess& access, Node* store, Node* mark) {
   GraphKit* kit = access.kit();
   if (kit->stopped()) {
     return;
@@ -445,6 +465,11 @@ void DsoBarrierSetC2::end_write(C2ParseAccess& access) {
   PhaseGVN& gvn = kit->gvn();
   IdealKit ideal(kit, true);
 #define __ ideal.
+  // Only a replica's write announces or pins (the check's mark tells):
+  // code versioned for a local object keeps no test of the slot.
+  if (mark != NULL) {
+    __ if_then(mark, BoolTest::lt, kit->longcon(0), PROB_UNLIKELY_MAG(5));
+  }
   Node* thread = __ thread();
   Node* slot = __ AddP(__ top(), thread, __ ConX(in_bytes(JavaThread::dso_inline_write_offset())));
   Node* began = __ load(__ ctrl(), slot, TypeX_X, TypeX_X->basic_type(), Compile::AliasIdxRaw);
@@ -452,9 +477,15 @@ void DsoBarrierSetC2::end_write(C2ParseAccess& access) {
     Node* pinned = gvn.transform(new AndXNode(began, __ ConX(DsoInterpreter::pinned_mark)));
     __ if_then(pinned, BoolTest::eq, __ ConX(0), PROB_LIKELY_MAG(1)); {
       // Withdrawn after the store: the barrier keeps the compiler from
-      // moving it up (x86 keeps stores in order).
+      // moving it up (x86 keeps stores in order). With the store as its
+      // precedent it orders raw memory alone, so that no other slice
+      // changes in a loop with a checked store.
       kit->sync_kit(ideal);
-      kit->insert_mem_bar(Op_MemBarRelease);
+      if (store != NULL) {
+        kit->insert_mem_bar_volatile(Op_MemBarRelease, Compile::AliasIdxRaw, store);
+      } else {
+        kit->insert_mem_bar(Op_MemBarRelease);
+      }
       __ sync_kit(kit);
       __ store(__ ctrl(), slot, __ ConX(0), TypeX_X->basic_type(), Compile::AliasIdxRaw,
                MemNode::unordered);
@@ -468,6 +499,9 @@ void DsoBarrierSetC2::end_write(C2ParseAccess& access) {
       __ sync_kit(kit);
     } __ end_if();
   } __ end_if();
+  if (mark != NULL) {
+    __ end_if();
+  }
   kit->final_sync(ideal);
 #undef __
 }
@@ -485,12 +519,13 @@ Node* DsoBarrierSetC2::load_at(C2Access& access, const Type* val_type) const {
 
 Node* DsoBarrierSetC2::store_at(C2Access& access, C2AccessValue& val) const {
   int kind = check_kind_or_refuse(access);
+  Node* mark = NULL;
   if (kind >= 0) {
-    check(static_cast<C2ParseAccess&>(access), kind);
+    mark = check(static_cast<C2ParseAccess&>(access), kind);
   }
   Node* store = CardTableBarrierSetC2::store_at(access, val);
   if (kind >= 0) {
-    end_write(static_cast<C2ParseAccess&>(access));
+    end_write(static_cast<C2ParseAccess&>(access), store, mark);
   }
   return store;
 }
@@ -505,7 +540,7 @@ static Node* checked_atomic(C2AtomicParseAccess& access, int kind, Op op) {
   Node* result = op();
   if (kind >= 0) {
     // The value is the kit's after the end: it is the atomic's result.
-    DsoBarrierSetC2::end_write(access);
+    DsoBarrierSetC2::end_write(access, NULL, NULL);
   }
   return result;
 }

@@ -6,7 +6,7 @@
  * C2_DSO_BYTECODE, patches/0031). Before the access this part puts into the
  * graph:
  *
- *   mark = LoadL [obj]              pinned to the access's control
+ *   mark = LoadL [obj]              free of control (see below)
  *   if (mark < 0)                   unlikely: a replica (dsoMark.hpp)
  *     cached test                   its entry's state word, as in C1's stub
  *     if (miss)
@@ -25,19 +25,30 @@
  * deoptimized while the thread waits re-executes the bytecode in the
  * interpreter, which checks again, and an exception (a refusal) goes to an
  * uncommon trap that does the same, so that the interpreter throws it. The
- * call's memory effects are raw only: the Java slices pass through the
- * check untouched, so alias analysis is not pessimized; each checked load
- * is pinned below its own check, so it reads memory after the check and is
- * never commoned with a load above it.
+ * test's and the call's memory effects are raw only, and the check merges
+ * raw memory alone: the Java slices pass through it untouched, so alias
+ * analysis is not pessimized and loads of the heap may still leave loops;
+ * each checked load is pinned below its own check, so it reads memory
+ * after the check and is never commoned with a load above it.
  *
- * After a store: the thread's write slot is empty unless the write
- * announced or pinned (one load and compare); an announcement is withdrawn
- * inline, behind a release barrier; a pin is ended by a leaf call.
+ * After a store of a replica (the check's mark tells): the thread's write
+ * slot is empty unless the write announced or pinned (one load and
+ * compare); an announcement is withdrawn inline, behind a release barrier
+ * on raw memory that follows the store; a pin is ended by a leaf call.
  *
- * No safepoint lies between a check and its access: C2 polls at loop back
- * edges, returns and calls, and the check's merge leads straight to the
- * access. Counted loops poll too on a node (UseCountedLoopSafepoints, so
- * that a publication fence never waits for a long loop to end).
+ * The mark of a field's or an element's object is one load for all of the
+ * object's checks until memory changes (a call, a barrier), and leaves
+ * loops: C2 then versions a loop whose objects are invariant, one copy for
+ * local objects with no check at all. A local object may turn shared at a
+ * safepoint in such a stretch (a publication's fence), which is why the
+ * fence deoptimizes every frame of C2's code holding an object it
+ * publishes (dsoFence.hpp); the frame goes on in the interpreter, which
+ * tests again. A mirror's mark (statics become shared without a fence) and
+ * Unsafe's are loaded at each access, below the test for a null base.
+ * Between a check and its access no safepoint lies: the check's merge leads
+ * straight to the access. Counted loops poll on a node
+ * (UseCountedLoopSafepoints, strip mined, so that a fence never waits for a
+ * long loop to end).
  *
  * Not checked: java.lang.Class's own fields (each node's; a mirror's
  * statics are checked); weak and phantom loads (Reference.get is compiled
@@ -96,9 +107,13 @@ class DsoBarrierSetC2 : public CardTableBarrierSetC2 {
   // The dso_access stub, made with OptoRuntime's others (patches/0031).
   static bool generate_stubs(ciEnv* env);
 
-  // The check before an access of kind `kind`, and the end of a write.
-  static void check(C2ParseAccess& access, int kind);
-  static void end_write(C2ParseAccess& access);
+  // The check before an access of kind `kind`: the object's mark it
+  // tested (NULL: none, or some paths have none), and the end of a write
+  // (`store`: the write's store, which the end follows; NULL: an atomic's,
+  // which the end follows as all of memory does; `mark`: the check's, the
+  // end then only for a replica).
+  static Node* check(C2ParseAccess& access, int kind);
+  static void end_write(C2ParseAccess& access, Node* store, Node* mark);
 
  private:
   // The check an access needs: a DsoCompiledAccess::Kind, no_check, or
