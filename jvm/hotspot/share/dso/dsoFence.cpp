@@ -8,12 +8,14 @@
 #include "classfile/vmClasses.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "code/compiledMethod.hpp"
+#include "code/scopeDesc.hpp"
 #include "compiler/compilerDefinitions.hpp"
 #include "compiler/oopMap.hpp"
 #include "dso/dsoFence.hpp"
 #include "dso/dsoMark.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "interpreter/bytecodes.hpp"
 #include "logging/log.hpp"
 #include "memory/iterator.hpp"
 #include "memory/resourceArea.hpp"
@@ -23,7 +25,6 @@
 #include "runtime/atomic.hpp"
 #include "runtime/deoptimization.hpp"
 #include "runtime/frame.inline.hpp"
-#include "runtime/stackFrameStream.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/handshake.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
@@ -31,6 +32,8 @@
 #include "runtime/mutex.hpp"
 #include "runtime/mutexLocker.hpp"
 #include "runtime/orderAccess.hpp"
+#include "runtime/sharedRuntime.hpp"
+#include "runtime/stackFrameStream.inline.hpp"
 #include "runtime/thread.inline.hpp"
 
 volatile uint64_t DsoFence::_started = 0;
@@ -103,12 +106,49 @@ class FenceClosure : public HandshakeClosure {
   bool any_in_critical() const { return Atomic::load(&_in_critical) > 0; }
 
  private:
+  // Whether a frame of C2's code is stopped at a call of a Java method: the
+  // call makes all of memory new, so no test from before it is used after
+  // it, and the frame needs no deoptimization. Elsewhere (a loop's poll, a
+  // runtime stub's call: dso_access, an allocation's slow path, which
+  // change raw memory alone) a test from before may still be used.
+  static bool at_java_call(frame* fr) {
+    CompiledMethod* cm = fr->cb()->as_compiled_method();
+    if (cm->is_at_poll_or_poll_return(fr->pc())) {
+      return false;  // a loop's poll (a return's was left out before)
+    }
+    ScopeDesc* scope = cm->scope_desc_at(fr->pc());
+    if (scope->should_reexecute()) {
+      return false;  // a runtime call that re-executes its bytecode (dso_access)
+    }
+    return Bytecodes::is_invoke(scope->method()->java_code_at(scope->bci()));
+  }
+
+  // Whether a frame's callee is deoptimizing it already (an uncommon trap,
+  // or the unpacking of a deoptimization): patching it again would break
+  // that. The interpreter it becomes tests at every access.
+  static bool being_deoptimized(const CodeBlob* callee) {
+    return callee != NULL && (callee == SharedRuntime::deopt_blob()
+                              COMPILER2_PRESENT(|| callee == SharedRuntime::uncommon_trap_blob()));
+  }
+
   static void deoptimize_publishing_frames(JavaThread* jt) {
+    const CodeBlob* above = NULL;  // the code of the frame the last one called
     for (StackFrameStream fst(jt, true /* update */, true /* process_frames */); !fst.is_done();
          fst.next()) {
       frame* fr = fst.current();
+      const CodeBlob* callee = above;
+      above = fr->cb();
       if (!fr->is_compiled_frame() || fr->is_deoptimized_frame() ||
-          !fr->cb()->as_compiled_method()->is_compiled_by_c2()) {
+          !fr->cb()->as_compiled_method()->is_compiled_by_c2() || being_deoptimized(callee)) {
+        continue;
+      }
+      // At a return's poll the frame is popped already: only its return is
+      // left (frame::can_be_deoptimized).
+      if (!fr->can_be_deoptimized()) {
+        continue;
+      }
+      ResourceMark rm;
+      if (at_java_call(fr)) {
         continue;
       }
       PublishedObjectFinder finder(jt);

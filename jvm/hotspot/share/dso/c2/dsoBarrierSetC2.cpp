@@ -84,6 +84,20 @@ static bool never_shared(PhaseGVN& gvn, Node* base, Node* ctl = NULL) {
   return type != NULL && type->klass() == Compile::current()->env()->String_klass();
 }
 
+// The offset in `base` of an address made from it by AddPs (an element's:
+// the header plus the scaled index), as the sum of their offsets: numbers
+// only, so it stays right wherever C2 places it, across safepoints where GC
+// moves the object. NULL if the address is not made from base.
+static Node* offset_in_object(PhaseGVN& gvn, Node* adr, Node* base) {
+  Node* offset = NULL;
+  while (adr->is_AddP() && adr->in(AddPNode::Base)->uncast() == base->uncast()) {
+    Node* part = adr->in(AddPNode::Offset);
+    offset = offset == NULL ? part : gvn.transform(new AddXNode(offset, part));
+    adr = adr->in(AddPNode::Address);
+  }
+  return offset != NULL && adr->uncast() == base->uncast() ? offset : NULL;
+}
+
 int DsoBarrierSetC2::check_kind(C2Access& access) {
   DecoratorSet decorators = access.decorators();
   if (!DistributedJava || (decorators & IN_NATIVE) != 0 ||
@@ -322,6 +336,7 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   // null check), so that one load serves every check of the object until
   // memory changes (a call, a barrier).
   const bool shareable = !dynamic && !mirror && !TypePtr::NULL_PTR->higher_equal(gvn.type(obj));
+  const bool mark_is_pinned = !shareable;
   Node* mark_adr = kit->basic_plus_adr(obj, oopDesc::mark_offset_in_bytes());
   Node* mark = kit->make_load(shareable ? NULL : kit->control(), mark_adr, TypeLong::LONG, T_LONG,
                               MemNode::unordered,
@@ -335,12 +350,19 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   Node* offset;
   if ((kind & (DsoCompiledAccess::indexed | DsoCompiledAccess::dynamic)) != 0) {
     // The element's (or Unsafe's) offset in the object: an array kept in
-    // blocks needs its block. The casts hang on the shared branch: an
-    // address turned into a number must not be shared with code past a
-    // safepoint, where GC may have moved the object.
-    Node* element = gvn.transform(new CastP2XNode(shared_ctl, access.addr().node()));
-    Node* start = gvn.transform(new CastP2XNode(shared_ctl, obj));
-    offset = gvn.transform(new SubXNode(element, start));
+    // blocks needs its block.
+    offset = offset_in_object(gvn, access.addr().node(), obj);
+    if (offset == NULL) {
+      // An address not made from the object (Unsafe's raw one), turned
+      // into numbers: the casts hang on the shared branch, whose test (a
+      // pinned mark's) stays with the access, for an address turned into a
+      // number must not be shared with code past a safepoint, where GC may
+      // have moved the object.
+      assert(mark_is_pinned, "a shareable test may leave its access");
+      Node* element = gvn.transform(new CastP2XNode(shared_ctl, access.addr().node()));
+      Node* start = gvn.transform(new CastP2XNode(shared_ctl, obj));
+      offset = gvn.transform(new SubXNode(element, start));
+    }
   } else {
     offset = kit->longcon(-1);
   }
@@ -382,6 +404,11 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
       if (kit->is_LibraryCallKit() == NULL) {
         kit->set_sp(kit->sp() + popped_slots(kit, access.type()));
       }
+      // The bci first: the call's sync of a stale one would reset the flag
+      // (JVMState::set_bci), and the frame would resume after the bytecode
+      // with its operands on the stack (an array's element loads and stores
+      // are not among the bytecodes the flag is implied for).
+      kit->sync_jvms();
       kit->jvms()->set_should_reexecute(true);
       kit->kill_dead_locals();
       Node* call = kit->make_runtime_call(GraphKit::RC_NO_LEAF | GraphKit::RC_UNCOMMON,
