@@ -9,7 +9,7 @@ def test_blocks_has_every_vm_loop_and_column(tmp_path):
     text, data = run_driver("blocks.py", tmp_path, "blocks")
     assert set(data) == {"rounds", "iterations", "ns"}, data.keys()
     assert data["rounds"] == 1 and data["iterations"] > 0
-    assert set(data["ns"]) == {"server", "zero"}
+    assert set(data["ns"]) == {"server", "server-c2", "zero"}
     for vm, rows in data["ns"].items():
         assert set(rows) == {"int-array-write", "int-array-read"}, rows
         for row, ns in rows.items():
