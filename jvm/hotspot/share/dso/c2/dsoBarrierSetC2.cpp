@@ -336,7 +336,6 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   // null check), so that one load serves every check of the object until
   // memory changes (a call, a barrier).
   const bool shareable = !dynamic && !mirror && !TypePtr::NULL_PTR->higher_equal(gvn.type(obj));
-  const bool mark_is_pinned = !shareable;
   Node* mark_adr = kit->basic_plus_adr(obj, oopDesc::mark_offset_in_bytes());
   Node* mark = kit->make_load(shareable ? NULL : kit->control(), mark_adr, TypeLong::LONG, T_LONG,
                               MemNode::unordered,
@@ -358,7 +357,7 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
       // pinned mark's) stays with the access, for an address turned into a
       // number must not be shared with code past a safepoint, where GC may
       // have moved the object.
-      assert(mark_is_pinned, "a shareable test may leave its access");
+      assert(!shareable, "a shareable test may leave its access");
       Node* element = gvn.transform(new CastP2XNode(shared_ctl, access.addr().node()));
       Node* start = gvn.transform(new CastP2XNode(shared_ctl, obj));
       offset = gvn.transform(new SubXNode(element, start));
