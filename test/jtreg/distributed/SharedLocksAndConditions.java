@@ -6,7 +6,8 @@
  *          timed and interruptible waits (tryLock with a timeout, lockInterruptibly,
  *          awaitNanos), an uninterruptible lock() keeping the interrupt for later, the queue
  *          inspections (hasQueuedThread, getQueueLength, hasWaiters, getWaitQueueLength) seeing
- *          threads that wait on other nodes, Semaphore, CountDownLatch and
+ *          threads that wait on other nodes (an awaiting thread from the moment it lets the
+ *          lock go), Semaphore, CountDownLatch and
  *          ReentrantReadWriteLock, a fair Semaphore's waiters keeping their places in line
  *          across wake-ups (and counted queued while they re-check), and a ReentrantLock held
  *          when it became shared.
@@ -224,8 +225,19 @@ public class SharedLocksAndConditions {
 
     /** A ReentrantLock whose protected getQueuedThreads the test may call. */
     static final class InspectableLock extends ReentrantLock {
+        InspectableLock() {
+        }
+
+        InspectableLock(boolean fair) {
+            super(fair);
+        }
+
         java.util.Collection<Thread> queued() {
             return getQueuedThreads();
+        }
+
+        java.util.Collection<Thread> waiting(Condition c) {
+            return getWaitingThreads(c);
         }
     }
 
@@ -275,6 +287,73 @@ public class SharedLocksAndConditions {
         }
         Threads.joinAll(a, b);
         checks.equal("signalAll woke the other", woken.get(), 2);
+    }
+
+    /**
+     * A thread that awaits a condition is its waiter from the moment it lets
+     * the lock go: the next owner, taking the lock at once, sees it in
+     * hasWaiters, getWaitQueueLength and getWaitingThreads, though its wait
+     * may not have reached the service yet (the TCK's
+     * testGetWaitingThreads does this once per run).
+     */
+    static void awaitersSeenAtOnce(boolean fair, boolean onMainsNode) throws Exception {
+        InspectableLock lock = new InspectableLock(fair);
+        Condition c = lock.newCondition();
+        AtomicInteger announced = new AtomicInteger();
+        int rounds = 40;
+        // A thread elsewhere shares the lock; a waiter holding an open file of
+        // main's node runs there, beside main (the lease case: the service
+        // monitor's enters are local).
+        Thread sharer = new Thread(() -> {
+            lock.lock();
+            lock.unlock();
+        }, "sharer");
+        sharer.start();
+        sharer.join();
+        java.nio.file.Path anchor = java.nio.file.Files.createTempFile("awaiter", ".anchor");
+        java.io.InputStream nodeLocal =
+            onMainsNode ? new java.io.FileInputStream(anchor.toFile()) : null;
+        Thread waiter = new Thread(() -> {
+            if (onMainsNode && nodeLocal == null) {
+                return;
+            }
+            for (int r = 1; r <= rounds; r++) {
+                lock.lock();
+                try {
+                    announced.set(r);
+                    c.awaitUninterruptibly();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }, "awaiter");
+        waiter.start();
+        int missed = 0;
+        for (int r = 1; r <= rounds; r++) {
+            while (announced.get() != r) {
+                Thread.onSpinWait();
+            }
+            while (!lock.tryLock()) {  // taken the moment the waiter lets it go
+                Thread.onSpinWait();
+            }
+            try {
+                if (!lock.hasWaiters(c) || lock.getWaitQueueLength(c) != 1
+                    || !lock.waiting(c).contains(waiter)) {
+                    missed++;
+                }
+                c.signal();
+            } finally {
+                lock.unlock();
+            }
+        }
+        Threads.joinAll(waiter);
+        if (nodeLocal != null) {
+            nodeLocal.close();
+        }
+        java.nio.file.Files.deleteIfExists(anchor);
+        checks.equal((fair ? "fair" : "nonfair") + " lock, waiter "
+                     + (onMainsNode ? "beside main" : "elsewhere")
+                     + ": rounds whose next owner missed the waiter", missed, 0);
     }
 
     static void semaphoreAndLatch() throws InterruptedException {
@@ -468,6 +547,10 @@ public class SharedLocksAndConditions {
         conditionTurns();
         timeoutsAndInterrupts();
         conditionQueries();
+        awaitersSeenAtOnce(false, false);
+        awaitersSeenAtOnce(true, false);
+        awaitersSeenAtOnce(false, true);
+        awaitersSeenAtOnce(true, true);
         semaphoreAndLatch();
         fairSemaphoreLine();
         queuedWhileRechecking();

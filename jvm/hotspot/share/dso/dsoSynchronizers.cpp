@@ -81,6 +81,9 @@ JVM_ENTRY(static jlong, SS_idOf(JNIEnv* env, jclass, jobject obj, jboolean publi
   if (publish == JNI_FALSE || !DsoNode::is_member()) {
     return 0;
   }
+  if (DsoHeap::unshareable_reason(h()) != NULL) {
+    return 0;  // a waiter the JDK runs for this node's own work: named by nobody
+  }
   return (jlong)DsoHeap::publish(thread, h, THREAD);
 JVM_END
 

@@ -55,7 +55,11 @@ final class SharedSynchronizers {
     private static native void registerNatives();
     private static native boolean enabled();
     private static native boolean isShared0(Object o);
-    /** The object's cluster id; if it is not shared, 0, or its id once published. */
+    /**
+     * The object's cluster id; if it is not shared, 0, or its id once
+     * published (0 if it cannot be shared: a thread the JDK runs for its
+     * node's own work).
+     */
     private static native long idOf(Object o, boolean publish);
     private static native Object objectOf(long id);
     /** Enters or exits the synchronizer's monitor at the service. */
@@ -116,8 +120,15 @@ final class SharedSynchronizers {
         return ENABLED && isShared0(o);
     }
 
+    /**
+     * The current thread's cluster id, for the service to report it as a
+     * waiter: its Thread is published (once) if it is not shared yet, as a
+     * thread that never left its node's is not, so that queue inspections
+     * on every node can name it (0 for a thread of the JDK's own work,
+     * which cannot be shared: no inspection names it).
+     */
     private static long currentThreadId() {
-        return idOf(Thread.currentThread(), false);
+        return idOf(Thread.currentThread(), true);
     }
 
     /**
@@ -148,7 +159,7 @@ final class SharedSynchronizers {
      */
     static int acquire(AbstractQueuedSynchronizer s, int arg, boolean shared,
                        boolean interruptible, boolean timed, long time) {
-        long me = currentThreadId();
+        long me = 0L;  // its id, published once it waits
         long key = shared ? SHARED : EXCLUSIVE;
         boolean interrupted = false, waited = false, counted = false;
         long place = NEW_PLACE;
@@ -186,6 +197,9 @@ final class SharedSynchronizers {
                     } finally {
                         COUNTED.remove();
                     }
+                }
+                if (me == 0L) {
+                    me = currentThreadId();
                 }
                 LockSupport.setCurrentBlocker(s);
                 long woken = await0(s, key, me, millis, interruptible, place);
@@ -370,7 +384,7 @@ final class SharedSynchronizers {
         if (!mayWait(s, key)) {
             return list;
         }
-        long[] q = queue0(s);
+        long[] q = isAcquirerKey(key) ? queue0(s) : conditionQueue(s);
         for (int i = 0; i + 1 < q.length; i += 2) {
             boolean match = key == 0L ? (q[i] == EXCLUSIVE || q[i] == SHARED) : q[i] == key;
             if (match && q[i + 1] != 0L && objectOf(q[i + 1]) instanceof Thread t) {
@@ -378,6 +392,32 @@ final class SharedSynchronizers {
             }
         }
         return list;
+    }
+
+    private static boolean isAcquirerKey(long key) {
+        return key == 0L || key == EXCLUSIVE || key == SHARED;
+    }
+
+    /**
+     * The service's waiters, asked by a thread that holds the synchronizer
+     * to inspect a condition's. A thread that awaits the condition counts
+     * itself and enters the service monitor before it lets the
+     * synchronizer go, and holds that monitor until its wait is at the
+     * service. The inspector took the synchronizer after that release, so
+     * passing through the monitor once orders the question after every
+     * such wait: no awaiting thread is missed between its release and its
+     * wait (while a node holds the monitor's lease it would answer "nobody"
+     * without asking). No owner of the monitor waits for the synchronizer
+     * while it holds the monitor (await0 lets it go), so this cannot
+     * deadlock.
+     */
+    private static long[] conditionQueue(AbstractQueuedSynchronizer s) {
+        enter(s);
+        try {
+            return queue0(s);
+        } finally {
+            exit(s);
+        }
     }
 
     /**
@@ -390,7 +430,7 @@ final class SharedSynchronizers {
         if (!ENABLED) {
             return false;
         }
-        if (key == 0L || key == EXCLUSIVE || key == SHARED) {
+        if (isAcquirerKey(key)) {
             return s.sharedWaiters != 0 && isShared0(s);
         }
         return isShared0(s);  // a condition's: its waiters are counted in the condition
@@ -411,7 +451,7 @@ final class SharedSynchronizers {
         if (key == 0L) {
             return Math.max(0, s.sharedWaiters);
         }
-        long[] q = queue0(s);
+        long[] q = isAcquirerKey(key) ? queue0(s) : conditionQueue(s);
         int n = 0;
         for (int i = 0; i + 1 < q.length; i += 2) {
             if (key == 0L ? (q[i] == EXCLUSIVE || q[i] == SHARED) : q[i] == key) {
