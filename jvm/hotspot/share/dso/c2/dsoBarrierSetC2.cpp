@@ -41,7 +41,15 @@ address DsoBarrierSetC2::_access_stub = NULL;
 // every thread of its node (docs/HEAP.md), which waits for this thread at a
 // safepoint, so an object allocated since the last one is still local. A
 // leaf call does not poll. Unsure (a long or unusual path): false.
-static bool allocated_since_safepoint(Node* alloc, Node* ctl) {
+//
+// With `polls_allowed`, only a call of a Java method after the allocation
+// counts: at any other safepoint (a poll, a runtime call: dso_access, an
+// allocation's or a lock's slow path) the fence deoptimizes a frame of C2's
+// code that holds an object it publishes (dsoFence.cpp), and the
+// interpreter tests each access after it, as for any object whose test
+// C2 has moved up to the allocation. A Java call makes the frame's objects
+// the callee's to publish, and the fence leaves frames at such calls alone.
+static bool allocated_since_safepoint(Node* alloc, Node* ctl, bool polls_allowed = false) {
   ResourceMark rm;
   Unique_Node_List seen;
   Node_List work;
@@ -51,8 +59,11 @@ static bool allocated_since_safepoint(Node* alloc, Node* ctl) {
     if (c == alloc) {
       continue;
     }
-    if (c == NULL || c->is_top() || c->is_Root() || c->is_Start() ||
-        (c->is_SafePoint() && !c->is_CallLeaf()) || seen.size() > 200) {
+    if (c == NULL || c->is_top() || c->is_Root() || c->is_Start() || seen.size() > 1000) {
+      return false;
+    }
+    if (c->is_SafePoint() && !c->is_CallLeaf() &&
+        (!polls_allowed || (c->is_CallJava() && c->as_CallJava()->method() != NULL))) {
       return false;
     }
     if (seen.member(c)) {
@@ -137,6 +148,15 @@ int DsoBarrierSetC2::check_kind(C2Access& access) {
   GraphKit* kit = static_cast<C2ParseAccess&>(access).kit();
   if ((decorators & C2_DSO_BYTECODE) == 0 || kit->is_Parse() == NULL) {
     return never_shared(access.gvn(), access.base(), kit->control()) ? no_check : unsupported;
+  }
+  // An object this compilation allocated, with no call of a Java method
+  // since: local, and should a fence publish it at a safepoint on the way,
+  // the fence deoptimizes the frame. So constructors inlined after their
+  // `new`, and objects that never escape, carry no check, and escape
+  // analysis may replace them by their fields.
+  AllocateNode* alloc = AllocateNode::Ideal_allocation(access.base(), &access.gvn());
+  if (alloc != NULL && allocated_since_safepoint(alloc, kit->control(), true)) {
+    return no_check;
   }
   int kind = (decorators & C2_WRITE_ACCESS) != 0 ? DsoCompiledAccess::write
                                                    : DsoCompiledAccess::read;
@@ -432,14 +452,24 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   io[native_path] = native_ctl != kit->top() ? io[local_path] : kit->top();
   mem[native_path] = native_ctl != kit->top() ? mem[local_path] : kit->top();
 
-  RegionNode* region = new RegionNode(paths);
+  // Only the paths there are: GVN would turn a dead one into a null
+  // input, which a walk up the control (allocated_since_safepoint) cannot
+  // tell from a loop's back edge the parser has not merged yet.
+  int live = 1;
+  for (int i = local_path; i < paths; i++) {
+    live += ctl[i] != kit->top() ? 1 : 0;
+  }
+  RegionNode* region = new RegionNode(live);
   kit->record_for_igvn(region);
   PhiNode* io_phi = new PhiNode(region, Type::ABIO);
   PhiNode* raw_phi = new PhiNode(region, Type::MEMORY, TypeRawPtr::BOTTOM);
-  for (int i = local_path; i < paths; i++) {
-    region->init_req(i, ctl[i]);
-    io_phi->init_req(i, io[i]);
-    raw_phi->init_req(i, mem[i]);
+  for (int i = local_path, j = 1; i < paths; i++) {
+    if (ctl[i] != kit->top()) {
+      region->init_req(j, ctl[i]);
+      io_phi->init_req(j, io[i]);
+      raw_phi->init_req(j, mem[i]);
+      j++;
+    }
   }
   kit->set_control(gvn.transform(region));
   kit->set_i_o(gvn.transform(io_phi));

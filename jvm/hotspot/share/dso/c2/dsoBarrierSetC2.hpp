@@ -52,10 +52,14 @@
  *
  * Not checked: java.lang.Class's own fields (each node's; a mirror's
  * statics are checked); weak and phantom loads (Reference.get is compiled
- * from its bytecode on a node); Strings (which travel by value) and fresh
- * allocations with no safepoint since (only a publication fence, which
- * waits for the thread at a safepoint, makes a local object a replica) when
- * an access that is not a bytecode's reaches the barrier set.
+ * from its bytecode on a node); a bytecode's access of an object this
+ * compilation allocated with no call of a Java method since (only a
+ * publication fence makes a local object a replica, and it deoptimizes a
+ * frame it finds at any other safepoint holding the object: inlined
+ * constructors and objects that never escape carry no check, and escape
+ * analysis may replace them by their fields); Strings (which travel by
+ * value) and fresh allocations with no safepoint at all since, when an
+ * access that is not a bytecode's reaches the barrier set.
  * Any other access a compilation would emit unchecked keeps its method out
  * of C2 (it stays at C1), and every intrinsic not known to be safe is off on
  * a node (is_intrinsic_allowed); String's and arrays' intrinsics run only
