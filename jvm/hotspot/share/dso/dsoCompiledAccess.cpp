@@ -10,7 +10,11 @@
 
 #include "ci/ciEnv.hpp"
 #include "ci/ciField.hpp"
+#include "ci/ciMethod.hpp"
 #include "ci/ciSymbol.hpp"
+#include "runtime/mutex.hpp"
+#include "runtime/mutexLocker.hpp"
+#include "utilities/resourceHash.hpp"
 
 int DsoCompiledAccess::of_instance_field(ciEnv* env, ciField* field, int kind) {
   if (field->holder() == env->Class_klass()) {
@@ -21,6 +25,52 @@ int DsoCompiledAccess::of_instance_field(ciEnv* env, ciField* field, int kind) {
     return thread_status;
   }
   return kind;
+}
+
+namespace {
+
+struct Site {
+  const Method* method;
+  int bci;
+};
+
+unsigned site_hash(const Site& s) {
+  return (unsigned)((uintptr_t)s.method >> 3) * 31u + (unsigned)s.bci;
+}
+
+bool site_equals(const Site& a, const Site& b) {
+  return a.method == b.method && a.bci == b.bci;
+}
+
+// The nodes of a C-heap table never move, so a value's address lasts as
+// long as the table: compiled code stores to it.
+typedef ResourceHashtable<Site, jbyte, site_hash, site_equals, 4099,
+                          ResourceObj::C_HEAP, mtCompiler> SiteTable;
+
+SiteTable* sites = NULL;
+
+Mutex* sites_lock() {
+  static Mutex* lock = new Mutex(Mutex::leaf, "DsoAccessSites_lock", true,
+                                 Mutex::_safepoint_check_never);
+  return lock;
+}
+
+}  // namespace
+
+volatile jbyte* DsoCompiledAccess::shared_seen(ciMethod* method, int bci, bool create) {
+  Site site = { method->get_Method(), bci };
+  MutexLocker ml(sites_lock(), Mutex::_no_safepoint_check_flag);
+  if (sites == NULL) {
+    if (!create) {
+      return NULL;
+    }
+    sites = new (ResourceObj::C_HEAP, mtCompiler) SiteTable();
+  }
+  if (!create) {
+    return sites->get(site);
+  }
+  bool created;
+  return sites->put_if_absent(site, (jbyte)0, &created);
 }
 
 #endif // COMPILER1_OR_COMPILER2

@@ -1,18 +1,32 @@
 /*
  * djava: what the compilers' shared-object checks have in common (C1's in
  * dso/c1, C2's in dso/c2): the kinds of access their slow path is told
- * (DsoInterpreter::compiled_access), and which field accesses a compiled
- * check treats apart.
+ * (DsoInterpreter::compiled_access), which field accesses a compiled
+ * check treats apart, and the profile of access sites that C1's profiling
+ * code keeps for C2.
+ *
+ * The profile: one byte per access site (a method and a bytecode index)
+ * that C1 compiled with profiling, set once a replica reached the site's
+ * check there. C2 tests a site whose byte is still clear with a trap
+ * instead of the whole check (it speculates that the site's objects are
+ * local, as it speculates on a branch never taken); the trap sets the
+ * byte before it deoptimizes, so the recompiled method checks that site
+ * in full. A site C1 never compiled with profiling has no byte and gets
+ * the whole check. Bytes are never freed: a method unloaded and another
+ * at its address inherit its sites' bytes, which at worst cost one trap
+ * or a full check.
  */
 
 #ifndef SHARE_DSO_DSOCOMPILEDACCESS_HPP
 #define SHARE_DSO_DSOCOMPILEDACCESS_HPP
 
 #include "memory/allStatic.hpp"
+#include "utilities/globalDefinitions.hpp"
 #include "utilities/macros.hpp"
 
 class ciEnv;
 class ciField;
+class ciMethod;
 
 class DsoCompiledAccess : AllStatic {
  public:
@@ -37,6 +51,11 @@ class DsoCompiledAccess : AllStatic {
   // read of Thread.threadStatus (a remote thread's state is asked of its
   // node).
   static int of_instance_field(ciEnv* env, ciField* field, int kind);
+
+  // The profile byte of the access at `bci` in `method`: 0 until a
+  // replica reached it in profiled code, then 1. With `create`, made if
+  // missing (C1, profiling); else NULL if missing (C2).
+  static volatile jbyte* shared_seen(ciMethod* method, int bci, bool create);
 #endif
 };
 

@@ -307,6 +307,12 @@ void DsoBarrierSetAssembler::generate_c1_access_stub(LIR_Assembler* ce, DsoAcces
   const bool is_write = (kind & DsoCompiledAccess::write) != 0;
   Label slow, thread_status;
   __ bind(*stub->entry());
+  if (stub->shared_seen() != NULL) {
+    // Profiled code: a replica reached this site (r10, rscratch1, is never
+    // allocated by C1).
+    __ mov64(rscratch1, (int64_t)stub->shared_seen());
+    __ movb(Address(rscratch1, 0), 1);
+  }
   if ((kind & DsoCompiledAccess::dynamic) != 0) {
     // What the compiler could not tell (r10, rscratch1, is never allocated
     // by C1). A mirror's fields below its statics are java.lang.Class's

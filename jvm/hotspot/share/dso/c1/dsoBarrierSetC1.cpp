@@ -10,6 +10,7 @@
 #include "c1/c1_MacroAssembler.hpp"
 #include "c1/c1_Runtime1.hpp"
 #include "c1/c1_ValueStack.hpp"
+#include "ci/ciMethod.hpp"
 #include "ci/ciEnv.hpp"
 #include "ci/ciField.hpp"
 #include "ci/ciSymbol.hpp"
@@ -104,8 +105,16 @@ void DsoBarrierSetC1::check(LIRAccess& access, int kind) {
     offset = access.offset().opr();  // the index: the address is not resolved yet
     kind |= DsoCompiledAccess::indexed;
   }
+  // Profiled code tells C2 which sites replicas reach (a mirror's and
+  // Unsafe's accesses are always checked in full there).
+  volatile jbyte* shared_seen = NULL;
+  AccessField* field_access = x->as_AccessField();
+  if (gen->compilation()->is_profiling() && (kind & DsoCompiledAccess::dynamic) == 0 &&
+      (x->as_AccessIndexed() != NULL || (field_access != NULL && !field_access->is_static()))) {
+    shared_seen = DsoCompiledAccess::shared_seen(state->scope()->method(), state->bci(), true);
+  }
   CodeStub* stub = new DsoAccessStubC1(obj, offset, gen->new_pointer_register(), kind,
-                                       access.type(), info);
+                                       access.type(), info, shared_seen);
   __ branch(lir_cond_less, stub);
   __ branch_destination(stub->continuation());
   if (null_base != NULL) {

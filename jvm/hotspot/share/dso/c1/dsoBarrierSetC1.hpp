@@ -21,6 +21,10 @@
  * waits re-executes the bytecode in the interpreter, which checks again;
  * deoptimization ends the compiled write's pending access first.
  *
+ * Profiled code (tiers 2 and 3) also marks, in the stub, the site's byte
+ * of the profile C2 reads (DsoCompiledAccess::shared_seen): a replica
+ * reached this field or element access.
+ *
  * After a store: the thread's write slot is empty unless the write
  * announced or pinned (one load and compare); the stub withdraws the
  * announcement, or unpins through a leaf blob that saves every register.
@@ -83,8 +87,9 @@ class DsoBarrierSetC1 : public CardTableBarrierSetC1 {
 class DsoAccessStubC1 : public CodeStub {
  public:
   DsoAccessStubC1(LIR_Opr obj, LIR_Opr offset, LIR_Opr tmp, int kind, BasicType type,
-                  CodeEmitInfo* info) :
-    _obj(obj), _offset(offset), _tmp(tmp), _kind(kind), _type(type), _info(info) {}
+                  CodeEmitInfo* info, volatile jbyte* shared_seen) :
+    _obj(obj), _offset(offset), _tmp(tmp), _kind(kind), _type(type), _info(info),
+    _shared_seen(shared_seen) {}
 
   LIR_Opr obj() const    { return _obj; }
   // A dynamic access's offset, an indexed one's index (register or constant).
@@ -92,6 +97,9 @@ class DsoAccessStubC1 : public CodeStub {
   BasicType type() const { return _type; }    // an indexed access's element type
   LIR_Opr tmp() const    { return _tmp; }
   int kind() const       { return _kind; }
+  // Profiled code's byte of the site (DsoCompiledAccess::shared_seen),
+  // set by the stub; NULL: none.
+  volatile jbyte* shared_seen() const { return _shared_seen; }
 
   virtual void emit_code(LIR_Assembler* ce);
   virtual CodeEmitInfo* info() const { return _info; }
@@ -114,6 +122,7 @@ class DsoAccessStubC1 : public CodeStub {
   int _kind;
   BasicType _type;
   CodeEmitInfo* _info;
+  volatile jbyte* _shared_seen;
 };
 
 // The out-of-line part of a store's end: the write announced or pinned.

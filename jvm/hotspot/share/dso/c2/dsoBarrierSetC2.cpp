@@ -28,6 +28,8 @@
 #include "opto/mulnode.hpp"
 #include "opto/node.hpp"
 #include "opto/runtime.hpp"
+#include "runtime/atomic.hpp"
+#include "runtime/deoptimization.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/thread.hpp"
 
@@ -361,6 +363,32 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
                               MemNode::unordered,
                               shareable ? LoadNode::DependsOnlyOnTest : LoadNode::Pinned);
   Node* cmp = gvn.transform(new CmpLNode(mark, kit->longcon(0)));
+  // A site C1's profiling code compiled and no replica reached: C2
+  // speculates that its objects are local, and tests them with a trap
+  // instead of the whole check (DsoCompiledAccess::shared_seen). No path
+  // comes back from the trap, so later checks of the object under the
+  // same mark fold into this one, and the code stays as small as the
+  // stock compiler's. The trap marks the site first: the recompiled method
+  // checks it in full.
+  volatile jbyte* shared_seen = shareable && kit->is_LibraryCallKit() == NULL
+                                    ? DsoCompiledAccess::shared_seen(kit->method(), kit->bci(), false)
+                                    : NULL;
+  if (shared_seen != NULL && Atomic::load(shared_seen) == 0 &&
+      !kit->too_many_traps(Deoptimization::Reason_dso_shared)) {
+    Node* is_local = gvn.transform(new BoolNode(cmp, BoolTest::ge));
+    {
+      BuildCutout unless(kit, is_local, PROB_MAX);
+      Node* site = kit->makecon(TypeRawPtr::make((address)shared_seen));
+      kit->store_to_memory(kit->control(), site, kit->intcon(1), T_BYTE, Compile::AliasIdxRaw,
+                           MemNode::unordered);
+      // The state before the bytecode, which the interpreter re-executes.
+      kit->set_sp(kit->sp() + popped_slots(kit, access.type()));
+      kit->sync_jvms();
+      kit->jvms()->set_should_reexecute(true);
+      kit->uncommon_trap(Deoptimization::Reason_dso_shared, Deoptimization::Action_make_not_entrant);
+    }
+    return kit->longcon(0);  // a local object's mark: no end of a write
+  }
   Node* shared = gvn.transform(new BoolNode(cmp, BoolTest::lt));
   IfNode* iff = kit->create_and_map_if(kit->control(), shared, PROB_UNLIKELY_MAG(5), COUNT_UNKNOWN);
   Node* local_ctl = gvn.transform(new IfFalseNode(iff));
@@ -565,10 +593,14 @@ void DsoBarrierSetC2::end_write(C2ParseAccess& access, Node* store, Node* mark) 
 Node* DsoBarrierSetC2::load_at(C2Access& access, const Type* val_type) const {
   int kind = check_kind_or_refuse(access);
   if (kind >= 0) {
-    check(static_cast<C2ParseAccess&>(access), kind);
+    Node* mark = check(static_cast<C2ParseAccess&>(access), kind);
     // The load stays below its own check (never above it, never commoned
     // with a load above it).
-    access.add_decorators(C2_CONTROL_DEPENDENT_LOAD | C2_PINNED_LOAD);
+    if (mark != NULL && mark->is_Con()) {
+      access.add_decorators(C2_CONTROL_DEPENDENT_LOAD);
+    } else {
+      access.add_decorators(C2_CONTROL_DEPENDENT_LOAD | C2_PINNED_LOAD);
+    }
   }
   return CardTableBarrierSetC2::load_at(access, val_type);
 }

@@ -36,6 +36,18 @@
  * compare); an announcement is withdrawn inline, behind a release barrier
  * on raw memory that follows the store; a pin is ended by a leaf call.
  *
+ * A field or element access site whose objects C1's profiling code (tiers
+ * 2 and 3) reached and never saw shared gets a test and an uncommon trap
+ * instead (DsoCompiledAccess::shared_seen): C2 speculates that the site
+ * stays local, as it speculates on a branch never taken. No path comes
+ * back from the trap, so the object's later tests under the same mark
+ * fold into the first, the method's code is close to the stock
+ * compiler's, and its compilation as quick (a full check's slow-path call
+ * rejoins the code, and every value live across it is split around the
+ * call: most of C2's time went to that). The trap marks the site and
+ * makes the method not entrant; the recompiled method checks the site in
+ * full.
+ *
  * The mark of a field's or an element's object is one load for all of the
  * object's checks until memory changes (a call, a barrier), and leaves
  * loops: C2 then versions a loop whose objects are invariant, one copy for
