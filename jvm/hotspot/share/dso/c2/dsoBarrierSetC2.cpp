@@ -14,6 +14,7 @@
 #include "dso/dsoMark.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
+#include "interpreter/bytecodes.hpp"
 #include "memory/resourceArea.hpp"
 #include "oops/klass.hpp"
 #include "oops/oop.inline.hpp"
@@ -38,19 +39,40 @@ static const int unsupported = -2;
 
 address DsoBarrierSetC2::_access_stub = NULL;
 
+// Whether the fence takes a frame stopped at safepoint `sfpt` for one at a
+// Java method's call, and leaves it alone (dsoFence.cpp, at_java_call): a
+// call of a Java method, or any call whose state is at an invoke's
+// bytecode and does not re-execute it (an intrinsic's runtime call), or
+// one at a method's entry (a synchronized method's lock), where the
+// bytecode is unsure.
+static bool is_java_call_for_fences(Node* sfpt) {
+  if (!sfpt->is_Call()) {
+    return false;  // a poll
+  }
+  if (sfpt->is_CallJava() && sfpt->as_CallJava()->method() != NULL) {
+    return true;
+  }
+  JVMState* jvms = sfpt->as_Call()->jvms();
+  if (jvms == NULL || !jvms->has_method() || jvms->bci() < 0) {
+    return true;
+  }
+  return !jvms->should_reexecute() &&
+         Bytecodes::is_invoke(jvms->method()->java_code_at_bci(jvms->bci()));
+}
+
 // Whether allocation `alloc` lies on every control path to `ctl` with no
 // safepoint after it: a local object is published only at a fence with
 // every thread of its node (docs/HEAP.md), which waits for this thread at a
 // safepoint, so an object allocated since the last one is still local. A
 // leaf call does not poll. Unsure (a long or unusual path): false.
 //
-// With `polls_allowed`, only a call of a Java method after the allocation
-// counts: at any other safepoint (a poll, a runtime call: dso_access, an
-// allocation's or a lock's slow path) the fence deoptimizes a frame of C2's
-// code that holds an object it publishes (dsoFence.cpp), and the
-// interpreter tests each access after it, as for any object whose test
-// C2 has moved up to the allocation. A Java call makes the frame's objects
-// the callee's to publish, and the fence leaves frames at such calls alone.
+// With `polls_allowed`, only a call the fence takes for a Java method's
+// after the allocation counts: at any other safepoint (a poll, a runtime
+// call: dso_access, an allocation's or a lock's slow path) the fence
+// deoptimizes a frame of C2's code that holds an object it publishes
+// (dsoFence.cpp), and the interpreter tests each access after it, as for
+// any object whose test C2 has moved up to the allocation. At a Java
+// method's call the fence leaves the frame alone.
 static bool allocated_since_safepoint(Node* alloc, Node* ctl, bool polls_allowed = false) {
   ResourceMark rm;
   Unique_Node_List seen;
@@ -65,7 +87,7 @@ static bool allocated_since_safepoint(Node* alloc, Node* ctl, bool polls_allowed
       return false;
     }
     if (c->is_SafePoint() && !c->is_CallLeaf() &&
-        (!polls_allowed || (c->is_CallJava() && c->as_CallJava()->method() != NULL))) {
+        (!polls_allowed || is_java_call_for_fences(c))) {
       return false;
     }
     if (seen.member(c)) {
