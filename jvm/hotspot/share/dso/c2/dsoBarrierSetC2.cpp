@@ -235,6 +235,22 @@ static int popped_slots(GraphKit* kit, BasicType type) {
   }
 }
 
+// Sets the kit's state to the one before the bytecode, operands on the
+// stack, with re-execution: a frame deoptimized at the call or trap that
+// follows re-executes the bytecode in the interpreter, which checks again.
+// The bci first: a later sync of a stale one would reset the flag
+// (JVMState::set_bci), and the frame would resume after the bytecode with
+// its operands on the stack (an array's element loads and stores are not
+// among the bytecodes the flag is implied for). An intrinsic's kit puts
+// the call's arguments back itself (LibraryCallKit::reexecute_sp).
+static void reexecute_bytecode(GraphKit* kit, BasicType type) {
+  if (kit->is_LibraryCallKit() == NULL) {
+    kit->set_sp(kit->sp() + popped_slots(kit, type));
+  }
+  kit->sync_jvms();
+  kit->jvms()->set_should_reexecute(true);
+}
+
 // The cached test of a replica's access, emit_cached_test's
 // (cpu/x86/dso) in the graph, on the replica's branch: 1 if this node's
 // copy allows the access now (a read's copy S or M and not BLOCKED; a
@@ -403,13 +419,10 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
       Node* site = kit->makecon(TypeRawPtr::make((address)shared_seen));
       kit->store_to_memory(kit->control(), site, kit->intcon(1), T_BYTE, Compile::AliasIdxRaw,
                            MemNode::unordered);
-      // The state before the bytecode, which the interpreter re-executes.
-      kit->set_sp(kit->sp() + popped_slots(kit, access.type()));
-      kit->sync_jvms();
-      kit->jvms()->set_should_reexecute(true);
+      reexecute_bytecode(kit, access.type());
       kit->uncommon_trap(Deoptimization::Reason_dso_shared, Deoptimization::Action_make_not_entrant);
     }
-    return kit->longcon(0);  // a local object's mark: no end of a write
+    return kit->longcon(0);  // a local object's mark (speculated_local)
   }
   Node* shared = gvn.transform(new BoolNode(cmp, BoolTest::lt));
   IfNode* iff = kit->create_and_map_if(kit->control(), shared, PROB_UNLIKELY_MAG(5), COUNT_UNKNOWN);
@@ -466,19 +479,7 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
     {
       PreserveJVMState stub(kit);
       kit->set_control(miss_ctl);
-      // The debug state of the call is the state before the bytecode: a
-      // frame deoptimized while the thread waits re-executes it. An
-      // intrinsic's kit puts the call's arguments back itself
-      // (LibraryCallKit::reexecute_sp).
-      if (kit->is_LibraryCallKit() == NULL) {
-        kit->set_sp(kit->sp() + popped_slots(kit, access.type()));
-      }
-      // The bci first: the call's sync of a stale one would reset the flag
-      // (JVMState::set_bci), and the frame would resume after the bytecode
-      // with its operands on the stack (an array's element loads and stores
-      // are not among the bytecodes the flag is implied for).
-      kit->sync_jvms();
-      kit->jvms()->set_should_reexecute(true);
+      reexecute_bytecode(kit, access.type());
       kit->kill_dead_locals();
       Node* call = kit->make_runtime_call(GraphKit::RC_NO_LEAF | GraphKit::RC_UNCOMMON,
                                           access_Type(), _access_stub, "dso_access",
@@ -612,13 +613,19 @@ void DsoBarrierSetC2::end_write(C2ParseAccess& access, Node* store, Node* mark) 
 #undef __
 }
 
+// Whether check() speculated the object local (a trap, not the check): its
+// load need not be pinned, and its store has no end.
+static bool speculated_local(Node* mark) {
+  return mark != NULL && mark->is_Con();
+}
+
 Node* DsoBarrierSetC2::load_at(C2Access& access, const Type* val_type) const {
   int kind = check_kind_or_refuse(access);
   if (kind >= 0) {
     Node* mark = check(static_cast<C2ParseAccess&>(access), kind);
     // The load stays below its own check (never above it, never commoned
     // with a load above it).
-    if (mark != NULL && mark->is_Con()) {
+    if (speculated_local(mark)) {
       access.add_decorators(C2_CONTROL_DEPENDENT_LOAD);
     } else {
       access.add_decorators(C2_CONTROL_DEPENDENT_LOAD | C2_PINNED_LOAD);
@@ -634,7 +641,7 @@ Node* DsoBarrierSetC2::store_at(C2Access& access, C2AccessValue& val) const {
     mark = check(static_cast<C2ParseAccess&>(access), kind);
   }
   Node* store = CardTableBarrierSetC2::store_at(access, val);
-  if (kind >= 0) {
+  if (kind >= 0 && !speculated_local(mark)) {
     end_write(static_cast<C2ParseAccess&>(access), store, mark);
   }
   return store;
