@@ -22,10 +22,17 @@ import tempfile
 import common
 
 
+def uncached_runs(classes, objects, rounds=3):
+    """(means, p50s): µs per uncached read, one value per round of
+    UncachedRead: the mean of its reads, and their median."""
+    out = common.run_djava(classes, "UncachedRead", objects, rounds)
+    return ([float(x) for x in re.findall(r"uncached read ([\d.]+) us", out)],
+            [float(x) for x in re.findall(r"single reads p50 ([\d.]+)", out)])
+
+
 def uncached_reads(classes, objects, rounds=3):
     """µs per uncached read, one value per round of UncachedRead."""
-    out = common.run_djava(classes, "UncachedRead", objects, rounds)
-    return [float(x) for x in re.findall(r"uncached read ([\d.]+) us", out)]
+    return uncached_runs(classes, objects, rounds)[0]
 
 
 def main():
