@@ -741,13 +741,13 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
   }
   LearnRuns(*image);
   NoteCopyReturned(e, *image);
+  NoteHomeBytesReplaced(e->image.get(), *image);
   e->image = std::move(image);
   e->state = State::kHome;
   e->owner = 0;
   e->pushed = false;
   e->sharers.clear();
   e->sharers.insert(node);
-  NoteGarbageMayExist();
   sink_->WrittenBack(node, id, true);
   std::lock_guard<std::mutex> sl(stats_mu_);
   stats_.written_back++;
@@ -800,11 +800,11 @@ void Directory::FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::
     std::lock_guard<std::mutex> l(stats_mu_);
     stats_.pushes_unused++;
   }
+  NoteHomeBytesReplaced(e->image.get(), *image);
   e->image = std::move(image);
   e->state = State::kHome;
   e->owner = 0;
   e->pushed = false;
-  NoteGarbageMayExist();  // the home bytes may name other chunks than before
   e->sharers.clear();
   // The flush said whether the node keeps a read copy.
   if (e->current.kind == Kind::kRead && e->flush_keeps_shared && Alive(node))
@@ -871,6 +871,26 @@ void Directory::Release(NodeId node, const std::vector<ChunkId>& ids,
   std::lock_guard<std::mutex> l(stats_mu_);
   stats_.releases += released;
   stats_.excess_releases += excess_releases;
+}
+
+void Directory::NoteHomeBytesReplaced(const ChunkImage* before, const ChunkImage& now) {
+  if (before == nullptr || before->refs.empty()) return;
+  if (before->refs.size() <= 16 && now.refs.size() <= 64) {
+    for (ChunkId ref : before->refs) {
+      if (std::find(now.refs.begin(), now.refs.end(), ref) == now.refs.end()) {
+        NoteGarbageMayExist();
+        return;
+      }
+    }
+    return;
+  }
+  const std::unordered_set<ChunkId> named(now.refs.begin(), now.refs.end());
+  for (ChunkId ref : before->refs) {
+    if (named.count(ref) == 0) {
+      NoteGarbageMayExist();
+      return;
+    }
+  }
 }
 
 void Directory::LearnRuns(const ChunkImage& image) {

@@ -344,6 +344,15 @@ class Directory {
   // Something that can make chunks unreachable happened (a release, new
   // home bytes, a node gone).
   void NoteGarbageMayExist() { events_.fetch_add(1, std::memory_order_relaxed); }
+  // Counts home bytes replaced by `now` as a change for the collector when
+  // the bytes they replace named a chunk `now` does not: only then can a
+  // chunk have become unreachable through them. The first home bytes (the
+  // node that wrote them held what they name) and bytes that name the same
+  // chunks or more (most flushes: objects without references, or whose
+  // references did not change) cannot make garbage, and counting them ran
+  // the collector, which pauses the directory, after every few thousand
+  // flushes.
+  void NoteHomeBytesReplaced(const ChunkImage* before, const ChunkImage& now);
   // Learns the block runs an image names. With the chunk's stripe locked.
   void LearnRuns(const ChunkImage& image);
   // A request for a chunk the collector freed, if id is one of the last it

@@ -305,6 +305,23 @@ TEST_F(CollectorTest, CollectionIsWantedInProportionToWhatChanged) {
   EXPECT_FALSE(dir.WantsCollection());
 }
 
+TEST_F(CollectorTest, OnlyHomeBytesThatStopNamingAChunkMakeACollectionDue) {
+  // 2,048 first flushes (of objects naming nothing, and naming a chunk)
+  // cannot have made garbage: the node that wrote them held what they name.
+  std::vector<ChunkId> named, naming;
+  for (uint64_t k = 1; k <= 1024; k++) {
+    named.push_back(Fetched(a, k, b));
+    naming.push_back(Fetched(a, 10000 + k, b, {named.back()}));
+  }
+  EXPECT_FALSE(dir.WantsCollection()) << "2,048 first home bytes";
+  // Bytes naming the same chunk again change nothing either.
+  for (uint64_t k = 0; k < 1024; k++) Rewrite(a, b, naming[k], {named[k]});
+  EXPECT_FALSE(dir.WantsCollection()) << "1,024 home bytes naming what they named";
+  // Bytes that stop naming a chunk may have made it garbage.
+  for (uint64_t k = 0; k < 1024; k++) Rewrite(a, b, naming[k], {});
+  EXPECT_TRUE(dir.WantsCollection()) << "1,024 home bytes that no longer name a chunk";
+}
+
 TEST_F(CollectorTest, AWrittenBackChunkIsHomeAndFreedOnceItsCreatorLetsGo) {
   // Never asked for, so the directory learns of it from the write-back.
   const ChunkId x = MakeChunkId(a, 1);
