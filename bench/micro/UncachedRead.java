@@ -98,7 +98,6 @@ public class UncachedRead {
         }
     }
 
-    /** Checks every a[i].var1 == expected(i), after a loop (cached by then). */
     /** Nanoseconds of each read of a[from..to-1].var1, sorted. */
     static long[] singleReads(Micro.SmallObject[] a, int from, int to) {
         long[] ns = new long[to - from];
@@ -125,6 +124,7 @@ public class UncachedRead {
         return sorted[Math.min(sorted.length - 1, sorted.length * p / 100)];
     }
 
+    /** Checks every a[i].var1 == expected(i), after a loop (cached by then). */
     static void checkVar1(Micro.SmallObject[] a, java.util.function.IntUnaryOperator expected) {
         for (int i = 0; i < a.length; i++) {
             if (a[i].var1 != expected.applyAsInt(i)) {
