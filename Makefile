@@ -121,6 +121,7 @@ jdk: libjvm native $(RUNTIME_JAR) $(JAVA_BASE_JAR) $(BASE_STAMP)
 # tree as patches/ leave them, and our own (jvm/java.base). After libjvm,
 # whose prepare_tree brings the tree's sources up to date.
 JAVA_BASE_PATCHED := java/util/concurrent/locks/AbstractQueuedSynchronizer.java \
+    java/util/concurrent/locks/ReentrantLock.java \
     $(addprefix java/util/concurrent/,CompletableFuture.java ForkJoinPool.java \
         ForkJoinTask.java SubmissionPublisher.java) \
     java/util/Locale.java java/util/TimeZone.java

@@ -63,6 +63,11 @@ MonitorTable::Monitor* MonitorTable::EnterCheck(NodeId node, ObjectId obj, Threa
   Monitor* m = Find(obj);
   if (m == nullptr) return &monitors_[obj];
   if (m->owned && !m->leased && m->owner_thread == t) {
+    if (m->grant_cancelled && m->owner_node == node) {
+      // Crossed the grant of the enter it gave up, which answers this one.
+      m->grant_cancelled = false;
+      return nullptr;
+    }
     *err = "enter by the thread that already owns the monitor";
     return nullptr;
   }
@@ -247,7 +252,10 @@ std::string MonitorTable::CancelEnter(NodeId node, ObjectId obj, ThreadRef t, Ti
       break;
     }
   }
-  // A grant already sent is answered by the node with Exit.
+  // A grant already sent is answered by the node with Exit, or taken for
+  // the thread's next enter if that crosses it.
+  if (m->owned && !m->leased && m->owner_thread == t && m->owner_node == node)
+    m->grant_cancelled = true;
   Settle(obj, m, now, out);
   MaybeErase(obj);
   return "";
@@ -411,6 +419,7 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
   m->owner_thread = r.thread;
   m->owner_java_thread = r.java_thread;
   m->recall_sent = false;
+  m->grant_cancelled = false;
   const bool in_line = r.place != kNotInLine && r.reason == Wake::kNotified && r.key != 0;
   m->in_line_owner = in_line ? QueuedWaiter{r.key, r.java_thread, r.thread} : QueuedWaiter();
   // Not leased, so its release comes here and ends its report in Query.
@@ -457,6 +466,7 @@ void MonitorTable::ServeSignal(ObjectId obj, Monitor* m, TimeNs now, std::vector
   m->owner_thread = r.thread;
   m->owner_java_thread = 0;
   m->recall_sent = false;
+  m->grant_cancelled = false;
   Event e{Event::kGranted};
   e.node = r.node;
   e.object = obj;
@@ -472,6 +482,7 @@ void MonitorTable::Release(ObjectId obj, Monitor* m, TimeNs now, std::vector<Eve
   m->owner_java_thread = 0;
   m->in_line_owner = QueuedWaiter();
   m->recall_sent = false;
+  m->grant_cancelled = false;
   Settle(obj, m, now, out);
 }
 

@@ -238,6 +238,10 @@ class MonitorTable {
     // releases or waits again: still queued (key 0: not so granted).
     QueuedWaiter in_line_owner;
     bool recall_sent = false;
+    // The owner's node gave its enter up (CancelEnter) after the grant had
+    // left: the node hands the grant back with Exit or, if the same thread
+    // enters again before it arrives, takes it as that enter's answer.
+    bool grant_cancelled = false;
     TimeNs last_recall = INT64_MIN / 2;
     std::deque<Request> entry;  // enters and signals, FIFO: no starvation
     // All keys, FIFO (notify wakes the longest waiter), except that a

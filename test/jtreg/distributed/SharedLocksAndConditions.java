@@ -9,8 +9,9 @@
  *          threads that wait on other nodes (an awaiting thread from the moment it lets the
  *          lock go), Semaphore, CountDownLatch and
  *          ReentrantReadWriteLock, a fair Semaphore's waiters keeping their places in line
- *          across wake-ups (and counted queued while they re-check), and a ReentrantLock held
- *          when it became shared.
+ *          across wake-ups (and counted queued while they re-check), a ReentrantLock held
+ *          when it became shared, and tryLock taking a free lock whose monitor another node
+ *          holds leased.
  * @library /lib
  * @run main/othervm SharedLocksAndConditions
  */
@@ -538,6 +539,41 @@ public class SharedLocksAndConditions {
         checks.check(got.get() && !lock.isLocked(), "free at the end");
     }
 
+    /**
+     * tryLock takes a free lock, also when another node used it last and
+     * holds its monitor leased: on the launcher's node and on another one.
+     */
+    static void tryLockAfterUseElsewhere() throws Exception {
+        ReentrantLock lock = new ReentrantLock();
+        AtomicInteger held = new AtomicInteger();
+        run("lease-holder", () -> {
+            for (int i = 0; i < 100; i++) {
+                lock.lock();
+                try {
+                    held.incrementAndGet();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        });
+        boolean got = lock.tryLock();
+        checks.check(got, "tryLock takes a lock another node used and let go");
+        if (got) {
+            checks.check(lock.getHoldCount() == 1, "held once by tryLock");
+            lock.unlock();
+        }
+        AtomicBoolean other = new AtomicBoolean();
+        run("try-elsewhere", () -> {
+            if (lock.tryLock()) {
+                other.set(true);
+                lock.unlock();
+            }
+        });
+        checks.check(other.get(), "so does a thread of another node");
+        checks.check(!lock.isLocked(), "free at the end");
+        checks.equal("holds", held.get(), 100);
+    }
+
     public static void main(String[] args) throws Exception {
         // The hooks are in: java.base has djava's class (lib/djava-java.base.jar).
         checks.check(Class.forName("java.util.concurrent.locks.SharedSynchronizers") != null, "java.base carries SharedSynchronizers");
@@ -555,6 +591,7 @@ public class SharedLocksAndConditions {
         fairSemaphoreLine();
         queuedWhileRechecking();
         readWrite();
+        tryLockAfterUseElsewhere();
         checks.done();
         System.out.println("SharedLocksAndConditions: ok");
     }

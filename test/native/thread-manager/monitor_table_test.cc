@@ -196,6 +196,30 @@ TEST_F(MonitorTableTest, CancelEnterLeavesQueue) {
   ExpectGrant(3, T(3), Wake::kAcquired);
 }
 
+// A node gives an enter up (a timed tryLock, an interrupt) just as its grant
+// leaves, and the same thread enters again before the grant arrives: the
+// node takes that grant as the new enter's answer, so the service takes the
+// new enter as answered, not as an owner's protocol error.
+TEST_F(MonitorTableTest, AnEnterCrossingTheGrantOfOneGivenUpIsAnsweredByIt) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  Take();
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  ExpectGrant(2, T(2), Wake::kAcquired);
+  table_.CancelEnter(2, kObj, T(2), now_, &out_);  // crossed the grant
+  ExpectNothing();
+  EXPECT_EQ("", table_.Enter(2, kObj, T(2), now_, &out_));
+  ExpectNothing();
+  EXPECT_EQ(0u, table_.EntryQueueLength(kObj));
+  // Only once: a second enter of the owner is still its error.
+  EXPECT_NE("", table_.Enter(2, kObj, T(2), now_, &out_));
+  Take();
+  table_.Enter(3, kObj, T(3), now_, &out_);
+  ExpectNothing();
+  ASSERT_EQ("", table_.Exit(2, kObj, T(2), now_, &out_));
+  ExpectGrant(3, T(3), Wake::kAcquired);
+}
+
 TEST_F(MonitorTableTest, NoStarvationUnderContention) {
   // Three nodes hammer one monitor; every request is served in order.
   std::deque<std::pair<NodeId, ThreadRef>> expected;

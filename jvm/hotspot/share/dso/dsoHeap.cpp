@@ -20,6 +20,7 @@
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReferences.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoSynchronizers.hpp"
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoThrowables.hpp"
 #include "dso/dsoStatics.hpp"
@@ -163,6 +164,7 @@ static uint publish_one(Thread* current, oop obj, uint64_t program) {
     return 0;
   }
   uint64_t id = DsoNode::lib().djava_sos_id(chunk);
+  DsoSynchronizers::prepare_publication(obj);
   // Pinned (this node has the only copy until another asks for it) and
   // found by the chunk before the tag is in: from then on another thread
   // may send the id elsewhere, and a flush come back for it.

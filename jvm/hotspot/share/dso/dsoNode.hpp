@@ -89,6 +89,12 @@ class JavaThread;
   X(djava_monitor_connect)                                                    \
   X(djava_monitor_disconnect)                                                 \
   X(djava_monitor_enter)                                                      \
+  X(djava_monitor_enter_polled)                                               \
+  X(djava_monitor_enter_more)                                                 \
+  X(djava_monitor_try_enter)                                                  \
+  X(djava_monitor_cancel)                                                     \
+  X(djava_monitor_notify_keyed)                                               \
+  X(djava_monitor_state)                                                      \
   X(djava_monitor_exit)                                                       \
   X(djava_monitor_wait_keyed)                                                 \
   X(djava_monitor_wait_more)                                                  \

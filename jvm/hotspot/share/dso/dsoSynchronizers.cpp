@@ -18,6 +18,8 @@
  */
 
 #include "precompiled.hpp"
+#include "classfile/classLoaderData.inline.hpp"
+#include "classfile/symbolTable.hpp"
 #include "classfile/vmSymbols.hpp"
 #include "dso/abi/monitor_client.h"
 #include "dso/dsoGlobals.hpp"
@@ -26,14 +28,17 @@
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
+#include "dso/dsoSynchronizers.hpp"
 #include "dso/dsoThreads.hpp"
 #include "jni.h"
 #include "logging/log.hpp"
 #include "memory/oopFactory.hpp"
 #include "memory/resourceArea.hpp"
+#include "oops/instanceKlass.hpp"
 #include "oops/oop.inline.hpp"
 #include "oops/typeArrayOop.inline.hpp"
 #include "runtime/atomic.hpp"
+#include "runtime/fieldDescriptor.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/jniHandles.inline.hpp"
@@ -183,52 +188,233 @@ JVM_ENTRY(static void, SS_signal0(JNIEnv* env, jclass, jobject sync, jlong key, 
   }
 JVM_END
 
-JVM_ENTRY(static jlongArray, SS_queue0(JNIEnv* env, jclass, jobject sync))
+// A ReentrantLock's lock: enters the synchronizer's monitor, as a
+// djava_monitor_status (OK: held; TIMED_OUT, INTERRUPTED: not held; millis
+// 0: no timeout). An interruptible enter looks at the thread's interrupt
+// status, which another node may set, every poll interval.
+JVM_ENTRY(static jint, SS_enterLock0(JNIEnv* env, jclass, jobject sync, jlong java_thread,
+                                     jlong millis, jboolean interruptible))
   Handle h(thread, JNIHandles::resolve_non_null(sync));
-  size_t cap = 0;
+  if (!shared_here(thread, h())) {
+    return DJAVA_MON_OK;  // the node left: the lock is this last thread's alone
+  }
+  if (interruptible != JNI_FALSE && DsoThreads::is_interrupted(thread, true)) {
+    return DJAVA_MON_INTERRUPTED;
+  }
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(h->mark()));
+  const DsoNodeLibrary& lib = DsoNode::lib();
+  djava_monitor_client* client = DsoMonitors::client();
+  uint64_t program = DsoThreads::current_program(thread);
+  uint64_t key = DsoMonitors::thread_key(thread);
+  jlong poll = interruptible != JNI_FALSE ? DsoThreads::poll_interval_ms : -1;
+  int status;
+  jlong start = os::javaTimeNanos();
+  {
+    // Waiting for a lock is parking, in Java's terms.
+    JavaThreadParkedState parked(thread, millis != 0);
+    {
+      ThreadToNativeFromVM in_native(thread);
+      status = lib.djava_monitor_enter_polled(client, monitor_of(h()), program, key,
+                                              (uint64_t)java_thread, millis, poll);
+    }
+    while (status == DJAVA_MON_WAITING) {
+      if (DsoThreads::is_interrupted(thread, false)) {
+        // Given up; a grant on its way is handed back by the client.
+        lib.djava_monitor_cancel(client, program, key);
+        {
+          ThreadToNativeFromVM in_native(thread);
+          status = lib.djava_monitor_enter_more(client, program, key, -1);
+        }
+        if (status == DJAVA_MON_CANCELLED) {
+          DsoThreads::is_interrupted(thread, true);
+          status = DJAVA_MON_INTERRUPTED;
+        }
+        break;  // or granted before the cancel: held
+      }
+      ThreadToNativeFromVM in_native(thread);
+      status = lib.djava_monitor_enter_more(client, program, key, poll);
+    }
+  }
+  Atomic::inc(&e->_lock_enters);
+  Atomic::add(&e->_lock_wait_ns, (uint64_t)(os::javaTimeNanos() - start));
+  switch (status) {
+    case DJAVA_MON_OK:
+    case DJAVA_MON_TIMED_OUT:
+    case DJAVA_MON_INTERRUPTED:
+      return status;
+    default:
+      throw_for(thread, status, "cannot lock", h(), THREAD);
+      return status;
+  }
+JVM_END
+
+JVM_ENTRY(static jboolean, SS_tryEnter0(JNIEnv* env, jclass, jobject sync, jlong java_thread))
+  Handle h(thread, JNIHandles::resolve_non_null(sync));
+  if (!shared_here(thread, h())) {
+    return JNI_TRUE;
+  }
+  int status;
+  {
+    ThreadToNativeFromVM in_native(thread);
+    status = DsoNode::lib().djava_monitor_try_enter(DsoMonitors::client(), monitor_of(h()),
+                                                    DsoThreads::current_program(thread),
+                                                    DsoMonitors::thread_key(thread),
+                                                    (uint64_t)java_thread);
+  }
+  if (status != DJAVA_MON_OK && status != DJAVA_MON_BUSY) {
+    throw_for(thread, status, "cannot try to lock", h(), THREAD);
+  }
+  return status == DJAVA_MON_OK ? JNI_TRUE : JNI_FALSE;
+JVM_END
+
+JVM_ENTRY(static jint, SS_count0(JNIEnv* env, jclass, jobject sync))
+  oop o = JNIHandles::resolve_non_null(sync);
+  if (!shared_here(thread, o)) {
+    return 0;
+  }
+  return (jint)DsoNode::lib().djava_monitor_count(DsoMonitors::client(), monitor_of(o),
+                                                  DsoThreads::current_program(thread),
+                                                  DsoMonitors::thread_key(thread));
+JVM_END
+
+JVM_ENTRY(static jboolean, SS_entersMonitor0(JNIEnv* env, jclass, jobject sync))
+  oop o = JNIHandles::resolve_non_null(sync);
+  if (!shared_here(thread, o)) {
+    return JNI_FALSE;
+  }
+  int count = DsoNode::lib().djava_monitor_count(DsoMonitors::client(), monitor_of(o),
+                                                 DsoThreads::current_program(thread),
+                                                 DsoMonitors::thread_key(thread));
+  return count == 0 ? JNI_TRUE : JNI_FALSE;
+JVM_END
+
+JVM_ENTRY(static void, SS_notify0(JNIEnv* env, jclass, jobject sync, jlong key, jboolean all))
+  oop o = JNIHandles::resolve_non_null(sync);
+  if (!shared_here(thread, o)) {
+    return;
+  }
+  int status = DsoNode::lib().djava_monitor_notify_keyed(DsoMonitors::client(), monitor_of(o),
+                                                         DsoThreads::current_program(thread),
+                                                         DsoMonitors::thread_key(thread),
+                                                         (uint64_t)key, all != JNI_FALSE ? 1 : 0);
+  if (status != DJAVA_MON_OK) {
+    throw_for(thread, status, "cannot signal", o, THREAD);
+  }
+JVM_END
+
+// A monitor's waiters as the service lists them (key and Thread id each),
+// in C heap arrays grown until they hold them all: djava_monitor_queue's
+// keyed waiters or, with `entering`, djava_monitor_state's list, whose
+// first entries are the threads queued to enter.
+class ServiceWaiters : public StackObj {
+ public:
   uint64_t* keys = NULL;
   uint64_t* threads = NULL;
-  int64_t n = 0;
-  if (shared_here(thread, h())) {
-    uint64_t monitor = monitor_of(h());
-    for (cap = 16;; cap = (size_t)n) {
+  int64_t count = 0;
+
+  ~ServiceWaiters() { free(); }
+
+  // False if the service could not say.
+  bool fetch(JavaThread* thread, uint64_t monitor, bool entering) {
+    uint64_t program = DsoThreads::current_program(thread);
+    uint64_t key = DsoMonitors::thread_key(thread);
+    for (size_t cap = 16;; cap = (size_t)count) {
       keys = NEW_C_HEAP_ARRAY(uint64_t, cap, mtInternal);
       threads = NEW_C_HEAP_ARRAY(uint64_t, cap, mtInternal);
+      bool ok;
       {
         ThreadToNativeFromVM in_native(thread);
-        n = DsoNode::lib().djava_monitor_queue(DsoMonitors::client(), monitor,
-                                               DsoThreads::current_program(thread),
-                                               DsoMonitors::thread_key(thread), keys, threads,
-                                               cap);
+        if (entering) {
+          ok = DsoNode::lib().djava_monitor_state(DsoMonitors::client(), monitor, program, key,
+                                                  NULL, NULL, keys, threads, cap,
+                                                  &count) == DJAVA_MON_OK;
+        } else {
+          count = DsoNode::lib().djava_monitor_queue(DsoMonitors::client(), monitor, program,
+                                                     key, keys, threads, cap);
+          ok = count >= 0;
+        }
       }
-      if (n <= (int64_t)cap) {
-        break;
+      if (!ok) {
+        count = 0;
+        return false;
       }
+      if (count <= (int64_t)cap) {
+        return true;
+      }
+      free();
+    }
+  }
+
+ private:
+  void free() {
+    if (keys != NULL) {
       FREE_C_HEAP_ARRAY(uint64_t, keys);
       FREE_C_HEAP_ARRAY(uint64_t, threads);
+      keys = threads = NULL;
     }
   }
-  if (n < 0) {
-    FREE_C_HEAP_ARRAY(uint64_t, keys);
-    FREE_C_HEAP_ARRAY(uint64_t, threads);
-    throw_for(thread, DJAVA_MON_IO, "cannot list the waiters of", h(), CHECK_NULL);
+};
+
+// The Thread ids of the threads queued to enter the synchronizer's monitor.
+JVM_ENTRY(static jlongArray, SS_entering0(JNIEnv* env, jclass, jobject sync))
+  Handle h(thread, JNIHandles::resolve_non_null(sync));
+  ServiceWaiters w;
+  if (shared_here(thread, h()) && !w.fetch(thread, monitor_of(h()), true)) {
+    throw_for(thread, DJAVA_MON_IO, "cannot list the queue of", h(), CHECK_NULL);
   }
-  typeArrayOop a = oopFactory::new_longArray((int)(2 * n), THREAD);
-  if (!HAS_PENDING_EXCEPTION) {
-    for (int64_t i = 0; i < n; i++) {
-      a->long_at_put((int)(2 * i), (jlong)keys[i]);
-      a->long_at_put((int)(2 * i + 1), (jlong)threads[i]);
+  int entering = 0;
+  for (int64_t i = 0; i < w.count; i++) {
+    if (w.keys[i] == DJAVA_MON_ENTERING_KEY) {
+      entering++;
     }
   }
-  if (keys != NULL) {
-    FREE_C_HEAP_ARRAY(uint64_t, keys);
-    FREE_C_HEAP_ARRAY(uint64_t, threads);
-  }
-  if (HAS_PENDING_EXCEPTION) {
-    return NULL;
+  typeArrayOop a = oopFactory::new_longArray(entering, CHECK_NULL);
+  int k = 0;
+  for (int64_t i = 0; i < w.count; i++) {
+    if (w.keys[i] == DJAVA_MON_ENTERING_KEY) {
+      a->long_at_put(k++, (jlong)w.threads[i]);
+    }
   }
   return (jlongArray)JNIHandles::make_local(THREAD, a);
 JVM_END
+
+JVM_ENTRY(static jlongArray, SS_queue0(JNIEnv* env, jclass, jobject sync))
+  Handle h(thread, JNIHandles::resolve_non_null(sync));
+  ServiceWaiters w;
+  if (shared_here(thread, h()) && !w.fetch(thread, monitor_of(h()), false)) {
+    throw_for(thread, DJAVA_MON_IO, "cannot list the waiters of", h(), CHECK_NULL);
+  }
+  typeArrayOop a = oopFactory::new_longArray((int)(2 * w.count), CHECK_NULL);
+  for (int64_t i = 0; i < w.count; i++) {
+    a->long_at_put((int)(2 * i), (jlong)w.keys[i]);
+    a->long_at_put((int)(2 * i + 1), (jlong)w.threads[i]);
+  }
+  return (jlongArray)JNIHandles::make_local(THREAD, a);
+JVM_END
+
+// ReentrantLock.shared (patches/0035): -1 until the first lock published
+// here, 0 if the class library has no such field.
+static int lock_hint_offset = -1;
+
+void DsoSynchronizers::prepare_publication(oop obj) {
+  for (Klass* k = obj->klass(); k != NULL; k = k->super()) {
+    if (!k->name()->equals("java/util/concurrent/locks/ReentrantLock") ||
+        !k->class_loader_data()->is_boot_class_loader_data()) {
+      continue;
+    }
+    if (lock_hint_offset < 0) {
+      fieldDescriptor fd;
+      TempNewSymbol name = SymbolTable::new_symbol("shared");
+      bool found = InstanceKlass::cast(k)->find_local_field(name, vmSymbols::bool_signature(), &fd) &&
+                   !fd.is_static();
+      lock_hint_offset = found ? fd.offset() : 0;
+    }
+    if (lock_hint_offset > 0) {
+      obj->bool_field_put(lock_hint_offset, JNI_TRUE);
+    }
+    return;
+  }
+}
 
 #define CC (char*)
 #define FN_PTR(f) CAST_FROM_FN_PTR(void*, &f)
@@ -243,6 +429,12 @@ static JNINativeMethod synchronizer_methods[] = {
   { CC"await0",    CC"(Ljava/lang/Object;JJJZJ)J", FN_PTR(SS_await0) },
   { CC"signal0",   CC"(Ljava/lang/Object;JZJ)V", FN_PTR(SS_signal0) },
   { CC"queue0",    CC"(Ljava/lang/Object;)[J",  FN_PTR(SS_queue0) },
+  { CC"enterLock0", CC"(Ljava/lang/Object;JJZ)I", FN_PTR(SS_enterLock0) },
+  { CC"tryEnter0", CC"(Ljava/lang/Object;J)Z",  FN_PTR(SS_tryEnter0) },
+  { CC"count0",    CC"(Ljava/lang/Object;)I",   FN_PTR(SS_count0) },
+  { CC"entersMonitor0", CC"(Ljava/lang/Object;)Z", FN_PTR(SS_entersMonitor0) },
+  { CC"notify0",   CC"(Ljava/lang/Object;JZ)V", FN_PTR(SS_notify0) },
+  { CC"entering0", CC"(Ljava/lang/Object;)[J",  FN_PTR(SS_entering0) },
 };
 
 JVM_ENTRY(void, JVM_RegisterDjavaSynchronizerMethods(JNIEnv* env, jclass sync_class))

@@ -90,6 +90,22 @@ final class SharedSynchronizers {
     private static native void signal0(Object sync, long key, boolean all, long toKey);
     /** The service's waiters, longest first: key, thread id, key, thread id, ... */
     private static native long[] queue0(Object sync);
+    /**
+     * Enters the synchronizer's monitor for a lock (millis 0: no timeout):
+     * NOTIFIED (0) if held now, TIMED_OUT or INTERRUPTED if not.
+     */
+    private static native int enterLock0(Object sync, long thread, long millis,
+                                         boolean interruptible);
+    /** Enters the monitor if that needs no wait; false if another thread owns it or is queued. */
+    private static native boolean tryEnter0(Object sync, long thread);
+    /** The current thread's entries into the synchronizer's monitor (0: it does not own it). */
+    private static native int count0(Object sync);
+    /** The synchronizer is shared and the current thread does not own its monitor. */
+    private static native boolean entersMonitor0(Object sync);
+    /** notify (all: notifyAll) of the wait set `key`, by the monitor's owner. */
+    private static native void notify0(Object sync, long key, boolean all);
+    /** The Thread ids of the threads queued to enter the monitor, first served first. */
+    private static native long[] entering0(Object sync);
 
     private static final boolean ENABLED;
     /**
@@ -118,6 +134,204 @@ final class SharedSynchronizers {
 
     static boolean isShared(Object o) {
         return ENABLED && isShared0(o);
+    }
+
+    // ---- ReentrantLock: its holder holds the synchronizer's monitor --------
+    //
+    // A shared ReentrantLock is taken by entering its synchronizer's monitor
+    // at the service first and then acquiring the state as usual; the
+    // holder keeps the monitor until its last unlock. The state stays the
+    // lock's truth (isLocked, getOwner, getHoldCount read it; a thread that
+    // took the lock through the state alone, before the lock was shared,
+    // holds it as well as any, and a monitor owner waits for it as an
+    // acquirer waits above); the monitor adds what the service does for a
+    // monitor: a hand-off between nodes is the holder's exit and the next
+    // holder's grant, queued FIFO, with the data the holder wrote under it
+    // moved along (docs/SOS.md, "Data following its lock"); a lock used on
+    // one node only is leased to it and costs no message; a condition's
+    // waiters wait in the monitor's wait set of the condition's key and are
+    // notified by the holder, and a notified waiter re-enters like any
+    // acquirer. No field of the lock is read before its monitor is held,
+    // so the lock's data moves once per tenure.
+
+    /**
+     * Whether the current thread takes this lock at the service: the lock
+     * is shared and the thread does not own its monitor yet (an owner's
+     * lock is a re-entry; a thread holding the state alone enters first).
+     * Asked only of a lock whose `shared` field the VM set as it published
+     * the lock: a lock never shared pays a field read.
+     */
+    static boolean entersMonitor(ReentrantLock.Sync s) {
+        return ENABLED && entersMonitor0(s);
+    }
+
+    /** The current thread owns the monitor: take the state (a re-entry, or free). */
+    private static boolean acquireHeld(ReentrantLock.Sync s, int arg) {
+        // A fair lock's tryAcquire asks hasQueuedPredecessors: the waiters
+        // counted (for a holder from before the sharing), not the monitor's
+        // queue, which this thread left when it got the monitor.
+        return s.getState() != 0 ? s.tryLock() && grow(s, arg - 1) : s.tryAcquire(arg);
+    }
+
+    /** A re-entry that took one hold takes the rest of `more` too (an await's saved state). */
+    private static boolean grow(ReentrantLock.Sync s, int more) {
+        if (more > 0) {
+            int c = s.getState() + more;
+            if (c < 0) {
+                throw new Error("Maximum lock count exceeded");
+            }
+            s.setState(c);
+        }
+        return true;
+    }
+
+    /**
+     * lock(), lockInterruptibly() and tryLock(timeout) of a shared lock
+     * whose monitor the thread does not own: false if the deadline passed.
+     */
+    static boolean lock(ReentrantLock.Sync s, boolean interruptible, boolean timed,
+                        long deadline) throws InterruptedException {
+        long millis = 0L;
+        if (timed && (millis = millisUntil(deadline)) == 0L) {
+            return tryLock(s);
+        }
+        int status = enterLock0(s, currentThreadId(), millis, interruptible);
+        if (status == TIMED_OUT) {
+            return false;
+        }
+        if (status == INTERRUPTED) {
+            throw new InterruptedException();
+        }
+        boolean held = false;
+        try {
+            if (acquireHeld(s, 1)) {
+                held = true;
+            } else {
+                // A thread holds the state without the monitor (it took the
+                // lock before it was shared): wait for its release, as any
+                // acquirer of a shared synchronizer does.
+                int r = acquire(s, 1, false, interruptible, timed, deadline);
+                if (r < 0) {
+                    throw new InterruptedException();
+                }
+                held = r > 0;
+            }
+        } finally {
+            if (!held) {
+                exit(s);
+            }
+        }
+        return held;
+    }
+
+    static void lock(ReentrantLock.Sync s) {
+        try {
+            lock(s, false, false, 0L);
+        } catch (InterruptedException cannotHappen) {
+            throw new InternalError(cannotHappen);
+        }
+    }
+
+    /**
+     * tryLock() of a shared lock whose monitor the thread does not own. A
+     * monitor that another node holds leased, or that is being handed
+     * over, while the state says free, is waited for, but only for as long
+     * as the state stays free: tryLock takes a free lock.
+     */
+    static boolean tryLock(ReentrantLock.Sync s) {
+        long me = currentThreadId();
+        if (!tryEnter0(s, me)) {
+            boolean entered = false;
+            while (s.getState() == 0) {
+                if (enterLock0(s, me, 1L, false) == NOTIFIED) {
+                    entered = true;
+                    break;
+                }
+            }
+            if (!entered) {
+                return false;
+            }
+        }
+        if (s.tryLock()) {  // barging, as ReentrantLock.tryLock is; the monitor is owned now
+            return true;
+        }
+        exit(s);
+        return false;
+    }
+
+    /** A shared lock's last unlock: its holder leaves the monitor it entered for it. */
+    static void unlocked(ReentrantLock.Sync s) {
+        if (ENABLED && count0(s) > 0) {
+            exit(s);
+        }
+    }
+
+    /**
+     * A condition's await on a ReentrantLock, which the thread holds (its
+     * monitor too, unless it took the lock before the lock was shared: then
+     * it enters for the wait). The thread waits in the monitor's wait set of
+     * the condition's key, releasing the monitor in the same step as it
+     * joins the set, so a signaller (who must hold the lock, and so its
+     * monitor) comes after; a notified, timed-out or interrupted waiter
+     * re-enters the monitor and takes its saved holds back.
+     */
+    private static boolean awaitLock(ReentrantLock.Sync s,
+                                     AbstractQueuedSynchronizer.ConditionObject c,
+                                     boolean interruptible, boolean timed, long deadline)
+            throws InterruptedException {
+        if (!s.isHeldExclusively()) {
+            throw new IllegalMonitorStateException();
+        }
+        long key = idOf(c, true);  // its id names its wait set
+        long me = currentThreadId();
+        boolean entered = count0(s) == 0;
+        if (entered) {
+            enter(s);
+        }
+        boolean signalled = true, interrupted = false, cancelled = false;
+        c.sharedWaiters++;  // under the lock, which a signaller holds too
+        try {
+            int savedState = s.getState();
+            if (!s.release(savedState)) {
+                throw new IllegalMonitorStateException();
+            }
+            long millis = timed ? millisUntil(deadline) : 0L;
+            if (timed && millis == 0L) {
+                signalled = false;
+            } else {
+                LockSupport.setCurrentBlocker(c);
+                long woken = await0(s, key, me, millis, interruptible, 0L);
+                LockSupport.setCurrentBlocker(null);
+                int status = (int) (woken & STATUS_BITS);
+                if (status == TIMED_OUT) {
+                    signalled = false;
+                } else if (status == INTERRUPTED) {
+                    if (interruptible) {
+                        cancelled = true;
+                    } else {
+                        interrupted = true;
+                    }
+                }
+            }
+            // The monitor is held again; so is the state, unless a thread
+            // that took the lock before it was shared has it now.
+            if (!acquireHeld(s, savedState) &&
+                acquire(s, savedState, false, false, false, 0L) <= 0) {
+                throw new InternalError("djava: an uninterruptible re-acquire gave up");
+            }
+        } finally {
+            c.sharedWaiters--;
+            if (entered) {
+                exit(s);
+            }
+        }
+        if (cancelled) {
+            throw new InterruptedException();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return signalled;
     }
 
     /**
@@ -265,6 +479,9 @@ final class SharedSynchronizers {
                          AbstractQueuedSynchronizer.ConditionObject c,
                          boolean interruptible, boolean timed, long deadline)
             throws InterruptedException {
+        if (s instanceof ReentrantLock.Sync rs) {
+            return awaitLock(rs, c, interruptible, timed, deadline);
+        }
         if (!s.isHeldExclusively()) {
             throw new IllegalMonitorStateException();
         }
@@ -368,7 +585,22 @@ final class SharedSynchronizers {
     static void signal(AbstractQueuedSynchronizer s,
                        AbstractQueuedSynchronizer.ConditionObject c, boolean all) {
         int waiting = c.sharedWaiters;
-        if (ENABLED && waiting != 0 && isShared0(s)) {
+        if (ENABLED && waiting != 0 && isShared0(s) && s instanceof ReentrantLock.Sync) {
+            // The lock's holder owns its monitor (one that took the lock
+            // before it was shared enters for the notify): its waiters are
+            // woken, and wait for the monitor as any acquirer.
+            boolean entered = count0(s) == 0;
+            if (entered) {
+                enter(s);
+            }
+            try {
+                notify0(s, idOf(c, false), all);
+            } finally {
+                if (entered) {
+                    exit(s);
+                }
+            }
+        } else if (ENABLED && waiting != 0 && isShared0(s)) {
             int moving = all ? waiting : 1;
             c.sharedWaiters = waiting - moving;
             addWaiters(s, moving);
@@ -384,6 +616,16 @@ final class SharedSynchronizers {
         if (!mayWait(s, key)) {
             return list;
         }
+        if (enters(s, key)) {
+            for (long id : entering0(s)) {
+                if (id != 0L && objectOf(id) instanceof Thread t) {
+                    list.add(t);
+                }
+            }
+            if (s.sharedWaiters == 0) {
+                return list;
+            }
+        }
         long[] q = isAcquirerKey(key) ? queue0(s) : conditionQueue(s);
         for (int i = 0; i + 1 < q.length; i += 2) {
             boolean match = key == 0L ? (q[i] == EXCLUSIVE || q[i] == SHARED) : q[i] == key;
@@ -392,6 +634,15 @@ final class SharedSynchronizers {
             }
         }
         return list;
+    }
+
+    /**
+     * Whether the threads queued to enter the synchronizer's monitor are
+     * among its acquirers of `key`: a shared ReentrantLock's are (they wait
+     * for its monitor, as an AQS node for its turn).
+     */
+    private static boolean enters(AbstractQueuedSynchronizer s, long key) {
+        return (key == 0L || key == EXCLUSIVE) && s instanceof ReentrantLock.Sync;
     }
 
     private static boolean isAcquirerKey(long key) {
@@ -431,7 +682,7 @@ final class SharedSynchronizers {
             return false;
         }
         if (isAcquirerKey(key)) {
-            return s.sharedWaiters != 0 && isShared0(s);
+            return (s.sharedWaiters != 0 || enters(s, key)) && isShared0(s);
         }
         return isShared0(s);  // a condition's: its waiters are counted in the condition
     }
@@ -449,7 +700,9 @@ final class SharedSynchronizers {
             return 0;
         }
         if (key == 0L) {
-            return Math.max(0, s.sharedWaiters);
+            // A ReentrantLock's acquirers queued for its monitor are not
+            // counted: they read no field of the lock before they own it.
+            return Math.max(0, s.sharedWaiters) + (enters(s, key) ? entering0(s).length : 0);
         }
         long[] q = isAcquirerKey(key) ? queue0(s) : conditionQueue(s);
         int n = 0;
