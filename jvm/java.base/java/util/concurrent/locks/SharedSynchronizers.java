@@ -195,7 +195,10 @@ final class SharedSynchronizers {
         if (timed && (millis = millisUntil(deadline)) == 0L) {
             return tryLock(s);
         }
-        int status = enterLock0(s, currentThreadId(), millis, interruptible);
+        long me = currentThreadId();
+        LockSupport.setCurrentBlocker(s);  // parked on the lock, as an AQS acquirer is
+        int status = enterLock0(s, me, millis, interruptible);
+        LockSupport.setCurrentBlocker(null);
         if (status == TIMED_OUT) {
             return false;
         }
@@ -242,12 +245,14 @@ final class SharedSynchronizers {
         long me = currentThreadId();
         if (!tryEnter0(s, me)) {
             boolean entered = false;
+            LockSupport.setCurrentBlocker(s);
             while (s.getState() == 0) {
                 if (enterLock0(s, me, 1L, false) == NOTIFIED) {
                     entered = true;
                     break;
                 }
             }
+            LockSupport.setCurrentBlocker(null);
             if (!entered) {
                 return false;
             }
