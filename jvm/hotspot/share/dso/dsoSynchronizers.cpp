@@ -188,12 +188,64 @@ JVM_ENTRY(static void, SS_signal0(JNIEnv* env, jclass, jobject sync, jlong key, 
   }
 JVM_END
 
+// How long a lock's enter waits before it reports the thread queued
+// (enterLock0's report_queued): by then its Enter is at the service, whose
+// listing other nodes' queue inspections read, so the thread sets its park
+// blocker only once an inspection can find it queued (a blocker seen means
+// a queued thread, as in AQS).
+static const jlong queued_report_ms = 1;
+
+// Goes on with an enter_polled that returned DJAVA_MON_WAITING until it
+// ends; an interruptible enter looks at the thread's interrupt status,
+// which another node may set, every poll interval. In the thread's parked
+// state (the caller's).
+static int finish_enter(JavaThread* thread, uint64_t program, uint64_t key, bool interruptible,
+                        int status) {
+  const DsoNodeLibrary& lib = DsoNode::lib();
+  djava_monitor_client* client = DsoMonitors::client();
+  jlong poll = interruptible ? DsoThreads::poll_interval_ms : -1;
+  while (status == DJAVA_MON_WAITING) {
+    if (interruptible && DsoThreads::is_interrupted(thread, false)) {
+      // Given up; a grant on its way is handed back by the client.
+      lib.djava_monitor_cancel(client, program, key);
+      {
+        ThreadToNativeFromVM in_native(thread);
+        status = lib.djava_monitor_enter_more(client, program, key, -1);
+      }
+      if (status == DJAVA_MON_CANCELLED) {
+        DsoThreads::is_interrupted(thread, true);
+        status = DJAVA_MON_INTERRUPTED;
+      }
+      break;  // or granted before the cancel: held
+    }
+    ThreadToNativeFromVM in_native(thread);
+    status = lib.djava_monitor_enter_more(client, program, key, poll);
+  }
+  return status;
+}
+
+static jint enter_result(JavaThread* thread, Handle h, DsoReplica* e, jlong start, int status) {
+  Atomic::add(&e->_lock_wait_ns, (uint64_t)(os::javaTimeNanos() - start));
+  switch (status) {
+    case DJAVA_MON_OK:
+    case DJAVA_MON_TIMED_OUT:
+    case DJAVA_MON_INTERRUPTED:
+    case DJAVA_MON_WAITING:
+      return status;
+    default:
+      JavaThread* THREAD = thread;
+      throw_for(thread, status, "cannot lock", h(), THREAD);
+      return status;
+  }
+}
+
 // A ReentrantLock's lock: enters the synchronizer's monitor, as a
 // djava_monitor_status (OK: held; TIMED_OUT, INTERRUPTED: not held; millis
-// 0: no timeout). An interruptible enter looks at the thread's interrupt
-// status, which another node may set, every poll interval.
+// 0: no timeout). With report_queued, WAITING if the thread is still queued
+// after queued_report_ms: it stays queued, and goes on with enterLockMore0.
 JVM_ENTRY(static jint, SS_enterLock0(JNIEnv* env, jclass, jobject sync, jlong java_thread,
-                                     jlong millis, jboolean interruptible))
+                                     jlong millis, jboolean interruptible,
+                                     jboolean report_queued))
   Handle h(thread, JNIHandles::resolve_non_null(sync));
   if (!shared_here(thread, h())) {
     return DJAVA_MON_OK;  // the node left: the lock is this last thread's alone
@@ -202,50 +254,42 @@ JVM_ENTRY(static jint, SS_enterLock0(JNIEnv* env, jclass, jobject sync, jlong ja
     return DJAVA_MON_INTERRUPTED;
   }
   DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(h->mark()));
-  const DsoNodeLibrary& lib = DsoNode::lib();
-  djava_monitor_client* client = DsoMonitors::client();
   uint64_t program = DsoThreads::current_program(thread);
   uint64_t key = DsoMonitors::thread_key(thread);
-  jlong poll = interruptible != JNI_FALSE ? DsoThreads::poll_interval_ms : -1;
+  jlong poll = report_queued != JNI_FALSE ? queued_report_ms
+               : interruptible != JNI_FALSE ? DsoThreads::poll_interval_ms : -1;
   int status;
   jlong start = os::javaTimeNanos();
+  Atomic::inc(&e->_lock_enters);
   {
     // Waiting for a lock is parking, in Java's terms.
     JavaThreadParkedState parked(thread, millis != 0);
     {
       ThreadToNativeFromVM in_native(thread);
-      status = lib.djava_monitor_enter_polled(client, monitor_of(h()), program, key,
-                                              (uint64_t)java_thread, millis, poll);
+      status = DsoNode::lib().djava_monitor_enter_polled(DsoMonitors::client(), monitor_of(h()),
+                                                         program, key, (uint64_t)java_thread,
+                                                         millis, poll);
     }
-    while (status == DJAVA_MON_WAITING) {
-      if (DsoThreads::is_interrupted(thread, false)) {
-        // Given up; a grant on its way is handed back by the client.
-        lib.djava_monitor_cancel(client, program, key);
-        {
-          ThreadToNativeFromVM in_native(thread);
-          status = lib.djava_monitor_enter_more(client, program, key, -1);
-        }
-        if (status == DJAVA_MON_CANCELLED) {
-          DsoThreads::is_interrupted(thread, true);
-          status = DJAVA_MON_INTERRUPTED;
-        }
-        break;  // or granted before the cancel: held
-      }
-      ThreadToNativeFromVM in_native(thread);
-      status = lib.djava_monitor_enter_more(client, program, key, poll);
+    if (report_queued == JNI_FALSE) {
+      status = finish_enter(thread, program, key, interruptible != JNI_FALSE, status);
     }
   }
-  Atomic::inc(&e->_lock_enters);
-  Atomic::add(&e->_lock_wait_ns, (uint64_t)(os::javaTimeNanos() - start));
-  switch (status) {
-    case DJAVA_MON_OK:
-    case DJAVA_MON_TIMED_OUT:
-    case DJAVA_MON_INTERRUPTED:
-      return status;
-    default:
-      throw_for(thread, status, "cannot lock", h(), THREAD);
-      return status;
+  return enter_result(thread, h, e, start, status);
+JVM_END
+
+// Goes on with an enterLock0 that reported the thread queued; its results.
+JVM_ENTRY(static jint, SS_enterLockMore0(JNIEnv* env, jclass, jobject sync,
+                                         jboolean interruptible, jboolean timed))
+  Handle h(thread, JNIHandles::resolve_non_null(sync));
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(h->mark()));
+  int status = DJAVA_MON_WAITING;
+  jlong start = os::javaTimeNanos();
+  {
+    JavaThreadParkedState parked(thread, timed != JNI_FALSE);
+    status = finish_enter(thread, DsoThreads::current_program(thread),
+                          DsoMonitors::thread_key(thread), interruptible != JNI_FALSE, status);
   }
+  return enter_result(thread, h, e, start, status);
 JVM_END
 
 JVM_ENTRY(static jboolean, SS_tryEnter0(JNIEnv* env, jclass, jobject sync, jlong java_thread))
@@ -429,7 +473,8 @@ static JNINativeMethod synchronizer_methods[] = {
   { CC"await0",    CC"(Ljava/lang/Object;JJJZJ)J", FN_PTR(SS_await0) },
   { CC"signal0",   CC"(Ljava/lang/Object;JZJ)V", FN_PTR(SS_signal0) },
   { CC"queue0",    CC"(Ljava/lang/Object;)[J",  FN_PTR(SS_queue0) },
-  { CC"enterLock0", CC"(Ljava/lang/Object;JJZ)I", FN_PTR(SS_enterLock0) },
+  { CC"enterLock0", CC"(Ljava/lang/Object;JJZZ)I", FN_PTR(SS_enterLock0) },
+  { CC"enterLockMore0", CC"(Ljava/lang/Object;ZZ)I", FN_PTR(SS_enterLockMore0) },
   { CC"tryEnter0", CC"(Ljava/lang/Object;J)Z",  FN_PTR(SS_tryEnter0) },
   { CC"count0",    CC"(Ljava/lang/Object;)I",   FN_PTR(SS_count0) },
   { CC"entersMonitor0", CC"(Ljava/lang/Object;)Z", FN_PTR(SS_entersMonitor0) },

@@ -95,7 +95,14 @@ final class SharedSynchronizers {
      * NOTIFIED (0) if held now, TIMED_OUT or INTERRUPTED if not.
      */
     private static native int enterLock0(Object sync, long thread, long millis,
-                                         boolean interruptible);
+                                         boolean interruptible, boolean reportQueued);
+    /**
+     * With reportQueued, enterLock0 returns WAITING once the thread is
+     * queued at the service (still queued); it goes on here, to the
+     * results above.
+     */
+    private static native int enterLockMore0(Object sync, boolean interruptible, boolean timed);
+    private static final int WAITING = 8;
     /** Enters the monitor if that needs no wait; false if another thread owns it or is queued. */
     private static native boolean tryEnter0(Object sync, long thread);
     /** The current thread's entries into the synchronizer's monitor (0: it does not own it). */
@@ -195,10 +202,14 @@ final class SharedSynchronizers {
         if (timed && (millis = millisUntil(deadline)) == 0L) {
             return tryLock(s);
         }
-        long me = currentThreadId();
-        LockSupport.setCurrentBlocker(s);  // parked on the lock, as an AQS acquirer is
-        int status = enterLock0(s, me, millis, interruptible);
-        LockSupport.setCurrentBlocker(null);
+        int status = enterLock0(s, currentThreadId(), millis, interruptible, true);
+        if (status == WAITING) {
+            // Queued at the service now, where queue inspections find it:
+            // parked on the lock, as an AQS acquirer is once it is queued.
+            LockSupport.setCurrentBlocker(s);
+            status = enterLockMore0(s, interruptible, timed);
+            LockSupport.setCurrentBlocker(null);
+        }
         if (status == TIMED_OUT) {
             return false;
         }
@@ -245,14 +256,12 @@ final class SharedSynchronizers {
         long me = currentThreadId();
         if (!tryEnter0(s, me)) {
             boolean entered = false;
-            LockSupport.setCurrentBlocker(s);
             while (s.getState() == 0) {
-                if (enterLock0(s, me, 1L, false) == NOTIFIED) {
+                if (enterLock0(s, me, 1L, false, false) == NOTIFIED) {
                     entered = true;
                     break;
                 }
             }
-            LockSupport.setCurrentBlocker(null);
             if (!entered) {
                 return false;
             }
