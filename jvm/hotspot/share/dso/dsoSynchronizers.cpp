@@ -189,10 +189,11 @@ JVM_ENTRY(static void, SS_signal0(JNIEnv* env, jclass, jobject sync, jlong key, 
 JVM_END
 
 // How long a lock's enter waits before it reports the thread queued
-// (enterLock0's report_queued): by then its Enter is at the service, whose
-// listing other nodes' queue inspections read, so the thread sets its park
-// blocker only once an inspection can find it queued (a blocker seen means
-// a queued thread, as in AQS).
+// (enterLock0's report_queued), and the thread sets its park blocker: an
+// enter granted sooner costs no write of the blocker, a field of a shared
+// Thread. The blocker seen means a queued thread, as in AQS: isQueued
+// counts a thread parked on the synchronizer as queued, whether or not its
+// Enter has reached the service's listing yet.
 static const jlong queued_report_ms = 1;
 
 // Goes on with an enter_polled that returned DJAVA_MON_WAITING until it

@@ -204,8 +204,8 @@ final class SharedSynchronizers {
         }
         int status = enterLock0(s, currentThreadId(), millis, interruptible, true);
         if (status == WAITING) {
-            // Queued at the service now, where queue inspections find it:
-            // parked on the lock, as an AQS acquirer is once it is queued.
+            // Still waiting: parked on the lock, as an AQS acquirer is once
+            // it is queued (isQueued counts it queued from here on).
             LockSupport.setCurrentBlocker(s);
             status = enterLockMore0(s, interruptible, timed);
             LockSupport.setCurrentBlocker(null);
@@ -623,6 +623,20 @@ final class SharedSynchronizers {
     }
 
     // ---- queue inspection: the service's waiters ----------------------------
+
+    /**
+     * isQueued(thread) of a shared synchronizer. A thread parks on the
+     * synchronizer only once it counts as queued (an acquirer counted, or
+     * a lock's enter still waiting after queued_report_ms), as an AQS
+     * acquirer parks only once its node is linked; but its wait may still
+     * be on its way to the service, whose listing would miss it. So a
+     * thread seen parked on the synchronizer is queued, whatever the
+     * listing says: an inspector that saw the blocker (as a thread dump or
+     * a test does) sees the thread queued too.
+     */
+    static boolean isQueued(AbstractQueuedSynchronizer s, Thread t) {
+        return LockSupport.getBlocker(t) == s || waiting(s, 0L).contains(t);
+    }
 
     /** The service's waiters of the synchronizer with key (0: both acquirer keys). */
     static Collection<Thread> waiting(AbstractQueuedSynchronizer s, long key) {
