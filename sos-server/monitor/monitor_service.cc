@@ -1,5 +1,6 @@
 #include "monitor_service.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace djava {
@@ -26,6 +27,24 @@ monitorpb::WakeReason ToProto(Wake w) {
 }
 
 constexpr TimeNs kNsPerMs = 1000 * 1000;
+
+monitorpb::BarrierOutcome ToProto(BarrierOutcome o) {
+  switch (o) {
+    case BarrierOutcome::kTripped: return monitorpb::BARRIER_TRIPPED;
+    case BarrierOutcome::kLast: return monitorpb::BARRIER_LAST;
+    case BarrierOutcome::kBroken: return monitorpb::BARRIER_BROKEN;
+    case BarrierOutcome::kTimedOut: return monitorpb::BARRIER_TIMED_OUT;
+    case BarrierOutcome::kInterrupted: return monitorpb::BARRIER_INTERRUPTED;
+    case BarrierOutcome::kDone: return monitorpb::BARRIER_DONE;
+  }
+  return monitorpb::BARRIER_OUTCOME_UNSPECIFIED;
+}
+
+// A timeout in ns past now, saturated (a Java timeout may be Long.MAX_VALUE).
+TimeNs DeadlineAfter(TimeNs now, uint64_t timeout_ns) {
+  const uint64_t room = static_cast<uint64_t>(INT64_MAX - now);
+  return timeout_ns >= room ? INT64_MAX : now + static_cast<TimeNs>(timeout_ns);
+}
 
 }  // namespace
 
@@ -98,23 +117,67 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
     }
     case monitorpb::MonitorRequest::kInterrupt:
       err = table_.Interrupt(FromProto(req.interrupt().target()), now, &out);
+      barriers_.Interrupt(FromProto(req.interrupt().target()), &out);
       break;
     case monitorpb::MonitorRequest::kCancelEnter:
-      err = table_.CancelEnter(node, req.cancel_enter().object(),
-                               FromProto(req.cancel_enter().thread()), now, &out);
+      // A thread blocks in one call at a time: an await at a barrier or an
+      // enter or wait on a monitor.
+      if (!barriers_.Cancel(node, req.cancel_enter().object(),
+                            FromProto(req.cancel_enter().thread()), &out)) {
+        err = table_.CancelEnter(node, req.cancel_enter().object(),
+                                 FromProto(req.cancel_enter().thread()), now, &out);
+      }
       break;
+    case monitorpb::MonitorRequest::kArrive: {
+      const auto& a = req.arrive();
+      if (!a.has_thread()) {
+        err = "barrier arrival names no thread";
+        break;
+      }
+      err = barriers_.Arrive(node, a.object(), FromProto(a.thread()), a.parties(), a.command(),
+                             a.timed(), DeadlineAfter(now, a.timeout_ns()), now, &out,
+                             a.interrupted());
+      break;
+    }
+    case monitorpb::MonitorRequest::kBarrierOp: {
+      const auto& b = req.barrier_op();
+      if (!b.has_thread()) {
+        err = "barrier op names no thread";
+        break;
+      }
+      BarrierOp op;
+      switch (b.op()) {
+        case monitorpb::BARRIER_TRIP: op = BarrierOp::kTrip; break;
+        case monitorpb::BARRIER_BREAK: op = BarrierOp::kBreak; break;
+        case monitorpb::BARRIER_RESET: op = BarrierOp::kReset; break;
+        case monitorpb::BARRIER_QUERY: op = BarrierOp::kQuery; break;
+        default: err = "unknown barrier op"; break;
+      }
+      if (err.empty()) err = barriers_.Op(node, b.object(), FromProto(b.thread()), op, now, &out);
+      break;
+    }
     case monitorpb::MonitorRequest::kReturnLease:
       err = table_.ReturnLease(node, req.return_lease().object(), now, &out);
       break;
     case monitorpb::MonitorRequest::kFreeProgram:
       table_.FreeProgram(req.free_program().program(), now, &out);
+      barriers_.FailProgram(req.free_program().program(), "program ended", &out);
       break;
     case monitorpb::MonitorRequest::kHello:
       peers_[node] = req.hello().node_name() + " at " + peers_[node];
       if (req.hello().sos_node() != 0) sos_nodes_[node] = req.hello().sos_node();
       break;
     case monitorpb::MonitorRequest::kLeave:
-      if (!table_.NodeLeave(node, now, &out))
+      if (barriers_.Involves(node)) {
+        // Still a party somewhere: not a clean leave.
+        table_.NodeDown(node, "node " + std::to_string(node) +
+                                  " left while one of its threads still awaited a barrier",
+                        now, &out);
+        FailBarriersOf(out, &out);
+        barriers_.NodeDown(node, &out);
+        Log("node " + std::to_string(node) + " (" + peers_[node] +
+            ") left awaiting a barrier: its programs are failed");
+      } else if (!table_.NodeLeave(node, now, &out))
         Log("node " + std::to_string(node) + " (" + peers_[node] +
             ") left holding or waiting for a monitor: its programs are failed");
       break;
@@ -149,6 +212,8 @@ void MonitorService::OnDisconnect(NodeId node, TimeNs now) {
                     ") disconnected from the monitor service (it may have died holding or "
                     "waiting for a monitor of this program)";
   table_.NodeDown(node, why, now, &out);
+  FailBarriersOf(out, &out);
+  barriers_.NodeDown(node, &out);
   bool failed_any = false;
   for (const Event& e : out) failed_any |= e.kind == Event::kFailed;
   if (failed_any) Log(why + ": its programs are failed");
@@ -158,13 +223,30 @@ void MonitorService::OnDisconnect(NodeId node, TimeNs now) {
 void MonitorService::OnTick(TimeNs now) {
   std::vector<Event> out;
   table_.Tick(now, &out);
+  barriers_.Tick(now, &out);
   Deliver(out);
+}
+
+TimeNs MonitorService::NextDeadline() const {
+  const TimeNs a = table_.NextDeadline();
+  const TimeNs b = barriers_.NextDeadline();
+  if (a == kNoDeadline) return b;
+  if (b == kNoDeadline) return a;
+  return std::min(a, b);
 }
 
 void MonitorService::FreeProgram(ProgramId program, TimeNs now) {
   std::vector<Event> out;
   table_.FreeProgram(program, now, &out);
+  barriers_.FailProgram(program, "program ended", &out);
   Deliver(out);
+}
+
+void MonitorService::FailBarriersOf(const std::vector<Event>& events, std::vector<Event>* out) {
+  std::map<ProgramId, std::string> failed;
+  for (const Event& e : events)
+    if (e.kind == Event::kFailed && e.thread.thread == 0) failed.emplace(e.thread.program, e.error);
+  for (const auto& f : failed) barriers_.FailProgram(f.first, f.second, out);
 }
 
 void MonitorService::Deliver(const std::vector<Event>& events) {
@@ -216,6 +298,16 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
         auto* b = ev.mutable_busy();
         b->set_object(e.object);
         ToProto(e.thread, b->mutable_thread());
+        break;
+      }
+      case Event::kBarrier: {
+        auto* b = ev.mutable_barrier_done();
+        b->set_object(e.object);
+        ToProto(e.thread, b->mutable_thread());
+        b->set_outcome(ToProto(e.barrier));
+        b->set_index(e.index);
+        b->set_broken(e.broken);
+        b->set_waiting(e.waiting_count);
         break;
       }
     }

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <string>
 
+#include "barrier_table.h"
 #include "monitor.pb.h"
 #include "monitor_table.h"
 
@@ -57,11 +58,13 @@ class MonitorService {
   void OnMessage(NodeId node, const monitorpb::MonitorRequest& req, TimeNs now);
   void OnDisconnect(NodeId node, TimeNs now);
   void OnTick(TimeNs now);
-  // When OnTick must next run (a timed wait's deadline), or kNoDeadline.
-  TimeNs NextDeadline() const { return table_.NextDeadline(); }
+  // When OnTick must next run (a timed wait's or await's deadline), or
+  // kNoDeadline.
+  TimeNs NextDeadline() const;
   // The program ended (from the thread manager): free its monitors.
   void FreeProgram(ProgramId program, TimeNs now);
   const MonitorTable& table() const { return table_; }
+  const BarrierTable& barriers() const { return barriers_; }
   // Grants handed from node to node wait for the object's chunk (null: no
   // data moves). Set before the first connection.
   void SetDataMover(DataMover* mover) { mover_ = mover; }
@@ -70,11 +73,14 @@ class MonitorService {
 
  private:
   void Deliver(const std::vector<Event>& events);
+  // The programs the monitor table failed in `events` fail at the barriers too.
+  void FailBarriersOf(const std::vector<Event>& events, std::vector<Event>* out);
   // Whether a grant waits for its object's chunk to move (DataMover).
   bool MovesData(const Event& e) const;
   void Log(const std::string& line);
 
   MonitorTable table_;
+  BarrierTable barriers_{&table_};
   Transport* transport_;
   std::function<void(const std::string&)> log_;
   std::map<NodeId, std::string> peers_;

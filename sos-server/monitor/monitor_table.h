@@ -98,8 +98,11 @@ struct QueuedWaiter {
   ThreadRef thread;
 };
 
+// The end of a barrier's await, or a barrier op's answer (barrier_table.h).
+enum class BarrierOutcome { kTripped, kLast, kBroken, kTimedOut, kInterrupted, kDone };
+
 struct Event {
-  enum Kind { kGranted, kRecall, kFailed, kQueue, kBusy };
+  enum Kind { kGranted, kRecall, kFailed, kQueue, kBusy, kBarrier };
   explicit Event(Kind k) : kind(k) {}
   Kind kind;
   NodeId node = 0;          // addressee
@@ -123,6 +126,12 @@ struct Event {
   bool leased = false;
   uint64_t owner_java_thread = 0;
   std::vector<QueuedWaiter> entering;
+  // kBarrier: the outcome, the arrival's index (kTripped, kLast), and the
+  // barrier's state after an op (kDone).
+  BarrierOutcome barrier = BarrierOutcome::kDone;
+  uint32_t index = 0;
+  bool broken = false;
+  uint32_t waiting_count = 0;
 };
 
 class MonitorTable {
@@ -174,6 +183,14 @@ class MonitorTable {
   // Needs no ownership; changes nothing.
   std::string Query(NodeId node, ObjectId obj, ThreadRef t, uint64_t nonce,
                     std::vector<Event>* out);
+  // Whether a request of `t` from `node` about object `obj` may go on: not
+  // if its program failed or ended (then it is answered kFailed in *out).
+  // The node counts as running threads of the program from now on, so that
+  // the program's failure reaches it. For the service's other tables
+  // (BarrierTable), whose programs fail with the monitors'.
+  bool Admit(NodeId node, ObjectId obj, ThreadRef t, std::vector<Event>* out) {
+    return CheckProgram(node, obj, t, out);
+  }
   // If `target` waits on a monitor here, it leaves the wait set and re-enters
   // with kInterrupted. Otherwise nothing (the JVM keeps the interrupt flag).
   std::string Interrupt(ThreadRef target, TimeNs now, std::vector<Event>* out);

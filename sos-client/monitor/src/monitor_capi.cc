@@ -144,6 +144,32 @@ int djava_monitor_wait_more(djava_monitor_client* c, uint64_t program, uint64_t 
   });
 }
 
+int djava_monitor_arrive(djava_monitor_client* c, uint64_t object, uint64_t program,
+                         uint64_t thread, uint32_t parties, int command, int timed,
+                         uint64_t timeout_ns, int interrupted, uint64_t java_thread,
+                         int64_t poll_ms) {
+  if (poll_ms < 0) return BadArgument("poll interval is negative");
+  return Guard(c, [&](MonitorClient* m) {
+    return m->Arrive(object, LocalThread{program, thread}, parties, command != 0, timed != 0,
+                     timeout_ns, interrupted != 0, java_thread, poll_ms);
+  });
+}
+
+uint32_t djava_monitor_barrier_index(void) { return MonitorClient::LastBarrier().index; }
+
+int djava_monitor_barrier_op(djava_monitor_client* c, uint64_t object, uint64_t program,
+                             uint64_t thread, int op, int* broken, uint32_t* waiting) {
+  int st = Guard(c, [&](MonitorClient* m) {
+    return m->BarrierOp(object, LocalThread{program, thread}, op);
+  });
+  if (st == DJAVA_MON_OK) {
+    MonitorClient::BarrierResult r = MonitorClient::LastBarrier();
+    if (broken != nullptr) *broken = r.broken ? 1 : 0;
+    if (waiting != nullptr) *waiting = r.waiting;
+  }
+  return st;
+}
+
 int djava_monitor_notify(djava_monitor_client* c, uint64_t object, uint64_t program,
                          uint64_t thread, int all) {
   return djava_monitor_notify_keyed(c, object, program, thread, 0, all);

@@ -11,6 +11,8 @@ namespace {
 thread_local std::string last_error;
 // The place in line the thread's last wait ended with (WaitKeyed).
 thread_local MonitorClient::LinePlace last_place;
+// What the thread's last Arrive or BarrierOp ended with.
+thread_local MonitorClient::BarrierResult last_barrier;
 
 int SetError(int status, const std::string& why) {
   last_error = why;
@@ -28,6 +30,8 @@ void ToProto(uint64_t obj, LocalThread t, uint64_t* o, monitorpb::ThreadId* id) 
 const std::string& MonitorClient::LastError() { return last_error; }
 
 MonitorClient::LinePlace MonitorClient::LastPlace() { return last_place; }
+
+MonitorClient::BarrierResult MonitorClient::LastBarrier() { return last_barrier; }
 
 MonitorClient::MonitorClient(std::vector<std::unique_ptr<Channel>> shards,
                              const std::string& node_name, uint64_t sos_node)
@@ -138,6 +142,7 @@ int MonitorClient::Block(std::unique_lock<std::mutex>* lock, LocalThread t,
   if (it != pending_.end() && it->second == p) pending_.erase(it);
   if (p->status != DJAVA_MON_OK) last_error = p->error;
   last_place = p->woken_place;
+  if (p->barrier) last_barrier = p->barrier_result;
   return p->status;
 }
 
@@ -377,6 +382,53 @@ void MonitorClient::FailQueries(uint64_t program, const std::string& error) {
     if (q.second->thread.program == program) Finish(q.second.get(), DJAVA_MON_FAILED, error);
 }
 
+int MonitorClient::Arrive(uint64_t obj, LocalThread t, uint32_t parties, bool command,
+                          bool timed, uint64_t timeout_ns, bool interrupted,
+                          uint64_t java_thread, int64_t poll_ms) {
+  if (parties == 0) return SetError(DJAVA_MON_BAD_ARGUMENT, "a barrier has at least 1 party");
+  std::unique_lock<std::mutex> lock(mu_);
+  if (int st = Check(t)) return st;
+  auto p = std::make_shared<Pending>();
+  p->obj = obj;
+  p->barrier = true;
+  p->java_thread = java_thread;
+  pending_[t] = p;
+  monitorpb::MonitorRequest req;
+  auto* a = req.mutable_arrive();
+  uint64_t o;
+  ToProto(obj, t, &o, a->mutable_thread());
+  a->set_object(o);
+  a->set_parties(parties);
+  a->set_command(command);
+  a->set_timed(timed);
+  a->set_timeout_ns(timeout_ns);
+  a->set_java_thread(java_thread);
+  a->set_interrupted(interrupted);
+  if (!SendLocked(ShardOf(obj), &req))
+    Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
+  return Block(&lock, t, p, poll_ms);
+}
+
+int MonitorClient::BarrierOp(uint64_t obj, LocalThread t, int op) {
+  if (op < monitorpb::BARRIER_TRIP || op > monitorpb::BARRIER_QUERY)
+    return SetError(DJAVA_MON_BAD_ARGUMENT, "unknown barrier op");
+  std::unique_lock<std::mutex> lock(mu_);
+  if (int st = Check(t)) return st;
+  auto p = std::make_shared<Pending>();
+  p->obj = obj;
+  p->barrier = true;
+  pending_[t] = p;
+  monitorpb::MonitorRequest req;
+  auto* b = req.mutable_barrier_op();
+  uint64_t o;
+  ToProto(obj, t, &o, b->mutable_thread());
+  b->set_object(o);
+  b->set_op(static_cast<monitorpb::BarrierOpKind>(op));
+  if (!SendLocked(ShardOf(obj), &req))
+    Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
+  return Block(&lock, t, p);
+}
+
 int MonitorClient::Interrupt(LocalThread target) {
   std::unique_lock<std::mutex> lock(mu_);
   if (closed_) return SetError(DJAVA_MON_IO, io_error_);
@@ -549,6 +601,42 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
       Pending* p = Awaiting(t, ev.busy().object());
       if (p != nullptr && p->try_only)
         Finish(p, DJAVA_MON_BUSY, "monitor is owned or entered by another thread");
+      break;
+    }
+    case monitorpb::MonitorEvent::kBarrierDone: {
+      const auto& b = ev.barrier_done();
+      LocalThread t{b.thread().program(), b.thread().thread()};
+      Pending* p = Awaiting(t, b.object());
+      if (p == nullptr || !p->barrier) break;  // given up (Cancel): the barrier broke for it
+      int st = DJAVA_MON_OK;
+      const char* why = "";
+      switch (b.outcome()) {
+        case monitorpb::BARRIER_TRIPPED:
+        case monitorpb::BARRIER_DONE:
+          break;
+        case monitorpb::BARRIER_LAST:
+          st = DJAVA_MON_BARRIER_LAST;
+          why = "the last arrival runs the barrier's action";
+          break;
+        case monitorpb::BARRIER_BROKEN:
+          st = DJAVA_MON_BROKEN;
+          why = "the barrier is broken";
+          break;
+        case monitorpb::BARRIER_TIMED_OUT:
+          st = DJAVA_MON_TIMED_OUT;
+          why = "barrier await timed out";
+          break;
+        case monitorpb::BARRIER_INTERRUPTED:
+          st = DJAVA_MON_INTERRUPTED;
+          why = "interrupted";
+          break;
+        default:
+          st = DJAVA_MON_IO;
+          why = "the monitor service answered a barrier request with an unknown outcome";
+          break;
+      }
+      p->barrier_result = BarrierResult{b.index(), b.broken(), b.waiting()};
+      Finish(p, st, why);
       break;
     }
     case monitorpb::MonitorEvent::kError:

@@ -96,6 +96,19 @@ class MonitorClient {
   // waiters. Local (no message) when the node holds the lease, it is not
   // recalled and no thread here has an enter in flight; else a round trip.
   int State(uint64_t obj, LocalThread t, MonitorState* state);
+  // CyclicBarrier.await at a shared barrier (the service's BarrierTable):
+  // DJAVA_MON_OK once it tripped, DJAVA_MON_BARRIER_LAST (this arrival
+  // runs the barrier's action, then sends BarrierOp TRIP or BREAK),
+  // DJAVA_MON_BROKEN, DJAVA_MON_TIMED_OUT or DJAVA_MON_INTERRUPTED (the
+  // barrier is broken now); LastBarrier() then has the arrival's index.
+  // poll_ms as for WaitKeyed (continue with WaitMore, or Cancel, which
+  // breaks the barrier).
+  int Arrive(uint64_t obj, LocalThread t, uint32_t parties, bool command, bool timed,
+             uint64_t timeout_ns, bool interrupted, uint64_t java_thread, int64_t poll_ms);
+  // A barrier op (monitor.proto, BarrierOpKind); one round trip, and
+  // longer while another thread's barrier action runs. LastBarrier() then
+  // has the barrier's state after it.
+  int BarrierOp(uint64_t obj, LocalThread t, int op);
   int Interrupt(LocalThread target);
   int Cancel(LocalThread t);
   int FreeProgram(uint64_t program);
@@ -115,6 +128,13 @@ class MonitorClient {
     bool first = false;
   };
   static LinePlace LastPlace();
+  // What the calling thread's last Arrive or BarrierOp ended with.
+  struct BarrierResult {
+    uint32_t index = 0;    // Arrive: the arrival's index
+    bool broken = false;   // BarrierOp: the barrier's state after it
+    uint32_t waiting = 0;
+  };
+  static BarrierResult LastBarrier();
 
  private:
   struct Pending {
@@ -123,7 +143,8 @@ class MonitorClient {
     int status = DJAVA_MON_OK;
     std::string error;
     std::condition_variable cv;
-    bool enter = false;               // an Enter (else a Wait or a Query)
+    bool enter = false;               // an Enter (else a Wait, an Arrive or a Query)
+    bool barrier = false;             // an Arrive or a BarrierOp
     bool try_only = false;            // an Enter that Busy may end
     uint64_t java_thread = 0;         // an Enter's or Wait's, for the grant
     bool has_deadline = false;        // an Enter's own timeout
@@ -134,6 +155,7 @@ class MonitorClient {
     bool owned = false, leased = false;  // and the owner
     uint64_t owner_java_thread = 0;
     LinePlace woken_place;            // a Wait's, from its grant
+    BarrierResult barrier_result;     // an Arrive's or BarrierOp's
   };
   // The home shard of an object: the sos directory's own partition, so an
   // object's monitor and its data live on the same server.

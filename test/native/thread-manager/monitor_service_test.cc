@@ -185,6 +185,63 @@ TEST_F(MonitorServiceTest, ALeaseNeverWaitsForData) {
   EXPECT_TRUE(mover.moves.empty());
 }
 
+monitorpb::MonitorRequest Arrival(uint64_t thread, uint32_t parties) {
+  monitorpb::MonitorRequest req;
+  req.mutable_arrive()->set_object(kObj);
+  req.mutable_arrive()->mutable_thread()->set_program(7);
+  req.mutable_arrive()->mutable_thread()->set_thread(thread);
+  req.mutable_arrive()->set_parties(parties);
+  return req;
+}
+
+TEST_F(MonitorServiceTest, ABarrierTripAnswersEveryPartyOnItsNode) {
+  Connect(1, 11);
+  Connect(2, 12);
+  service_.OnMessage(1, Arrival(100, 2), 0);
+  EXPECT_TRUE(transport_.sent.empty()) << "the first party waits";
+  service_.OnMessage(2, Arrival(200, 2), 0);
+  std::vector<std::pair<NodeId, uint32_t>> answers;
+  for (const auto& [node, ev] : transport_.sent) {
+    ASSERT_TRUE(ev.has_barrier_done());
+    EXPECT_EQ(monitorpb::BARRIER_TRIPPED, ev.barrier_done().outcome());
+    EXPECT_EQ(kObj, ev.barrier_done().object());
+    answers.emplace_back(node, ev.barrier_done().index());
+  }
+  EXPECT_EQ((std::vector<std::pair<NodeId, uint32_t>>{{1, 1}, {2, 0}}), answers);
+}
+
+TEST_F(MonitorServiceTest, ABarrierRequestWithoutAThreadIsRefused) {
+  Connect(1, 11);
+  monitorpb::MonitorRequest req = Arrival(100, 2);
+  req.mutable_arrive()->clear_thread();
+  service_.OnMessage(1, req, 0);
+  monitorpb::MonitorRequest op;
+  op.mutable_barrier_op()->set_object(kObj);
+  op.mutable_barrier_op()->set_op(monitorpb::BARRIER_QUERY);
+  service_.OnMessage(1, op, 0);
+  ASSERT_EQ(2u, transport_.sent.size());
+  for (const auto& [node, ev] : transport_.sent) {
+    EXPECT_EQ(1u, node);
+    EXPECT_TRUE(ev.has_error()) << "a protocol error, and the service goes on";
+  }
+  EXPECT_EQ(0u, service_.barriers().BarrierCount());
+}
+
+TEST_F(MonitorServiceTest, ANodesDeathBreaksItsBarriersAndFailsItsPrograms) {
+  Connect(1, 11);
+  Connect(2, 12);
+  service_.OnMessage(1, Arrival(100, 3), 0);
+  service_.OnMessage(2, Arrival(200, 3), 0);
+  service_.OnDisconnect(2, 0);
+  bool failed = false;
+  for (const auto& [node, ev] : transport_.sent) {
+    EXPECT_EQ(1u, node) << "nothing goes to the dead node";
+    failed |= ev.has_failed() && ev.failed().thread().thread() == 100;
+  }
+  EXPECT_TRUE(failed) << "the program that lost a node fails its barrier's parties";
+  EXPECT_EQ(0u, service_.barriers().BarrierCount());
+}
+
 }  // namespace
 }  // namespace monitor
 }  // namespace djava

@@ -105,6 +105,9 @@ class JavaThread;
   X(djava_monitor_signal)                                                     \
   X(djava_monitor_queue)                                                      \
   X(djava_monitor_count)                                                      \
+  X(djava_monitor_arrive)                                                     \
+  X(djava_monitor_barrier_index)                                              \
+  X(djava_monitor_barrier_op)                                                 \
   X(djava_monitor_last_error)
 
 extern "C" uint32_t djava_node_abi_version();
@@ -123,7 +126,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 23;
+  static const uint32_t abi_version = 24;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

@@ -37,8 +37,11 @@ enum djava_monitor_status {
   DJAVA_MON_BAD_ARGUMENT = 7,
   DJAVA_MON_WAITING = 8,      /* wait_polled/wait_more: still in the wait set;
                                  enter_polled/enter_more: still queued */
-  DJAVA_MON_BUSY = 9          /* try_enter: owned or entered by another thread;
+  DJAVA_MON_BUSY = 9,         /* try_enter: owned or entered by another thread;
                                  nothing held, nothing queued */
+  DJAVA_MON_BARRIER_LAST = 10, /* arrive: the last arrival at a barrier with an
+                                  action: run it, then DJAVA_BARRIER_TRIP/BREAK */
+  DJAVA_MON_BROKEN = 11       /* arrive: the barrier is broken */
 };
 
 /* The key djava_monitor_state gives the threads queued to enter. */
@@ -173,6 +176,37 @@ int64_t djava_monitor_queue(djava_monitor_client* c, uint64_t object, uint64_t p
 int djava_monitor_state(djava_monitor_client* c, uint64_t object, uint64_t program,
                         uint64_t thread, int* owned, uint64_t* owner_java_thread,
                         uint64_t* keys, uint64_t* java_threads, size_t cap, int64_t* count);
+/* CyclicBarrier.await at a shared barrier: `object` names the barrier at
+ * the service (the JVM's is its id with the top bit flipped), `parties`
+ * its parties (the same in every arrival), `command` whether it has a
+ * barrier action; timed: await(timeout_ns), which breaks the barrier when
+ * it passes; interrupted: the thread arrives interrupted, which breaks a
+ * whole barrier (DJAVA_MON_INTERRUPTED) as dowait does. Returns
+ * DJAVA_MON_OK once the barrier tripped, or
+ * DJAVA_MON_BARRIER_LAST (this thread runs the action, then sends
+ * djava_monitor_barrier_op TRIP, or BREAK if it threw; the parties wait
+ * for it), DJAVA_MON_BROKEN, DJAVA_MON_TIMED_OUT, DJAVA_MON_INTERRUPTED
+ * (the barrier is broken now); djava_monitor_barrier_index then gives the
+ * arrival's index (parties - 1 for the first, 0 for the last). poll_ms >=
+ * 0: DJAVA_MON_WAITING every poll_ms while waiting, as for
+ * djava_monitor_wait_keyed (go on with djava_monitor_wait_more; an
+ * interrupt through djava_monitor_interrupt, and djava_monitor_cancel,
+ * break the barrier). One message; the trip wakes every party at once. */
+int djava_monitor_arrive(djava_monitor_client* c, uint64_t object, uint64_t program,
+                         uint64_t thread, uint32_t parties, int command, int timed,
+                         uint64_t timeout_ns, int interrupted, uint64_t java_thread,
+                         int64_t poll_ms);
+/* The arrival index of the calling thread's last djava_monitor_arrive. */
+uint32_t djava_monitor_barrier_index(void);
+#define DJAVA_BARRIER_TRIP 1   /* the last arrival's action ran: wake the parties */
+#define DJAVA_BARRIER_BREAK 2  /* break it (the action threw; an interrupted arrival) */
+#define DJAVA_BARRIER_RESET 3  /* CyclicBarrier.reset() */
+#define DJAVA_BARRIER_QUERY 4  /* isBroken(), getNumberWaiting() */
+/* A barrier op, one round trip (longer while another thread's action
+ * runs: ops wait for it, as for the barrier's lock in Java). Then *broken
+ * and *waiting (either may be NULL) are the barrier's state after it. */
+int djava_monitor_barrier_op(djava_monitor_client* c, uint64_t object, uint64_t program,
+                             uint64_t thread, int op, int* broken, uint32_t* waiting);
 /* Thread.interrupt() of (program, thread): if it waits on a shared monitor it
  * leaves the wait set and its wait returns INTERRUPTED. */
 int djava_monitor_interrupt(djava_monitor_client* c, uint64_t program, uint64_t thread);
