@@ -123,7 +123,7 @@ jdk: libjvm native $(RUNTIME_JAR) $(JAVA_BASE_JAR) $(BASE_STAMP)
 JAVA_BASE_PATCHED := java/util/concurrent/locks/AbstractQueuedSynchronizer.java \
     java/util/concurrent/locks/ReentrantLock.java \
     $(addprefix java/util/concurrent/,CompletableFuture.java ForkJoinPool.java \
-        ForkJoinTask.java SubmissionPublisher.java) \
+        CyclicBarrier.java ForkJoinTask.java SubmissionPublisher.java) \
     java/util/Locale.java java/util/TimeZone.java
 JAVA_BASE_SOURCES := $(shell find jvm/java.base -name '*.java') \
     $(addprefix $(DJAVA_SRC)/src/java.base/share/classes/,$(JAVA_BASE_PATCHED))

@@ -437,27 +437,45 @@ JVM_ENTRY(static jlongArray, SS_queue0(JNIEnv* env, jclass, jobject sync))
   return (jlongArray)JNIHandles::make_local(THREAD, a);
 JVM_END
 
-// ReentrantLock.shared (patches/0035): -1 until the first lock published
-// here, 0 if the class library has no such field.
-static int lock_hint_offset = -1;
+// The java.base classes whose objects learn at publication that they are
+// shared, through a `boolean shared` field: ReentrantLock (patches/0035)
+// and CyclicBarrier (patches/0036). Its offset is -1 until the first such
+// object is published here, 0 if the class library has no such field.
+struct SharedHint {
+  const char* klass;
+  int offset;
+};
+static SharedHint shared_hints[] = {
+  { "java/util/concurrent/locks/ReentrantLock", -1 },
+  { "java/util/concurrent/CyclicBarrier", -1 },
+};
+
+static int hint_offset(SharedHint* hint, Klass* k) {
+  if (hint->offset < 0) {
+    fieldDescriptor fd;
+    TempNewSymbol name = SymbolTable::new_symbol("shared");
+    bool found = InstanceKlass::cast(k)->find_local_field(name, vmSymbols::bool_signature(), &fd) &&
+                 !fd.is_static();
+    hint->offset = found ? fd.offset() : 0;
+  }
+  return hint->offset;
+}
 
 void DsoSynchronizers::prepare_publication(oop obj) {
   for (Klass* k = obj->klass(); k != NULL; k = k->super()) {
-    if (!k->name()->equals("java/util/concurrent/locks/ReentrantLock") ||
-        !k->class_loader_data()->is_boot_class_loader_data()) {
+    if (!k->class_loader_data()->is_boot_class_loader_data()) {
       continue;
     }
-    if (lock_hint_offset < 0) {
-      fieldDescriptor fd;
-      TempNewSymbol name = SymbolTable::new_symbol("shared");
-      bool found = InstanceKlass::cast(k)->find_local_field(name, vmSymbols::bool_signature(), &fd) &&
-                   !fd.is_static();
-      lock_hint_offset = found ? fd.offset() : 0;
+    for (size_t i = 0; i < sizeof(shared_hints) / sizeof(shared_hints[0]); i++) {
+      if (!k->name()->equals(shared_hints[i].klass)) {
+        continue;
+      }
+      int offset = hint_offset(&shared_hints[i], k);
+      if (offset > 0) {
+        obj->bool_field_put(offset, JNI_TRUE);
+      }
+      return;
     }
-    if (lock_hint_offset > 0) {
-      obj->bool_field_put(lock_hint_offset, JNI_TRUE);
-    }
-    return;
   }
 }
 

@@ -12,11 +12,11 @@
 
 class DsoSynchronizers : AllStatic {
  public:
-  // obj is about to be published. A ReentrantLock gets its `shared` field
-  // set (patches/0035), so that its lock() asks the VM whether to take the
-  // monitor at the service only when the lock is shared, and a lock never
-  // shared pays a field read. Before the tag, so every copy has it. No
-  // safepoint.
+  // obj is about to be published. A ReentrantLock or a CyclicBarrier gets
+  // its `shared` field set (patches/0035, 0036), so that its lock() asks
+  // the VM whether to take the monitor at the service, and its await
+  // whether to go to the service, only when it is shared: one never shared
+  // pays a field read. Before the tag, so every copy has it. No safepoint.
   static void prepare_publication(oop obj);
 };
 
