@@ -45,7 +45,7 @@ TARBALL := $(CACHE)/$(PIN_SRC_SHA256)/$(PIN_SRC_FILE)
 # variant: build/zero and build/server.
 LIBJVM_OUT = build/$(1)/support/modules_libs/java.base/server/libjvm.so
 
-.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-jtreg-tcp test-jtreg-ucx-tcp test-jtreg-shards test-jtreg-shards-matrix test-openjdk test-openjdk-local test-openjdk-zero test-openjdk-c2 test-matrix \
+.PHONY: all jdk jdk-ref djava-home libjvm native test test-native test-py test-jtreg test-jtreg-distributed test-jtreg-tiers test-jtreg-c2 test-jtreg-c2-only test-jtreg-tcp test-jtreg-ucx-tcp test-jtreg-shards test-jtreg-matrix test-openjdk test-openjdk-local test-openjdk-zero test-openjdk-c2 test-matrix \
         launcher demo bench install \
         deps-native deps-test deps-bench deps-jvm fetch patch-tree refresh-patches clean
 
@@ -210,37 +210,36 @@ test-jtreg: all deps-test
 test-jtreg-distributed: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java distributed
 
-# The distributed suite with -Xmn2m in each tier and on Zero (part of test-jtreg).
+# The distributed suite with -Xmn2m: whole on the default VM, on Zero and with
+# C2 tiered, a representative set in each other tier, transport and
+# directory split (part of test-jtreg; test/jtreg/run names the set).
 test-jtreg-tiers: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java tiers
 
-# The distributed suite with C2 compiling too, tiered and alone (both part of
-# test-jtreg-tiers).
+# With C2 compiling too, tiered and alone (both part of test-jtreg-tiers).
 test-jtreg-c2: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java c2
 
 test-jtreg-c2-only: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java c2-only
 
-# The distributed suite with every connection on TCP instead of UCX (part of
-# test-jtreg-tiers).
+# Every connection on TCP instead of UCX (part of test-jtreg-tiers).
 test-jtreg-tcp: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java tcp
 
-# A representative set on UCX over its own TCP transport (UCX_TLS=tcp; part
-# of test-jtreg-tiers).
+# On UCX over its own TCP transport (UCX_TLS=tcp; part of test-jtreg-tiers).
 test-jtreg-ucx-tcp: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java ucx-tcp
 
-# The directory and the monitors split over several sos-servers: the
-# distributed suite on 2 shards, a representative set on 4 (part of
-# test-jtreg-tiers); the whole suite on 4 and OpenJDK's tests and the TCK on
-# 2 are test-matrix's (test-jtreg-shards-matrix).
+# The directory and the monitors split over 2 and over 4 sos-servers (part of
+# test-jtreg-tiers).
 test-jtreg-shards: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java shards
 
-test-jtreg-shards-matrix: all deps-test
-	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java shards-matrix
+# The whole distributed suite in every tier, transport and directory split
+# above, and OpenJDK's tests and the TCK on 2 sos-servers (test-matrix's).
+test-jtreg-matrix: all deps-test
+	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java matrix
 
 # OpenJDK's own tests and the JSR-166 TCK (test/jtreg/openjdk), distributed
 # (part of test-jtreg), and the same on build/jdk alone: the baseline
@@ -260,10 +259,10 @@ test-openjdk-zero: all deps-test
 test-openjdk-c2: all deps-test
 	test/jtreg/run $(BUILD) $(BASE_IMAGE)/bin/java openjdk-c2
 
-# Every suite in every configuration: make test's (the default VM in full,
-# djava's jtreg suite in each tier, on Zero and with C2), plus OpenJDK's
-# group and the TCK on Zero and with C2. Results in docs/CONFORMANCE.md.
-test-matrix: test test-openjdk-zero test-openjdk-c2 test-jtreg-shards-matrix
+# Every suite in every configuration: make test's, djava's jtreg suite whole
+# in every tier, transport and directory split, and OpenJDK's group and the
+# TCK on Zero, with C2 and on 2 sos-servers. Results in docs/CONFORMANCE.md.
+test-matrix: test test-jtreg-matrix test-openjdk-zero test-openjdk-c2
 
 test: test-native test-py test-jtreg
 
