@@ -3,7 +3,7 @@
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
 //              [--no-collection] [--no-migratory] [--no-data-with-locks]
-//              [--transport auto|ucx|tcp] [--shard I/N] --secret-file F
+//              [--no-node-handoffs] [--transport auto|ucx|tcp] [--shard I/N] --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
 // statistics on SIGUSR1 and at exit, exits 0 on SIGTERM or SIGINT.
@@ -28,7 +28,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
                "                  [--no-collection] [--no-migratory] [--no-data-with-locks]\n"
-               "                  [--transport auto|ucx|tcp] [--shard I/N] --secret-file FILE\n"
+               "                  [--no-node-handoffs] [--transport auto|ucx|tcp] [--shard I/N] --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
                "                       unanswered this long (default %d)\n"
@@ -42,6 +42,9 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "  --no-data-with-locks a monitor handed to another node does not bring the\n"
                "                       data its holder wrote along (each piece then faults\n"
                "                       in on its own; for measurement)\n"
+               "  --no-node-handoffs   a Java monitor's grant names none of the node's other\n"
+               "                       threads queued for it (each then gets its own grant\n"
+               "                       in turn, FIFO; for measurement)\n"
                "  --transport          what nodes' connections travel on after the handshake:\n"
                "                       ucx (shared memory, RDMA) or tcp; auto takes ucx from\n"
                "                       nodes that offer it (default: $DJAVA_TRANSPORT, else auto)\n"
@@ -67,6 +70,10 @@ int main(int argc, char** argv) {
     if (a == "--help" || a == "-h") Usage("help");
     if (a == "--no-monitor-leases") {
       monitor_options.leases = false;
+      continue;
+    }
+    if (a == "--no-node-handoffs") {
+      monitor_options.node_handoffs = false;
       continue;
     }
     if (a == "--no-collection") {

@@ -69,7 +69,8 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
     case monitorpb::MonitorRequest::kEnter: {
       const auto& e = req.enter();
       if (!e.try_only()) {
-        err = table_.Enter(node, e.object(), FromProto(e.thread()), now, &out, e.java_thread());
+        err = table_.Enter(node, e.object(), FromProto(e.thread()), now, &out, e.java_thread(),
+                           e.grouped());
       } else if (!e.has_thread()) {
         // Its answer (Busy or Granted) would name no thread to end.
         err = "try enter names no thread";
@@ -79,7 +80,8 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
       break;
     }
     case monitorpb::MonitorRequest::kExit:
-      err = table_.Exit(node, req.exit().object(), FromProto(req.exit().thread()), now, &out);
+      err = table_.Exit(node, req.exit().object(), FromProto(req.exit().thread()), now, &out,
+                        req.exit().has_next() ? FromProto(req.exit().next()) : kNoThread);
       break;
     case monitorpb::MonitorRequest::kWait: {
       const auto& w = req.wait();
@@ -87,7 +89,8 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
                             ? kNoDeadline
                             : now + static_cast<TimeNs>(w.timeout_ms()) * kNsPerMs;
       err = table_.Wait(node, w.object(), FromProto(w.thread()), w.key(), w.java_thread(),
-                        deadline, now, &out, w.place());
+                        deadline, now, &out, w.place(),
+                        w.has_next() ? FromProto(w.next()) : kNoThread);
       break;
     }
     case monitorpb::MonitorRequest::kNotify:
@@ -145,7 +148,7 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
         err = "barrier op names no thread";
         break;
       }
-      BarrierOp op;
+      BarrierOp op = BarrierOp::kQuery;
       switch (b.op()) {
         case monitorpb::BARRIER_TRIP: op = BarrierOp::kTrip; break;
         case monitorpb::BARRIER_BREAK: op = BarrierOp::kBreak; break;
@@ -262,6 +265,11 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
         g->set_reason(ToProto(e.reason));
         g->set_place(e.place);
         g->set_first_in_line(e.first_in_line);
+        for (const Event::Successor& su : e.successors) {
+          auto* ps = g->add_successors();
+          ToProto(su.thread, ps->mutable_thread());
+          ps->set_reason(ToProto(su.reason));
+        }
         break;
       }
       case Event::kRecall:

@@ -72,23 +72,26 @@ MonitorTable::Monitor* MonitorTable::EnterCheck(NodeId node, ObjectId obj, Threa
     return nullptr;
   }
   // (A Signal of the same thread may be queued: it is no enter.)
-  for (const Request& r : m->entry) {
-    if (r.thread == t && !r.signal()) {
-      *err = "enter by a thread already queued";
-      return nullptr;
+  for (const std::deque<Request>* q : {&m->successors, &m->entry}) {
+    for (const Request& r : *q) {
+      if (r.thread == t && !r.signal()) {
+        *err = "enter by a thread already queued";
+        return nullptr;
+      }
     }
   }
   return m;
 }
 
 std::string MonitorTable::Enter(NodeId node, ObjectId obj, ThreadRef t, TimeNs now,
-                                std::vector<Event>* out, uint64_t java_thread) {
+                                std::vector<Event>* out, uint64_t java_thread, bool grouped) {
   std::string err;
   Monitor* m = EnterCheck(node, obj, t, out, &err);
   if (m == nullptr) return err;
   if (m->program == 0) m->program = t.program;
   Request r{node, t, Wake::kAcquired};
   r.java_thread = java_thread;
+  r.grouped = grouped;
   m->entry.push_back(r);
   Settle(obj, m, now, out);
   return "";
@@ -119,17 +122,43 @@ std::string MonitorTable::TryEnter(NodeId node, ObjectId obj, ThreadRef t, uint6
 }
 
 std::string MonitorTable::Exit(NodeId node, ObjectId obj, ThreadRef t, TimeNs now,
-                               std::vector<Event>* out) {
+                               std::vector<Event>* out, ThreadRef next) {
   Monitor* m = Find(obj);
   if (m == nullptr || !Owns(*m, node, t)) return "exit of a monitor the thread does not own";
-  Release(obj, m, now, out);
+  std::string err;
+  ReleaseTo(obj, m, next, now, out, &err);
   MaybeErase(obj);
-  return "";
+  return err;
+}
+
+bool MonitorTable::HandOff(Monitor* m, ThreadRef next) {
+  auto it = std::find_if(m->successors.begin(), m->successors.end(),
+                         [next](const Request& r) { return r.thread == next; });
+  if (it == m->successors.end()) return false;
+  Request r = *it;
+  // The node hands the monitor on in the grant's order; any successor it
+  // passed over gave its enter up (CancelEnter, already here).
+  m->successors.erase(m->successors.begin(), it + 1);
+  m->owner_thread = r.thread;
+  m->owner_java_thread = r.java_thread;
+  m->in_line_owner = QueuedWaiter();
+  m->recall_sent = false;
+  m->grant_cancelled = false;
+  return true;
+}
+
+void MonitorTable::ReleaseTo(ObjectId obj, Monitor* m, ThreadRef next, TimeNs now,
+                             std::vector<Event>* out, std::string* err) {
+  if (next != kNoThread) {
+    if (!m->leased && HandOff(m, next)) return;
+    *err = "hand-off to a thread that is not the monitor's successor";
+  }
+  Release(obj, m, now, out);
 }
 
 std::string MonitorTable::Wait(NodeId node, ObjectId obj, ThreadRef t, uint64_t key,
                                uint64_t java_thread, TimeNs deadline, TimeNs now,
-                               std::vector<Event>* out, uint64_t place) {
+                               std::vector<Event>* out, uint64_t place, ThreadRef next) {
   if (!CheckProgram(node, obj, t, out)) return "";
   Monitor* m = Find(obj);
   if (m == nullptr || !Owns(*m, node, t)) return "wait on a monitor the thread does not own";
@@ -152,9 +181,10 @@ std::string MonitorTable::Wait(NodeId node, ObjectId obj, ThreadRef t, uint64_t 
   if (deadline != kNoDeadline) deadlines_.insert({deadline, t});
   // Waiting releases the monitor fully, lease included (so no lease is held
   // while anyone waits); the node remembers the thread's count and restores
-  // it on the grant that ends the wait.
-  Release(obj, m, now, out);
-  return "";
+  // it on the grant that ends the wait. Or the node handed it on.
+  std::string err;
+  ReleaseTo(obj, m, next, now, out, &err);
+  return err;
 }
 
 std::string MonitorTable::Notify(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all,
@@ -202,6 +232,8 @@ std::string MonitorTable::Query(NodeId node, ObjectId obj, ThreadRef /*t*/, uint
     // the owner granted the monitor for that check (first: it was ahead),
     // until it releases or waits again.
     if (m->owned && m->in_line_owner.key != 0) e.waiters.push_back(m->in_line_owner);
+    for (const Request& r : m->successors)
+      e.entering.push_back(QueuedWaiter{0, r.java_thread, r.thread});
     for (const Request& r : m->entry) {
       if (r.signal()) continue;
       if (r.place != kNotInLine && r.reason == Wake::kNotified) {
@@ -238,6 +270,12 @@ std::string MonitorTable::CancelEnter(NodeId node, ObjectId obj, ThreadRef t, Ti
                                       std::vector<Event>* out) {
   Monitor* m = Find(obj);
   if (m == nullptr) return "";
+  for (auto it = m->successors.begin(); it != m->successors.end(); ++it) {
+    if (it->thread == t && it->node == node) {
+      m->successors.erase(it);
+      break;
+    }
+  }
   for (auto it = m->entry.begin(); it != m->entry.end(); ++it) {
     // A Signal of the thread stays: it does not block, so nothing cancels it.
     if (it->thread == t && it->node == node && !it->signal()) {
@@ -294,6 +332,7 @@ bool MonitorTable::NodeLeave(NodeId node, TimeNs now, std::vector<Event>* out) {
   for (const auto& kv : monitors_) {
     const Monitor& m = kv.second;
     bool holds = m.owned && m.owner_node == node;
+    for (const Request& r : m.successors) holds |= r.node == node;
     for (const Request& r : m.entry) holds |= r.node == node && !r.signal();
     for (const Waiter& w : m.waiters) holds |= w.node == node;
     if (holds) {
@@ -323,9 +362,10 @@ void MonitorTable::NodeDown(NodeId node, const std::string& why, TimeNs now,
   for (auto& kv : monitors_) objs.push_back(kv.first);
   for (ObjectId obj : objs) {
     Monitor* m = Find(obj);
-    m->entry.erase(std::remove_if(m->entry.begin(), m->entry.end(),
-                                  [&](const Request& r) { return r.node == node; }),
-                   m->entry.end());
+    for (std::deque<Request>* q : {&m->successors, &m->entry})
+      q->erase(std::remove_if(q->begin(), q->end(),
+                              [&](const Request& r) { return r.node == node; }),
+               q->end());
     for (auto it = m->waiters.begin(); it != m->waiters.end();) {
       if (it->node == node) {
         Unwait(*it);
@@ -348,7 +388,7 @@ void MonitorTable::FreeProgram(ProgramId program, TimeNs now, std::vector<Event>
   failed_.erase(program);
   for (auto it = monitors_.begin(); it != monitors_.end();) {
     if (it->second.program == program && it->second.entry.empty() &&
-        it->second.waiters.empty()) {
+        it->second.successors.empty() && it->second.waiters.empty()) {
       it = monitors_.erase(it);
     } else {
       ++it;
@@ -376,13 +416,15 @@ void MonitorTable::FailProgram(ProgramId p, const std::string& why, TimeNs now,
   for (auto& kv : monitors_) objs.push_back(kv.first);
   for (ObjectId obj : objs) {
     Monitor* m = Find(obj);
-    for (auto it = m->entry.begin(); it != m->entry.end();) {
-      if (it->thread.program == p) {
-        // Nobody waits for a Signal: it just goes.
-        if (!it->signal()) out->push_back(Failed(it->node, obj, it->thread, why));
-        it = m->entry.erase(it);
-      } else {
-        ++it;
+    for (std::deque<Request>* q : {&m->successors, &m->entry}) {
+      for (auto it = q->begin(); it != q->end();) {
+        if (it->thread.program == p) {
+          // Nobody waits for a Signal: it just goes.
+          if (!it->signal()) out->push_back(Failed(it->node, obj, it->thread, why));
+          it = q->erase(it);
+        } else {
+          ++it;
+        }
       }
     }
     for (auto it = m->waiters.begin(); it != m->waiters.end();) {
@@ -402,7 +444,7 @@ void MonitorTable::FailProgram(ProgramId p, const std::string& why, TimeNs now,
 }
 
 bool MonitorTable::MayLease(const Monitor& m, TimeNs now) const {
-  return options_.leases && m.entry.empty() && m.waiters.empty() &&
+  return options_.leases && m.entry.empty() && m.successors.empty() && m.waiters.empty() &&
          now - m.last_recall >= options_.lease_cooldown;
 }
 
@@ -434,6 +476,20 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
   if (r.place != kNotInLine) {
     e.place = r.place;
     e.first_in_line = FirstInLine(*m, r.place);
+  }
+  if (options_.node_handoffs && r.grouped && !m->leased) {
+    // The node's other grouped requests, up to the first that keeps its
+    // turn (a synchronizer's enter, a Signal): the node hands the monitor
+    // on among them (see the file's comment).
+    for (auto it = m->entry.begin(); it != m->entry.end() && it->grouped;) {
+      if (it->node != r.node) {
+        ++it;
+        continue;
+      }
+      e.successors.push_back(Event::Successor{it->thread, it->reason});
+      m->successors.push_back(*it);
+      it = m->entry.erase(it);
+    }
   }
   out->push_back(e);
 }
@@ -477,6 +533,13 @@ void MonitorTable::ServeSignal(ObjectId obj, Monitor* m, TimeNs now, std::vector
 }
 
 void MonitorTable::Release(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
+  // Successors the owner's node did not hand the monitor to (its release
+  // named none, or it died, or their program failed) are served first, as
+  // the service would have.
+  while (!m->successors.empty()) {
+    m->entry.push_front(m->successors.back());
+    m->successors.pop_back();
+  }
   m->owned = false;
   m->leased = false;
   m->owner_java_thread = 0;
@@ -508,6 +571,8 @@ void MonitorTable::Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake 
   Request r{w->node, w->thread, why};
   r.java_thread = w->java_thread;
   r.place = w->place;
+  // Object.wait's: woken, it re-enters a Java monitor (key 0 is only its).
+  r.grouped = w->key == 0;
   r.key = w->key;  // its wait set's, which Query reports for a place in line
   m->entry.push_back(r);
   Unwait(*w);
@@ -548,7 +613,8 @@ void MonitorTable::MaybeErase(ObjectId obj) {
   const Monitor& m = it->second;
   // An idle monitor carries no state worth keeping, except a recent recall
   // (the lease cool-down) which is only an optimisation.
-  if (!m.owned && m.entry.empty() && m.waiters.empty()) monitors_.erase(it);
+  if (!m.owned && m.entry.empty() && m.successors.empty() && m.waiters.empty())
+    monitors_.erase(it);
 }
 
 TimeNs MonitorTable::NextDeadline() const {

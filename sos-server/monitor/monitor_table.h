@@ -18,7 +18,19 @@
 //  - a lease is granted only when the entry queue and the wait set are
 //    empty, and a wait releases it. So while a node holds a lease nobody
 //    waits on the monitor: the node can treat notify and Signal as no-ops
-//    and answer a Query with nobody, without a message.
+//    and answer a Query with nobody, without a message;
+//  - node hand-offs: a Java monitor promises no order among its entrants,
+//    so when the table grants a grouped request (a synchronized enter, or
+//    an Object.wait waiter woken) it grants the node's other grouped
+//    requests queued for the monitor too, as the grant's successors, ahead
+//    of other nodes' requests queued before them (up to the first request
+//    that is not grouped: a synchronizer's enter or a Signal keeps its
+//    turn). The node hands the monitor from one to the next itself and
+//    names the new owner in its Exit or Wait, so a hand-off between two
+//    threads of one node costs no round trip. Bounded: a request of
+//    another node waits for at most one such group per node queued ahead
+//    of it, since a thread that enters again after its group was granted
+//    queues at the end.
 //
 // Wait sets: a monitor has one per key. Key 0 is Object.wait's; the others
 // serve java.util.concurrent's synchronizers on shared objects (acquirers,
@@ -85,6 +97,8 @@ struct ThreadRef {
   }
 };
 
+constexpr ThreadRef kNoThread{};
+
 // Why a thread got the monitor (the Java-visible outcome of enter or wait).
 // kSignalled: no thread got it; a Signal left the monitor leased to its node.
 enum class Wake { kAcquired, kNotified, kTimedOut, kInterrupted, kSignalled };
@@ -117,6 +131,13 @@ struct Event {
   // waiter with an earlier place waits or is queued to re-enter.
   uint64_t place = kNotInLine;
   bool first_in_line = false;
+  // kGranted: the node's threads granted the monitor after this one, in
+  // order (node hand-offs, see MonitorTable).
+  struct Successor {
+    ThreadRef thread;
+    Wake reason = Wake::kAcquired;
+  };
+  std::vector<Successor> successors;
   std::string error;        // kFailed; thread.thread == 0: the whole program failed
   uint64_t nonce = 0;       // kQueue: the Query's
   std::vector<QueuedWaiter> waiters;  // kQueue, longest waiting first
@@ -139,6 +160,7 @@ class MonitorTable {
   struct Options {
     bool leases = true;
     TimeNs lease_cooldown = 20 * 1000 * 1000;  // 20 ms
+    bool node_handoffs = true;  // grants name successors (see above)
   };
   MonitorTable() : MonitorTable(Options()) {}
   explicit MonitorTable(Options options) : options_(options) {}
@@ -146,23 +168,27 @@ class MonitorTable {
   // Requests from node `node` for thread `t`. Each returns "" or a protocol
   // error (the request was ignored); results arrive as events in *out.
   // `java_thread` (the thread's Thread object, 0: none) is only reported by
-  // Query, for the owner and for queued enters.
+  // Query, for the owner and for queued enters. `grouped`: a Java monitor's
+  // enter, which may be granted with its node's others (node hand-offs).
   std::string Enter(NodeId node, ObjectId obj, ThreadRef t, TimeNs now, std::vector<Event>* out,
-                    uint64_t java_thread = 0);
+                    uint64_t java_thread = 0, bool grouped = false);
   // An enter that does not queue: granted at once (kGranted, a lease as for
   // Enter) if the monitor is free and nobody is queued, else kBusy and the
   // request is forgotten. Never recalls a lease (a leased monitor is owned).
   std::string TryEnter(NodeId node, ObjectId obj, ThreadRef t, uint64_t java_thread, TimeNs now,
                        std::vector<Event>* out);
-  std::string Exit(NodeId node, ObjectId obj, ThreadRef t, TimeNs now, std::vector<Event>* out);
+  // `next` (kNoThread: none): the successor the node handed the monitor to.
+  std::string Exit(NodeId node, ObjectId obj, ThreadRef t, TimeNs now, std::vector<Event>* out,
+                   ThreadRef next = kNoThread);
   // Releases the monitor fully and joins its wait set `key` until notified,
   // interrupted or `deadline` (kNoDeadline: none); then re-enters.
   // `java_thread` is only reported by Query. `place`: the waiter's place in
   // line (see the file's comment); a place the monitor never gave counts
   // as kNewPlace.
+  // `next` as for Exit.
   std::string Wait(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, uint64_t java_thread,
                    TimeNs deadline, TimeNs now, std::vector<Event>* out,
-                   uint64_t place = kNotInLine);
+                   uint64_t place = kNotInLine, ThreadRef next = kNoThread);
   // Wakes the longest waiter (all: every waiter) of the wait set `key`.
   std::string Notify(NodeId node, ObjectId obj, ThreadRef t, uint64_t key, bool all, TimeNs now,
                      std::vector<Event>* out);
@@ -233,6 +259,7 @@ class MonitorTable {
     uint64_t to_key = 0;  // the Signal's: move to this wait set, or (0) wake
     uint64_t java_thread = 0;
     uint64_t place = kNotInLine;  // a woken waiter's
+    bool grouped = false;  // may be granted with its node's others
     bool signal() const { return reason == Wake::kSignalled; }
   };
   struct Waiter {
@@ -261,6 +288,9 @@ class MonitorTable {
     bool grant_cancelled = false;
     TimeNs last_recall = INT64_MIN / 2;
     std::deque<Request> entry;  // enters and signals, FIFO: no starvation
+    // The owner's node's threads it hands the monitor to next, in order
+    // (node hand-offs): served before the entry queue.
+    std::deque<Request> successors;
     // All keys, FIFO (notify wakes the longest waiter), except that a
     // waiter in line goes before every waiter in line with a later place.
     std::list<Waiter> waiters;
@@ -282,6 +312,13 @@ class MonitorTable {
   void GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);
   void ServeSignal(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);
   void Release(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);
+  // The owner's release handed the monitor to its successor `next` (false:
+  // `next` is none of its successors; nothing changed).
+  bool HandOff(Monitor* m, ThreadRef next);
+  // The owner's release: to `next` if it names a successor, else to the
+  // service. A `next` that is no successor is a protocol error (*err).
+  void ReleaseTo(ObjectId obj, Monitor* m, ThreadRef next, TimeNs now, std::vector<Event>* out,
+                 std::string* err);
   void MaybeRecall(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);
   // Moves a waiter to the entry queue's tail.
   void Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake why);

@@ -49,8 +49,26 @@ LocalMonitors::Send LocalMonitors::TryEnter(uint64_t obj, LocalThread t, uint64_
   return Send::kEnter;
 }
 
-bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send) {
+bool LocalMonitors::HandOn(State* s, Successor* next) {
+  if (s->successors.empty() || next == nullptr) return false;
+  *next = s->successors.front();
+  s->successors.pop_front();
+  s->owned = true;
+  s->owner = next->thread;
+  s->owner_java_thread = next->java_thread;
+  auto sv = s->saved.find(next->thread);
+  if (sv != s->saved.end()) {
+    s->count = sv->second;  // a woken waiter re-acquires with its count
+    s->saved.erase(sv);
+  } else {
+    s->count = 1;
+  }
+  return true;
+}
+
+bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send, Successor* next) {
   *send = Send::kNothing;
+  if (next != nullptr) *next = Successor();
   auto it = states_.find(obj);
   if (it == states_.end() || !it->second.owned || it->second.owner != t) return false;
   State& s = it->second;
@@ -58,6 +76,7 @@ bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send) {
   s.owned = false;
   s.owner_java_thread = 0;
   if (!s.lease) {
+    HandOn(&s, next);
     *send = Send::kExit;
   } else if (s.recall_pending) {
     s.lease = false;
@@ -68,7 +87,8 @@ bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send) {
   return true;
 }
 
-bool LocalMonitors::BeginWait(uint64_t obj, LocalThread t) {
+bool LocalMonitors::BeginWait(uint64_t obj, LocalThread t, Successor* next) {
+  if (next != nullptr) *next = Successor();
   auto it = states_.find(obj);
   if (it == states_.end() || !it->second.owned || it->second.owner != t) return false;
   State& s = it->second;
@@ -79,6 +99,7 @@ bool LocalMonitors::BeginWait(uint64_t obj, LocalThread t) {
   // The service treats Wait as a full release, lease included.
   s.lease = false;
   s.recall_pending = false;
+  HandOn(&s, next);
   return true;
 }
 
@@ -101,12 +122,18 @@ LocalMonitors::Send LocalMonitors::Signal(uint64_t obj) const {
 }
 
 LocalMonitors::Send LocalMonitors::OnGranted(uint64_t obj, LocalThread t, bool lease,
-                                             bool wanted, uint64_t java_thread) {
+                                             bool wanted, uint64_t java_thread,
+                                             const std::vector<Successor>& successors,
+                                             Successor* next) {
   State& s = states_[obj];
   s.lease = lease;
   s.recall_pending = false;
+  if (next != nullptr) *next = Successor();
+  s.successors.assign(successors.begin(), successors.end());
   if (!wanted) {
     s.saved.erase(t);
+    // Given up: the monitor goes on to the first successor at once.
+    if (!lease && HandOn(&s, next)) return Send::kExit;
     // Nobody to give it to: keep a lease (no message), else hand it back.
     Send r = lease ? Send::kNothing : Send::kExit;
     MaybeErase(obj);
@@ -154,6 +181,13 @@ void LocalMonitors::Forget(uint64_t obj, LocalThread t) {
   auto it = states_.find(obj);
   if (it == states_.end()) return;
   it->second.saved.erase(t);
+  auto& su = it->second.successors;
+  for (auto s = su.begin(); s != su.end(); ++s) {
+    if (s->thread == t) {
+      su.erase(s);
+      break;
+    }
+  }
   MaybeErase(obj);
 }
 
@@ -206,7 +240,7 @@ void LocalMonitors::MaybeErase(uint64_t obj) {
   auto it = states_.find(obj);
   if (it == states_.end()) return;
   const State& s = it->second;
-  if (!s.owned && !s.lease && s.saved.empty()) states_.erase(it);
+  if (!s.owned && !s.lease && s.saved.empty() && s.successors.empty()) states_.erase(it);
 }
 
 }  // namespace monitor

@@ -13,10 +13,17 @@
 // The service grants a lease only while nobody waits on the monitor, and a
 // wait gives it back: while the node holds the lease, no thread anywhere
 // waits on it, so notify and signal have nobody to wake (no message).
+//
+// A grant may name successors: other threads of this node that the service
+// granted the monitor after the grantee (node hand-offs, monitor.proto
+// Granted). The owner's release then hands the monitor to the first of them
+// here, and the Exit or Wait sent names it; a successor whose request was
+// given up meanwhile is skipped (its CancelEnter went first).
 #ifndef DJAVA_MONITOR_LOCAL_MONITORS_H_
 #define DJAVA_MONITOR_LOCAL_MONITORS_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <vector>
 
@@ -39,6 +46,15 @@ class LocalMonitors {
  public:
   enum class Send { kNothing, kEnter, kExit, kWait, kNotify, kReturnLease, kSignal, kBusy };
 
+  // A thread the service granted the monitor after its owner (a successor).
+  // `outcome` is the caller's, returned with it by the hand-off (how the
+  // successor's blocked request ends).
+  struct Successor {
+    LocalThread thread;
+    uint64_t java_thread = 0;
+    int outcome = 0;
+  };
+
   // monitorenter. kNothing: the thread owns the monitor now (re-entry, or
   // the node's lease). kEnter: send Enter and block until OnGranted/OnFailed.
   // `java_thread`: the thread's Thread object (0: none), kept for the owner.
@@ -50,11 +66,14 @@ class LocalMonitors {
   // grants at once or answers Busy.
   Send TryEnter(uint64_t obj, LocalThread t, uint64_t java_thread = 0);
   // monitorexit. Returns false if `t` does not own the monitor
-  // (IllegalMonitorStateException); *send says what to send.
-  bool Exit(uint64_t obj, LocalThread t, Send* send);
+  // (IllegalMonitorStateException); *send says what to send. If the last
+  // exit handed the monitor to a successor, *next is it (it owns the
+  // monitor now; the Exit names it), else next->thread is {0, 0}.
+  bool Exit(uint64_t obj, LocalThread t, Send* send, Successor* next = nullptr);
   // Object.wait: false if `t` does not own the monitor. Otherwise the monitor
-  // is released locally with its count saved: send Wait and block.
-  bool BeginWait(uint64_t obj, LocalThread t);
+  // is released locally with its count saved: send Wait and block. *next as
+  // for Exit.
+  bool BeginWait(uint64_t obj, LocalThread t, Successor* next = nullptr);
   // Object.notify/notifyAll (any wait set): false if `t` does not own the
   // monitor; otherwise *send is kNotify, or kNothing under the lease.
   bool Notify(uint64_t obj, LocalThread t, Send* send) const;
@@ -66,8 +85,11 @@ class LocalMonitors {
   // Service events. OnGranted returns what to send back: kExit when the grant
   // is for a request the node has cancelled (not `wanted`), else kNothing.
   // `java_thread`: the grantee's Thread object, as its request named it.
+  // `successors`: the grant's, those whose requests are still blocked here;
+  // an unwanted grant goes to the first of them at once (*next, as Exit's).
   Send OnGranted(uint64_t obj, LocalThread t, bool lease, bool wanted,
-                 uint64_t java_thread = 0);
+                 uint64_t java_thread = 0, const std::vector<Successor>& successors = {},
+                 Successor* next = nullptr);
   // A Signal of this node left it the lease (Granted, reason SIGNALLED): no
   // thread owns the monitor by it, and nothing is sent back.
   void OnLeaseGranted(uint64_t obj);
@@ -75,7 +97,7 @@ class LocalMonitors {
   // or no lease held: a stale recall crossing our Wait/Exit).
   Send OnRecall(uint64_t obj);
   // A blocked enter or wait was given up (cancel, failure): forget saved
-  // state of `t` on `obj`.
+  // state of `t` on `obj`, and its place among the successors.
   void Forget(uint64_t obj, LocalThread t);
 
   bool Owns(uint64_t obj, LocalThread t) const;
@@ -103,7 +125,11 @@ class LocalMonitors {
     bool lease = false;
     bool recall_pending = false;
     std::map<LocalThread, int> saved;  // threads in wait(): their counts
+    std::deque<Successor> successors;  // handed the monitor next, in order
   };
+  // The owner released the monitor (not under a lease): the first successor
+  // owns it now (*next; false if there is none).
+  bool HandOn(State* s, Successor* next);
   void MaybeErase(uint64_t obj);
   std::map<uint64_t, State> states_;
 };

@@ -108,6 +108,24 @@ bool MonitorClient::SendLocked(size_t shard, monitorpb::MonitorRequest* req) {
   return shards_[shard]->Send(*req);
 }
 
+namespace {
+
+// How a blocked enter or wait ends with the monitor, by why it got it.
+int GrantStatus(monitorpb::WakeReason reason) {
+  if (reason == monitorpb::TIMED_OUT) return DJAVA_MON_TIMED_OUT;
+  if (reason == monitorpb::INTERRUPTED) return DJAVA_MON_INTERRUPTED;
+  return DJAVA_MON_OK;
+}
+
+}  // namespace
+
+void MonitorClient::HandedOn(uint64_t obj, const LocalMonitors::Successor& s) {
+  Pending* p = Awaiting(s.thread, obj);
+  if (p == nullptr) return;  // cannot be: a request given up leaves the successors
+  p->woken_place = LinePlace();
+  Finish(p, s.outcome, s.outcome == DJAVA_MON_INTERRUPTED ? "interrupted" : "");
+}
+
 void MonitorClient::Finish(Pending* p, int status, const std::string& error) {
   if (p->done) return;
   p->done = true;
@@ -159,7 +177,7 @@ bool MonitorClient::AnyBlocked() const {
 }
 
 int MonitorClient::EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread,
-                               int64_t timeout_ms, int64_t poll_ms) {
+                               int64_t timeout_ms, int64_t poll_ms, bool grouped) {
   if (timeout_ms < 0) return SetError(DJAVA_MON_BAD_ARGUMENT, "timeout value is negative");
   // Taken before the lock: the time spent waiting for it counts.
   const auto start = std::chrono::steady_clock::now();
@@ -181,6 +199,7 @@ int MonitorClient::EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread
   ToProto(obj, t, &o, e->mutable_thread());
   e->set_object(o);
   e->set_java_thread(java_thread);
+  e->set_grouped(grouped);
   if (!SendLocked(ShardOf(obj), &req))
     Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
   return Block(&lock, t, p, poll_ms);
@@ -228,13 +247,22 @@ int MonitorClient::Exit(uint64_t obj, LocalThread t) {
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
   LocalMonitors::Send send;
-  if (!local_.Exit(obj, t, &send))
+  LocalMonitors::Successor next;
+  if (!local_.Exit(obj, t, &send, &next))
     return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
   monitorpb::MonitorRequest req;
   if (send == LocalMonitors::Send::kExit) {
     uint64_t o;
     ToProto(obj, t, &o, req.mutable_exit()->mutable_thread());
     req.mutable_exit()->set_object(o);
+    if (next.thread.thread != 0) {
+      ToProto(obj, next.thread, &o, req.mutable_exit()->mutable_next());
+      // Sent first: whatever the successor does next follows the Exit
+      // that makes it the owner at the service.
+      bool sent = SendLocked(ShardOf(obj), &req);
+      HandedOn(obj, next);
+      return sent ? DJAVA_MON_OK : SetError(DJAVA_MON_IO, "monitor service connection lost");
+    }
   } else if (send == LocalMonitors::Send::kReturnLease) {
     req.mutable_return_lease()->set_object(obj);
   } else {
@@ -252,7 +280,8 @@ int MonitorClient::WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t
   if (int st = Check(t)) return st;
   // Object.wait names no Thread object: the one of the thread's enter then.
   if (java_thread == 0) local_.LocalOwner(obj, &java_thread);
-  if (!local_.BeginWait(obj, t))
+  LocalMonitors::Successor next;
+  if (!local_.BeginWait(obj, t, &next))
     return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
   auto p = std::make_shared<Pending>();
   p->obj = obj;
@@ -267,8 +296,10 @@ int MonitorClient::WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t
   w->set_key(key);
   w->set_java_thread(java_thread);
   w->set_place(place);
+  if (next.thread.thread != 0) ToProto(obj, next.thread, &o, w->mutable_next());
   if (!SendLocked(ShardOf(obj), &req))
     Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
+  if (next.thread.thread != 0) HandedOn(obj, next);
   return Block(&lock, t, p, poll_ms);
 }
 
@@ -525,18 +556,30 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
       LocalThread t{g.thread().program(), g.thread().thread()};
       Pending* p = Awaiting(t, g.object());
       bool wanted = p != nullptr;
-      if (local_.OnGranted(g.object(), t, g.lease(), wanted, wanted ? p->java_thread : 0) ==
-          LocalMonitors::Send::kExit) {
+      // The successors still blocked here (one given up sent its
+      // CancelEnter, which takes it out at the service too).
+      std::vector<LocalMonitors::Successor> successors;
+      for (const auto& su : g.successors()) {
+        LocalThread st{su.thread().program(), su.thread().thread()};
+        if (st == t) continue;
+        if (Pending* sp = Awaiting(st, g.object()))
+          successors.push_back(
+              LocalMonitors::Successor{st, sp->java_thread, GrantStatus(su.reason())});
+      }
+      LocalMonitors::Successor next;
+      if (local_.OnGranted(g.object(), t, g.lease(), wanted, wanted ? p->java_thread : 0,
+                           successors, &next) == LocalMonitors::Send::kExit) {
         monitorpb::MonitorRequest req;
         uint64_t o;
         ToProto(g.object(), t, &o, req.mutable_exit()->mutable_thread());
         req.mutable_exit()->set_object(o);
+        if (next.thread.thread != 0)
+          ToProto(g.object(), next.thread, &o, req.mutable_exit()->mutable_next());
         SendLocked(shard, &req);
+        if (next.thread.thread != 0) HandedOn(g.object(), next);
       }
       if (wanted) {
-        int st = DJAVA_MON_OK;
-        if (g.reason() == monitorpb::TIMED_OUT) st = DJAVA_MON_TIMED_OUT;
-        if (g.reason() == monitorpb::INTERRUPTED) st = DJAVA_MON_INTERRUPTED;
+        int st = GrantStatus(g.reason());
         p->woken_place = LinePlace{g.place(), g.first_in_line()};
         Finish(p, st, st == DJAVA_MON_INTERRUPTED ? "interrupted" : "");
       }

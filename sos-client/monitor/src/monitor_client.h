@@ -57,6 +57,11 @@ class MonitorClient {
   // Each returns a djava_monitor_status; on non-OK the calling thread's
   // LastError() says why.
   int Enter(uint64_t obj, LocalThread t) { return EnterPolled(obj, t, 0, 0, -1); }
+  // A Java monitor's enter (synchronized), which promises no order: the
+  // service may grant it together with this node's other such requests
+  // (monitor.proto, Enter.grouped), and the monitor then passes among them
+  // here without a message between them.
+  int EnterGrouped(uint64_t obj, LocalThread t) { return EnterPolled(obj, t, 0, 0, -1, true); }
   // monitorenter naming the thread's Thread object `java_thread` (reported
   // by State). timeout_ms > 0: after that long still queued, the enter is
   // given up as by Cancel and DJAVA_MON_TIMED_OUT returned (nothing held);
@@ -64,7 +69,7 @@ class MonitorClient {
   // while still queued; continue with EnterMore (the deadline still
   // applies) or end it with Cancel. poll_ms < 0: blocks until the end.
   int EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread, int64_t timeout_ms,
-                  int64_t poll_ms);
+                  int64_t poll_ms, bool grouped = false);
   int EnterMore(LocalThread t, int64_t poll_ms);
   // An enter that never queues: DJAVA_MON_OK (held now) or DJAVA_MON_BUSY
   // (nothing held, nothing queued). Decided locally when the node can
@@ -180,6 +185,9 @@ class MonitorClient {
   int QueryLocked(std::unique_lock<std::mutex>* lock, uint64_t obj, LocalThread t,
                   std::shared_ptr<Pending>* answer);
   void Finish(Pending* p, int status, const std::string& error);
+  // The owner's release handed the monitor to successor s: its blocked
+  // request ends as its grant would have.
+  void HandedOn(uint64_t obj, const LocalMonitors::Successor& s);
   // Ends the queries of a failed program.
   void FailQueries(uint64_t program, const std::string& error);
   void ReaderLoop(size_t shard);

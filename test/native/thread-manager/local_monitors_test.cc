@@ -119,6 +119,47 @@ TEST(LocalMonitorsTest, UnwantedGrantIsHandedBack) {
 
 // Under the lease nobody waits anywhere: notify (of any wait set) needs no
 // message, but still only the owner may call it.
+TEST(LocalMonitorsTest, ReleaseHandsOnToTheGrantsSuccessorsInOrder) {
+  LocalMonitors m;
+  const LocalThread C{1, 12};
+  // B waits first (count 2), then is woken and becomes A's successor, with C.
+  ASSERT_EQ(Send::kEnter, m.Enter(kObj, B));
+  m.OnGranted(kObj, B, false, true);
+  ASSERT_EQ(Send::kNothing, m.Enter(kObj, B));
+  ASSERT_TRUE(m.BeginWait(kObj, B));
+  ASSERT_EQ(Send::kEnter, m.Enter(kObj, A));
+  ASSERT_EQ(Send::kEnter, m.Enter(kObj, C));
+  LocalMonitors::Successor next;
+  ASSERT_EQ(Send::kNothing,
+            m.OnGranted(kObj, A, false, true, 0,
+                        {LocalMonitors::Successor{B, 0, 7}, LocalMonitors::Successor{C, 0, 8}},
+                        &next));
+  EXPECT_EQ(0u, next.thread.thread) << "a wanted grant keeps the monitor";
+  Send s;
+  ASSERT_TRUE(m.Exit(kObj, A, &s, &next));
+  EXPECT_EQ(Send::kExit, s);
+  EXPECT_EQ(B, next.thread);
+  EXPECT_EQ(7, next.outcome);
+  EXPECT_TRUE(m.Owns(kObj, B));
+  EXPECT_EQ(2, m.Count(kObj, B)) << "the woken waiter's count is back";
+  // C gave up meanwhile: B's wait hands on to nobody.
+  m.Forget(kObj, C);
+  ASSERT_TRUE(m.BeginWait(kObj, B, &next));
+  EXPECT_EQ(0u, next.thread.thread);
+  EXPECT_FALSE(m.Owns(kObj, C));
+}
+
+TEST(LocalMonitorsTest, AnUnwantedGrantGoesToItsFirstSuccessor) {
+  LocalMonitors m;
+  ASSERT_EQ(Send::kEnter, m.Enter(kObj, B));
+  LocalMonitors::Successor next;
+  EXPECT_EQ(Send::kExit, m.OnGranted(kObj, A, false, false, 0,
+                                     {LocalMonitors::Successor{B, 0, 0}}, &next));
+  EXPECT_EQ(B, next.thread);
+  EXPECT_TRUE(m.Owns(kObj, B));
+  EXPECT_EQ(1, m.Count(kObj, B));
+}
+
 TEST(LocalMonitorsTest, NotifyUnderTheLeaseIsLocal) {
   LocalMonitors m;
   Send s;

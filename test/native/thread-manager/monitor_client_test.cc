@@ -37,6 +37,17 @@ int WaitToEnd(MonitorClient* c, LocalThread t, int status) {
   return status;
 }
 
+// Whether the service comes to list n threads entering kObj (asked by t
+// of node c) within about two seconds.
+bool EnteringReaches(MonitorClient* c, LocalThread t, size_t n) {
+  for (int i = 0; i < 400; i++) {
+    MonitorState st;
+    if (c->State(kObj, t, &st) == DJAVA_MON_OK && st.entering.size() == n) return true;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  return false;
+}
+
 class MonitorClientTest : public ::testing::TestWithParam<bool> {
  protected:
   MonitorClientTest() : host_(Opts()) {}
@@ -69,6 +80,107 @@ TEST_P(MonitorClientTest, CounterUnderLockIsExact) {
       });
   for (auto& t : ts) t.join();
   EXPECT_EQ(kNodes * kThreads * kIters, counter);
+}
+
+// The clocked simulation's shape: threads of two nodes meet on one monitor
+// each round, the last wakes the others with notifyAll. With grouped enters
+// the monitor passes among a node's threads there (node hand-offs).
+TEST_P(MonitorClientTest, GroupedEntersAndWaitsKeepRoundsExact) {
+  constexpr int kNodes = 2, kThreads = 2, kRounds = 200;
+  std::vector<std::unique_ptr<MonitorClient>> nodes;
+  for (int n = 0; n < kNodes; n++) nodes.push_back(NewNode(&host_));
+  long arrived = 0, round = 0, inside = 0;  // guarded by the monitor alone
+  std::vector<std::thread> ts;
+  for (int n = 0; n < kNodes; n++)
+    for (int t = 0; t < kThreads; t++)
+      ts.emplace_back([&, n, t] {
+        LocalThread me{kProg, static_cast<uint64_t>(1 + n * 10 + t)};
+        MonitorClient* c = nodes[n].get();
+        for (int k = 0; k < kRounds; k++) {
+          ASSERT_EQ(DJAVA_MON_OK, c->EnterGrouped(kObj, me));
+          ASSERT_EQ(0, inside++) << "two owners at once";
+          long mine = round;
+          if (++arrived == kNodes * kThreads) {
+            arrived = 0;
+            round++;
+            ASSERT_EQ(DJAVA_MON_OK, c->Notify(kObj, me, true));
+          } else {
+            while (round == mine) {
+              inside--;
+              ASSERT_EQ(DJAVA_MON_OK, c->Wait(kObj, me, 0));
+              ASSERT_EQ(0, inside++) << "two owners at once";
+              ASSERT_EQ(1, c->Count(kObj, me));
+            }
+          }
+          inside--;
+          ASSERT_EQ(DJAVA_MON_OK, c->Exit(kObj, me));
+        }
+      });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(kRounds, round);
+}
+
+// Grouped enters of one node queued around another node's are granted
+// together: the monitor passes from the first to the second in their node.
+TEST_P(MonitorClientTest, ANodesGroupedEntersGoTogether) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread a1{kProg, 1}, a2{kProg, 2}, a3{kProg, 3}, b1{kProg, 4};
+  ASSERT_EQ(DJAVA_MON_OK, a->EnterGrouped(kObj, a1));
+  std::mutex mu;
+  std::vector<uint64_t> order;
+  auto queued = [&](size_t n) { return EnteringReaches(b.get(), b1, n); };
+  auto enter = [&](MonitorClient* c, LocalThread t) {
+    return std::thread([&, c, t] {
+      ASSERT_EQ(DJAVA_MON_OK, c->EnterGrouped(kObj, t));
+      {
+        std::lock_guard<std::mutex> l(mu);
+        order.push_back(t.thread);
+      }
+      ASSERT_EQ(DJAVA_MON_OK, c->Exit(kObj, t));
+    });
+  };
+  std::thread t2 = enter(a.get(), a2);
+  ASSERT_TRUE(queued(1));
+  std::thread t4 = enter(b.get(), b1);
+  ASSERT_TRUE(queued(2));
+  std::thread t3 = enter(a.get(), a3);
+  ASSERT_TRUE(queued(3));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+  t2.join();
+  t3.join();
+  t4.join();
+  EXPECT_EQ((std::vector<uint64_t>{2, 3, 4}), order);
+}
+
+// A successor whose enter is given up is passed over, and the monitor goes
+// back to the service when no successor is left.
+TEST_P(MonitorClientTest, ASuccessorCancelledIsPassedOver) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread a1{kProg, 1}, a2{kProg, 2}, b1{kProg, 3};
+  ASSERT_EQ(DJAVA_MON_OK, b->EnterGrouped(kObj, b1));
+  std::atomic<int> a2_status{-1};
+  std::promise<void> a1_in, a1_go;
+  std::thread t1([&] {
+    ASSERT_EQ(DJAVA_MON_OK, a->EnterGrouped(kObj, a1));
+    a1_in.set_value();
+    a1_go.get_future().wait();
+    ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+  });
+  auto queued = [&](size_t n) { return EnteringReaches(b.get(), b1, n); };
+  ASSERT_TRUE(queued(1));
+  std::thread t2([&] { a2_status = a->EnterGrouped(kObj, a2); });
+  ASSERT_TRUE(queued(2));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, b1));  // to a1, a2 its successor
+  a1_in.get_future().wait();
+  ASSERT_EQ(DJAVA_MON_OK, a->Cancel(a2));
+  t2.join();
+  EXPECT_EQ(DJAVA_MON_CANCELLED, a2_status.load());
+  a1_go.set_value();
+  t1.join();
+  // Free again: another node's enter is granted.
+  ASSERT_EQ(DJAVA_MON_OK, b->EnterGrouped(kObj, b1));
+  EXPECT_EQ(1, b->Count(kObj, b1));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, b1));
 }
 
 TEST_P(MonitorClientTest, NotOwnerIsIllegalMonitorState) {

@@ -6,7 +6,9 @@
 // Checked: mutual exclusion at every grant, re-entry counts restored after
 // wait, and progress -- every
 // thread finishes its script within a step budget (no deadlock, no
-// livelock on lease recall, no lost wake-up), with and without leases.
+// livelock on lease recall, no lost wake-up), with and without leases, and
+// with enters grouped (node hand-offs: a grant names the node's other
+// queued threads, and the node hands the monitor on among them itself).
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -31,6 +33,7 @@ struct Msg {  // node -> service
   TimeNs timeout;
   bool all;
   uint64_t key;
+  LocalThread next;  // kExit, kWait: the successor handed the monitor
 };
 
 struct SimThread {
@@ -51,11 +54,12 @@ struct Node {
 
 class Sim {
  public:
-  Sim(uint64_t seed, bool leases, int nodes, int threads, int iters, int objects)
-      : rng_(seed), iters_(iters), objects_(objects) {
+  Sim(uint64_t seed, bool leases, bool grouped, int nodes, int threads, int iters, int objects)
+      : rng_(seed), iters_(iters), objects_(objects), grouped_(grouped) {
     MonitorTable::Options o;
     o.leases = leases;
     o.lease_cooldown = 5;  // in simulated ticks
+    o.node_handoffs = grouped;
     table_ = MonitorTable(o);
     nodes_.resize(nodes);
     for (int n = 0; n < nodes; n++)
@@ -85,7 +89,7 @@ class Sim {
     return AllDone();
   }
 
-  int grants = 0, local_grants = 0, signal_leases = 0;
+  int grants = 0, local_grants = 0, signal_leases = 0, handoffs = 0;
 
  private:
   int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
@@ -119,12 +123,14 @@ class Sim {
     std::string err;
     NodeId id = n + 1;
     ThreadRef t{m.t.program, m.t.thread};
+    ThreadRef next{m.next.program, m.next.thread};
     switch (m.kind) {
-      case Send::kEnter: err = table_.Enter(id, m.obj, t, now_, &ev); break;
-      case Send::kExit: err = table_.Exit(id, m.obj, t, now_, &ev); break;
+      case Send::kEnter: err = table_.Enter(id, m.obj, t, now_, &ev, 0, grouped_); break;
+      case Send::kExit: err = table_.Exit(id, m.obj, t, now_, &ev, next); break;
       case Send::kWait:
         err = table_.Wait(id, m.obj, t, m.key, t.thread,
-                          m.timeout < 0 ? kNoDeadline : now_ + m.timeout, now_, &ev);
+                          m.timeout < 0 ? kNoDeadline : now_ + m.timeout, now_, &ev,
+                          kNotInLine, next);
         break;
       case Send::kNotify: err = table_.Notify(id, m.obj, t, m.key, m.all, now_, &ev); break;
       case Send::kSignal: err = table_.Signal(id, m.obj, t, m.key, m.all, 0, now_, &ev); break;
@@ -154,14 +160,38 @@ class Sim {
       return;
     }
     LocalThread lt{e.thread.program, e.thread.thread};
-    SimThread* st = nullptr;
-    for (SimThread& t : node.threads)
-      if (t.id == lt) st = &t;
-    ASSERT_TRUE(st && st->state == SimThread::kBlocked && st->obj == e.object);
-    ASSERT_EQ(Send::kNothing, node.local.OnGranted(e.object, lt, e.lease, true));
+    SimThread* st = Blocked(&node, lt, e.object);
+    ASSERT_TRUE(st != nullptr);
+    std::vector<LocalMonitors::Successor> successors;
+    for (const Event::Successor& su : e.successors) {
+      LocalThread s{su.thread.program, su.thread.thread};
+      ASSERT_TRUE(Blocked(&node, s, e.object) != nullptr) << "a successor is blocked here";
+      successors.push_back(LocalMonitors::Successor{s, 0, 0});
+    }
+    LocalMonitors::Successor next;
+    ASSERT_EQ(Send::kNothing,
+              node.local.OnGranted(e.object, lt, e.lease, true, 0, successors, &next));
+    ASSERT_EQ(0u, next.thread.thread);
     grants++;
     Own(e.object, lt);
     ASSERT_EQ(st->depth, node.local.Count(e.object, lt));  // wait restores the count
+    st->state = SimThread::kInside;
+  }
+
+  SimThread* Blocked(Node* node, LocalThread id, uint64_t obj) {
+    for (SimThread& t : node->threads)
+      if (t.id == id) return t.state == SimThread::kBlocked && t.obj == obj ? &t : nullptr;
+    return nullptr;
+  }
+
+  // The node's release handed the monitor to `next` (if any).
+  void HandOn(Node* node, uint64_t obj, const LocalMonitors::Successor& next) {
+    if (next.thread.thread == 0) return;
+    SimThread* st = Blocked(node, next.thread, obj);
+    ASSERT_TRUE(st != nullptr);
+    handoffs++;
+    Own(obj, next.thread);
+    ASSERT_EQ(st->depth, node->local.Count(obj, next.thread));
     st->state = SimThread::kInside;
   }
 
@@ -190,12 +220,14 @@ class Sim {
           ASSERT_EQ(Send::kNothing, node.local.Enter(t.obj, t.id));
           t.depth++;
         } else if (r == 1 && !t.waited) {  // wait, always timed: nobody may be left to notify
-          ASSERT_TRUE(node.local.BeginWait(t.obj, t.id));
+          LocalMonitors::Successor next;
+          ASSERT_TRUE(node.local.BeginWait(t.obj, t.id, &next));
           Disown(t.obj, t.id);
           node.out.push_back(Msg{Send::kWait, t.obj, t.id, 1 + Pick(40), false,
-                                 static_cast<uint64_t>(Pick(2))});
+                                 static_cast<uint64_t>(Pick(2)), next.thread});
           t.waited = true;
           t.state = SimThread::kBlocked;
+          HandOn(&node, t.obj, next);
         } else if (r == 2) {
           Send s;
           ASSERT_TRUE(node.local.Notify(t.obj, t.id, &s));
@@ -207,9 +239,12 @@ class Sim {
         } else {  // exit one level
           if (t.depth == 1) Disown(t.obj, t.id);
           Send s;
-          ASSERT_TRUE(node.local.Exit(t.obj, t.id, &s));
-          if (s != Send::kNothing) node.out.push_back(Msg{s, t.obj, t.id, 0, false, 0});
+          LocalMonitors::Successor next;
+          ASSERT_TRUE(node.local.Exit(t.obj, t.id, &s, &next));
+          if (s != Send::kNothing)
+            node.out.push_back(Msg{s, t.obj, t.id, 0, false, 0, next.thread});
           if (--t.depth == 0) t.state = ++t.iter >= iters_ ? SimThread::kDone : SimThread::kReady;
+          HandOn(&node, t.obj, next);
         }
         break;
       }
@@ -226,29 +261,41 @@ class Sim {
 
   std::mt19937_64 rng_;
   int iters_, objects_;
+  bool grouped_;
   TimeNs now_ = 0;
   MonitorTable table_;
   std::vector<Node> nodes_;
   std::map<uint64_t, LocalThread> owner_;
 };
 
-class MonitorSimTest : public ::testing::TestWithParam<std::tuple<bool, int>> {};
+class MonitorSimTest : public ::testing::TestWithParam<std::tuple<bool, bool, int>> {};
 
 TEST_P(MonitorSimTest, ExclusiveAndAlwaysFinishes) {
   bool leases = std::get<0>(GetParam());
-  int objects = std::get<1>(GetParam());
+  bool grouped = std::get<1>(GetParam());
+  int objects = std::get<2>(GetParam());
+  int handoffs = 0;
   for (uint64_t seed = 1; seed <= 40; seed++) {
-    Sim sim(seed, leases, /*nodes=*/3, /*threads=*/3, /*iters=*/15, objects);
+    Sim sim(seed, leases, grouped, /*nodes=*/3, /*threads=*/3, /*iters=*/15, objects);
     ASSERT_TRUE(sim.Run(400000)) << "seed " << seed << ": did not finish";
     if (leases && seed == 1) {
       EXPECT_GT(sim.local_grants, 0);  // leases are used at all
       EXPECT_GT(sim.signal_leases, 0);  // and signals leave some
     }
+    handoffs += sim.handoffs;
+  }
+  // Grouped enters and woken Object.wait waiters are handed on within
+  // their node; with node hand-offs off, nothing is.
+  if (grouped) {
+    EXPECT_GT(handoffs, 0);
+  } else {
+    EXPECT_EQ(0, handoffs);
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, MonitorSimTest,
-                         ::testing::Combine(::testing::Bool(), ::testing::Values(1, 3)));
+                         ::testing::Combine(::testing::Bool(), ::testing::Bool(),
+                                            ::testing::Values(1, 3)));
 
 }  // namespace
 }  // namespace monitor

@@ -1084,6 +1084,158 @@ TEST_F(MonitorTableTest, RequestsAfterFreeProgramFailQuietly) {
   ExpectGrant(2, ThreadRef{8, 1}, Wake::kAcquired);
 }
 
+// ---- node hand-offs (grouped enters) ---------------------------------------
+
+// The single event of a step: a grant, with its successors' threads.
+static std::vector<ThreadRef> SuccessorsOf(const Event& e) {
+  std::vector<ThreadRef> r;
+  for (const Event::Successor& s : e.successors) r.push_back(s.thread);
+  return r;
+}
+
+TEST_F(MonitorTableTest, AGroupedGrantNamesItsNodesQueuedThreadsAsSuccessors) {
+  table_.Enter(1, kObj, T(1), now_, &out_, 0, true);
+  ExpectGrant(1, T(1), Wake::kAcquired);
+  table_.Enter(2, kObj, T(2), now_, &out_, 0, true);
+  table_.Enter(1, kObj, T(3), now_, &out_, 0, true);
+  table_.Enter(2, kObj, T(4), now_, &out_, 0, true);
+  table_.Enter(1, kObj, T(5), now_, &out_, 0, true);
+  ExpectNothing();
+  // Node 2's threads go together, ahead of node 1's T(3) queued before T(4).
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(2u, ev[0].node);
+  EXPECT_EQ(T(2), ev[0].thread);
+  EXPECT_EQ(std::vector<ThreadRef>{T(4)}, SuccessorsOf(ev[0]));
+  EXPECT_FALSE(ev[0].lease);
+  EXPECT_EQ(2u, table_.EntryQueueLength(kObj));
+  // The node hands it on itself: no event, and T(4) owns it at the service.
+  ASSERT_EQ("", table_.Exit(2, kObj, T(2), now_, &out_, T(4)));
+  ExpectNothing();
+  EXPECT_TRUE(table_.OwnerIs(kObj, T(4)));
+  // Its release names nobody: node 1's two go together.
+  table_.Exit(2, kObj, T(4), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(T(3), ev[0].thread);
+  EXPECT_EQ(std::vector<ThreadRef>{T(5)}, SuccessorsOf(ev[0]));
+  EXPECT_EQ(2u, ev[0].from_node);
+}
+
+TEST_F(MonitorTableTest, EntersNotGroupedKeepTheirTurnAndEndTheGroup) {
+  table_.Enter(1, kObj, T(1), now_, &out_, 0, true);
+  ExpectGrant(1, T(1), Wake::kAcquired);
+  table_.Enter(2, kObj, T(2), now_, &out_, 0, true);
+  table_.Enter(2, kObj, T(3), now_, &out_);  // a synchronizer's: FIFO
+  table_.Enter(2, kObj, T(4), now_, &out_, 0, true);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(T(2), ev[0].thread);
+  EXPECT_TRUE(ev[0].successors.empty()) << "T(4) is behind an enter that keeps its turn";
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(T(3), ev[0].thread);
+  EXPECT_TRUE(ev[0].successors.empty()) << "an enter not grouped has no successors";
+}
+
+TEST_F(MonitorTableTest, WokenObjectWaitersAreHandedOnAndAWaitNamesTheNext) {
+  table_.Enter(1, kObj, T(1), now_, &out_, 0, true);
+  ExpectGrant(1, T(1), Wake::kAcquired);
+  table_.Wait(1, kObj, T(1), 0, 0, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(2), now_, &out_, 0, true);
+  ExpectGrant(1, T(2), Wake::kAcquired);
+  table_.Wait(1, kObj, T(2), 0, 0, kNoDeadline, now_, &out_);
+  table_.Enter(2, kObj, T(3), now_, &out_, 0, true);
+  ExpectGrant(2, T(3), Wake::kAcquired);
+  table_.Notify(2, kObj, T(3), 0, true, now_, &out_);
+  table_.Exit(2, kObj, T(3), now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(T(1), ev[0].thread);
+  EXPECT_EQ(Wake::kNotified, ev[0].reason);
+  ASSERT_EQ(1u, ev[0].successors.size());
+  EXPECT_EQ(T(2), ev[0].successors[0].thread);
+  EXPECT_EQ(Wake::kNotified, ev[0].successors[0].reason);
+  // T(1) waits again and hands the monitor to T(2) in the same step.
+  ASSERT_EQ("", table_.Wait(1, kObj, T(1), 0, 0, kNoDeadline, now_, &out_, kNotInLine, T(2)));
+  ExpectNothing();
+  EXPECT_TRUE(table_.OwnerIs(kObj, T(2)));
+  EXPECT_EQ(1u, table_.WaitSetSize(kObj));
+}
+
+TEST_F(MonitorTableTest, ASuccessorThatGivesUpIsPassedOver) {
+  table_.Enter(1, kObj, T(1), now_, &out_, 0, true);
+  ExpectGrant(1, T(1), Wake::kAcquired);
+  table_.Enter(2, kObj, T(9), now_, &out_, 0, true);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  Take();
+  table_.Enter(1, kObj, T(2), now_, &out_, 0, true);
+  table_.Enter(1, kObj, T(3), now_, &out_, 0, true);
+  table_.Exit(2, kObj, T(9), now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ((std::vector<ThreadRef>{T(3)}), SuccessorsOf(ev[0]));
+  table_.CancelEnter(1, kObj, T(3), now_, &out_);
+  ExpectNothing();
+  // A hand-off to it now is refused, and the monitor goes back to the
+  // service as if none was named.
+  EXPECT_NE("", table_.Exit(1, kObj, T(2), now_, &out_, T(3)));
+  EXPECT_FALSE(table_.IsOwned(kObj));
+}
+
+TEST_F(MonitorTableTest, AReleaseThatNamesNobodyServesTheSuccessorsFirst) {
+  table_.Enter(1, kObj, T(1), now_, &out_, 0, true);
+  ExpectGrant(1, T(1), Wake::kAcquired);
+  table_.Enter(2, kObj, T(2), now_, &out_, 0, true);
+  table_.Enter(2, kObj, T(3), now_, &out_, 0, true);
+  table_.Enter(1, kObj, T(4), now_, &out_, 0, true);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ((std::vector<ThreadRef>{T(3)}), SuccessorsOf(ev[0]));
+  // Queued first, in the grant's order: the query lists T(3) before T(4).
+  table_.Query(2, kObj, T(2), 5, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  ASSERT_EQ(2u, ev[0].entering.size());
+  EXPECT_EQ(T(3), ev[0].entering[0].thread);
+  EXPECT_EQ(T(4), ev[0].entering[1].thread);
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  ExpectGrant(2, T(3), Wake::kAcquired);
+}
+
+TEST_F(MonitorTableTest, ADeadNodesSuccessorsGoWithItAndAFailedProgramsAreFailed) {
+  table_.Enter(1, kObj, T(1), now_, &out_, 0, true);
+  Take();
+  table_.Enter(2, kObj, T(3), now_, &out_, 0, true);
+  table_.Enter(2, kObj, T(4), now_, &out_, 0, true);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ((std::vector<ThreadRef>{T(4)}), SuccessorsOf(ev[0]));
+  table_.NodeDown(2, "node 2 died", now_, &out_);
+  EXPECT_FALSE(table_.IsOwned(kObj));
+  EXPECT_EQ(0u, table_.EntryQueueLength(kObj));
+  for (const Event& e : Take()) EXPECT_NE(Event::kGranted, e.kind);
+
+  // A program that fails fails its successors' requests too.
+  constexpr ObjectId kOther = 43;
+  const ThreadRef a{8, 1}, b{8, 2}, c{8, 3};
+  table_.Enter(3, kOther, a, now_, &out_, 0, true);
+  table_.Enter(4, kOther, b, now_, &out_, 0, true);
+  table_.Enter(4, kOther, c, now_, &out_, 0, true);
+  table_.Exit(3, kOther, a, now_, &out_);
+  Take();
+  table_.NodeDown(3, "node 3 died", now_, &out_);
+  bool c_failed = false;
+  for (const Event& e : Take()) c_failed |= e.kind == Event::kFailed && e.thread == c;
+  EXPECT_TRUE(c_failed);
+  EXPECT_FALSE(table_.IsOwned(kOther));
+}
+
 }  // namespace
 }  // namespace monitor
 }  // namespace djava
