@@ -69,6 +69,13 @@ int djava_monitor_enter(djava_monitor_client* c, uint64_t object, uint64_t progr
   return djava_monitor_enter_polled(c, object, program, thread, 0, 0, -1);
 }
 
+int djava_monitor_enter_grouped(djava_monitor_client* c, uint64_t object, uint64_t program,
+                                uint64_t thread) {
+  return Guard(c, [&](MonitorClient* m) {
+    return m->EnterGrouped(object, LocalThread{program, thread});
+  });
+}
+
 int djava_monitor_enter_polled(djava_monitor_client* c, uint64_t object, uint64_t program,
                                uint64_t thread, uint64_t java_thread, int64_t timeout_ms,
                                int64_t poll_ms) {

@@ -74,7 +74,9 @@ int DsoMonitors::enter_index(JavaThread* current, uint index) {
     // and short).
     JavaThreadStatusChanger blocked(current, JavaThreadStatus::BLOCKED_ON_MONITOR_ENTER);
     ThreadToNativeFromVM in_native(current);
-    status = DsoNode::lib().djava_monitor_enter(_client, id, program, key);
+    // A Java monitor promises no order: this node's threads queued for it
+    // may be granted it together and hand it on here (node hand-offs).
+    status = DsoNode::lib().djava_monitor_enter_grouped(_client, id, program, key);
   }
   Atomic::inc(&e->_lock_enters);
   Atomic::add(&e->_lock_wait_ns, (uint64_t)(os::javaTimeNanos() - start));

@@ -89,6 +89,7 @@ class JavaThread;
   X(djava_monitor_connect)                                                    \
   X(djava_monitor_disconnect)                                                 \
   X(djava_monitor_enter)                                                      \
+  X(djava_monitor_enter_grouped)                                              \
   X(djava_monitor_enter_polled)                                               \
   X(djava_monitor_enter_more)                                                 \
   X(djava_monitor_try_enter)                                                  \
@@ -126,7 +127,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 24;
+  static const uint32_t abi_version = 25;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

@@ -65,6 +65,14 @@ void djava_monitor_disconnect(djava_monitor_client* c);
 /* djava_monitor_enter_polled with no Thread object, no timeout, no polls. */
 int djava_monitor_enter(djava_monitor_client* c, uint64_t object, uint64_t program,
                         uint64_t thread);
+/* monitorenter of a Java monitor (synchronized), which promises no order:
+ * as djava_monitor_enter, but the service may grant it together with this
+ * node's other such enters and woken Object.wait waiters queued for the
+ * monitor, ahead of other nodes' requests, and the monitor then passes
+ * among them in this node without a message between them (node hand-offs).
+ * Not for a synchronizer's monitor, whose order is a fair lock's. */
+int djava_monitor_enter_grouped(djava_monitor_client* c, uint64_t object, uint64_t program,
+                                uint64_t thread);
 /* monitorenter for java.util.concurrent's locks on shared objects.
  * `java_thread` is the shared id of the entering thread's Thread object (0:
  * none), which djava_monitor_state reports for the owner and for queued
