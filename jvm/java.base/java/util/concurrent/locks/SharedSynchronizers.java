@@ -632,11 +632,31 @@ final class SharedSynchronizers {
      * be on its way to the service, whose listing would miss it. So a
      * thread seen parked on the synchronizer is queued, whatever the
      * listing says: an inspector that saw the blocker (as a thread dump or
-     * a test does) sees the thread queued too.
+     * a test does) sees the thread queued too. And, as with AQS, the
+     * listings (getQueuedThreads, getQueueLength) agree from then on: this
+     * waits, while the thread stays parked here, until the service lists
+     * it (its wait is one message away; bounded by QUEUED_WAIT_NS).
      */
     static boolean isQueued(AbstractQueuedSynchronizer s, Thread t) {
-        return LockSupport.getBlocker(t) == s || waiting(s, 0L).contains(t);
+        if (waiting(s, 0L).contains(t)) {
+            return true;
+        }
+        if (LockSupport.getBlocker(t) != s) {
+            return false;
+        }
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < QUEUED_WAIT_NS) {
+            Thread.yield();
+            if (waiting(s, 0L).contains(t)) {
+                return true;
+            }
+            if (LockSupport.getBlocker(t) != s) {
+                break;  // no longer parked here: woken, or gone
+            }
+        }
+        return true;  // it was parked here when asked
     }
+    private static final long QUEUED_WAIT_NS = 2_000_000_000L;
 
     /** The service's waiters of the synchronizer with key (0: both acquirer keys). */
     static Collection<Thread> waiting(AbstractQueuedSynchronizer s, long key) {
