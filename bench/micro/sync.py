@@ -23,7 +23,9 @@ about speedups).
 With --sos-option (repeatable, e.g. --sos-option=--data-with-locks) the
 djava runs share one cluster per number of servers, started by
 djava-cluster with those sos-server options, instead of a private cluster
-each: a protocol feature measured with it and without.
+each, and the critical-path runs' sos-servers take them too (before
+2026-12-03 those ran with the defaults): a protocol feature measured with
+it and without.
 
 usage: bench/micro/sync.py [--small] [--rounds R] [--shapes a,b] [--servers 2,4]
                            [--delays 0,1ms] [--sos-option OPT]... [--out FILE.md]
@@ -182,7 +184,7 @@ def delay_runs(args, classes):
             for s in args.servers:
                 logdir = os.path.join(workdir, f"rtt{d}us-{s}servers")
                 os.mkdir(logdir)
-                cluster = now.Cluster(net, djava, secret, logdir, 2, env)
+                cluster = now.Cluster(net, djava, secret, logdir, 2, env, args.sos_option)
                 cluster.start(s)
                 run_env = dict(env, DJAVA_CLUSTER=cluster.address, DJAVA_SECRET_FILE=secret)
                 for shape in args.shapes:

@@ -487,8 +487,9 @@ class Cluster:
     own code, whose log parsing is reused), but listening on the hub's
     address instead of loopback."""
 
-    def __init__(self, net, djava, secret_file, logdir, threads, env):
+    def __init__(self, net, djava, secret_file, logdir, threads, env, sos_options=()):
         self.net = net
+        self.sos_options = list(sos_options)
         self.env = env
         self.djava = djava
         self.secret_file = secret_file
@@ -532,7 +533,8 @@ class Cluster:
         hub = self.net.nodes["hub"].address
         secret = ["--secret-file", self.secret_file]
         sos = self.spawn("sos-server", "hub", [os.path.join(BIN, "sos-server"),
-                                               "--listen", f"{hub}:0", *secret])
+                                               "--listen", f"{hub}:0", *secret,
+                                               *self.sos_options])
         sos_address = self.wait_until(lambda: self.djava.listening_address(sos.log_lines()),
                                       deadline, f"sos-server was not listening (log {sos.log})")
         tm = self.spawn("thread-manager", "hub", [os.path.join(BIN, "thread-manager"),
@@ -595,7 +597,8 @@ def report(args, link, cores, threads, rtts, med):
              f"links: {link_text}, every frame delayed half the round trip. "
              f"ms of each program's parallel part ({threads} threads, each thread server takes "
              f"{cores}), median of {args.rounds} round{'s' if args.rounds > 1 else ''}"
-             f"{' (smoke sizes)' if args.small else ''}; this machine has {cores} cores.",
+             f"{' (smoke sizes)' if args.small else ''}; this machine has {cores} cores"
+             f"{'; sos-server ' + ' '.join(args.sos_option) if args.sos_option else ''}.",
              "", "| added round trip | measured round trip, launcher ↔ hub (ICMP median of "
              f"{RTT_PROBES}) | fastest probe |", "|---|---|---|"]
     for d in delays:
@@ -697,6 +700,9 @@ def main():
                     "auto (default): netem if the kernel has it")
     ap.add_argument("--out", help="also write the markdown tables here")
     ap.add_argument("--json", help="write the numbers here as JSON")
+    ap.add_argument("--sos-option", action="append", default=[],
+                    help="a sos-server option for the clusters (repeatable), e.g. "
+                         "--sos-option=--no-node-handoffs")
     ap.add_argument("--rtt-only", action="store_true",
                     help="only build the network and measure its round trips (no cluster)")
     ap.add_argument("--keep-logs", action="store_true",
@@ -808,7 +814,7 @@ def bench(args):
             for n in args.servers:
                 logdir = os.path.join(workdir, f"rtt{d}us-{n}servers")
                 os.mkdir(logdir)
-                cluster = Cluster(net, djava, secret, logdir, cores, env)
+                cluster = Cluster(net, djava, secret, logdir, cores, env, args.sos_option)
                 started = time.monotonic()
                 cluster.start(n)
                 say(f"  {n} thread server(s) up in {time.monotonic() - started:.1f} s, "
