@@ -286,6 +286,7 @@ void Directory::RunQueue(ChunkId id, Entry* e) {
 }
 
 bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
+  if (r.kind != Kind::kPush) e->released_by = 0;  // the bytes at home are someone's now
   switch (e->state) {
     case State::kLost:
     case State::kFreed:
@@ -548,12 +549,34 @@ bool Directory::PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()>
   // program from the first image with a class; a lock the directory never
   // saw an image of has none): a chunk of no known program moves.
   if (!any_program && program != 0 && e->program != 0 && e->program != program) return false;
-  // Only a copy the releasing node holds modified moves: it wrote under the
-  // lock, and the next owner would otherwise fault it in from there. A
-  // chunk with anything under way or queued is left to its requests.
-  if (e->state != State::kModified || e->owner != from || e->txn != 0 || !e->queue.empty() ||
-      e->push_declined || ProgramEnded(e->program))
+  if (e->txn != 0 || !e->queue.empty() || e->push_declined || ProgramEnded(e->program))
     return false;
+  if (e->state == State::kHome && e->released_by == from && e->image != nullptr &&
+      (e->sharers.empty() || (e->sharers.size() == 1 && e->sharers.count(to) != 0))) {
+    // The releasing node wrote it home and dropped it before its release
+    // (WriteBack with drop), and nobody has asked for it since: granted now,
+    // with no flush on the way.
+    {
+      std::lock_guard<std::mutex> p(pushes_mu_);
+      pushes_[id] = std::move(sent);
+    }
+    e->txn = NextTxn();
+    // have_version names none: a read copy `to` may have is older than the
+    // bytes written back, which the grant carries.
+    e->current = Request{Kind::kPush, to, 0, UINT64_MAX};
+    {
+      std::lock_guard<std::mutex> st(stats_mu_);
+      stats_.pushes++;
+      stats_.pushes_released++;
+    }
+    Complete(id, e);  // grants, ends the push (`sent` runs), serves the queue
+    return true;
+  }
+  // Otherwise only a copy the releasing node holds modified moves: it wrote
+  // under the lock, and the next owner would otherwise fault it in from
+  // there. A chunk with anything under way or queued is left to its
+  // requests.
+  if (e->state != State::kModified || e->owner != from) return false;
   {
     std::lock_guard<std::mutex> p(pushes_mu_);
     pushes_[id] = std::move(sent);
@@ -575,8 +598,13 @@ uint64_t Directory::ExclusiveMark(NodeId node) const {
 }
 
 bool Directory::PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t since,
-                             uint64_t holder_program, std::function<void()> sent) {
+                             uint64_t holder_program, std::function<void()> sent,
+                             const std::vector<ChunkId>& released) {
   std::vector<ChunkId> ids{lock};
+  for (ChunkId id : released) {
+    if (ids.size() > kMovedWithLock) break;
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
   // A node runs threads of several programs: what it wrote meanwhile for
   // another program's threads stays (the lock's next holder runs none of
   // them, and a copy there would outlive their program on that node). A
@@ -697,7 +725,8 @@ void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
   FlushReplyLocked(s, it, node, std::move(image), unused);
 }
 
-void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image) {
+void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image,
+                          bool drop) {
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.entries.find(id);
@@ -727,6 +756,10 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
       // Crossed a flush asked of the node: the same bytes, which the node
       // sends again in its reply (ignored then: the transaction is done).
       sink_->WrittenBack(node, id, false);
+      if (drop) {
+        std::lock_guard<std::mutex> sl(stats_mu_);
+        stats_.released_with_lock++;
+      }
       FlushReplyLocked(s, it, node, std::move(image));
     } else {
       sink_->WrittenBack(node, id, false);
@@ -747,10 +780,15 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
   e->owner = 0;
   e->pushed = false;
   e->sharers.clear();
-  e->sharers.insert(node);
+  if (drop) {
+    e->released_by = node;
+  } else {
+    e->sharers.insert(node);
+  }
   sink_->WrittenBack(node, id, true);
   std::lock_guard<std::mutex> sl(stats_mu_);
   stats_.written_back++;
+  if (drop) stats_.released_with_lock++;
 }
 
 void Directory::FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::iterator it,

@@ -88,6 +88,10 @@ struct DirectoryStats {
   uint64_t pushes = 0;               // chunks moved to the node a monitor was handed to
   uint64_t push_crossings = 0;       // the new owner's own requests the push had answered
   uint64_t pushes_unused = 0;        // moved copies that came back untouched
+  // Data leaves with the release (WriteBack with drop).
+  uint64_t released_with_lock = 0;   // copies written home and dropped at a release
+                                     // (accepted, or answering a flush they crossed)
+  uint64_t pushes_released = 0;      // of the pushes, those granted from home at once
   uint64_t last_pause_us = 0;        // the last collection's hold on the directory
   uint64_t max_pause_us = 0;
 };
@@ -174,8 +178,11 @@ class Directory {
                   bool unused = false);
   // The node wrote its modified copy home unasked and keeps a read copy
   // (WriteBack in proto/sos.proto). Accepted when the node still owns the
-  // chunk; crossing a flush asked of it, it is that flush's reply.
-  void WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image);
+  // chunk; crossing a flush asked of it, it is that flush's reply. drop:
+  // the node keeps no copy (a monitor it held is leaving it): until another
+  // request starts on the chunk, a push from that node grants it at once
+  // (docs/SOS.md, "Data leaves with the release").
+  void WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image, bool drop = false);
 
   // Data follows its lock (docs/SOS.md, "Data following its lock"): the
   // monitor of chunk id is being handed from a thread of node `from` to one
@@ -194,12 +201,15 @@ class Directory {
   // thread got the lock; kNoMark: none), the newest kMovedWithLock of
   // them. The lock's program is the one its chunk's image named, else
   // `holder_program` (the program of the thread the lock goes to; 0: not
-  // known). `sent` runs once every move started has ended; false if none
-  // started (`sent` never runs).
+  // known). `released`: chunks `from` wrote home and dropped before its
+  // release (WriteBack with drop), which move first and at once while they
+  // are still at home untouched. `sent` runs once every move started has
+  // ended; false if none started (`sent` never runs).
   static constexpr uint64_t kNoMark = UINT64_MAX;
   static constexpr size_t kMovedWithLock = 8;
   bool PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t since,
-                    uint64_t holder_program, std::function<void()> sent);
+                    uint64_t holder_program, std::function<void()> sent,
+                    const std::vector<ChunkId>& released = {});
   // How many chunks have been granted exclusively to node so far: a mark
   // for PushWithLock.
   uint64_t ExclusiveMark(NodeId node) const;
@@ -274,6 +284,10 @@ class Directory {
     // A moved copy came back untouched (its lock's holders do not use the
     // object): no more moves until a node asks for the chunk again.
     bool push_declined = false;
+    // The node that wrote the home copy back and dropped its own (WriteBack
+    // with drop), until another request starts: a push from it moves the
+    // chunk at once (0: none).
+    NodeId released_by = 0;
   };
 
   static constexpr size_t kExclusiveLog = 32;

@@ -319,7 +319,8 @@ uint64_t SosService::ExclusiveMark(uint64_t node) const {
 }
 
 bool SosService::MoveToNode(ChunkId id, uint64_t from, uint64_t to, uint64_t since,
-                            uint64_t holder_program, std::function<void()> sent) {
+                            uint64_t holder_program, std::function<void()> sent,
+                            const std::vector<uint64_t>& released) {
   if (from == 0 || to == 0 || from > kMaxNode || to > kMaxNode) return false;
   // The monitor service shards as the directory does; a lock whose chunk is
   // at home elsewhere has no data to move from here.
@@ -333,7 +334,7 @@ bool SosService::MoveToNode(ChunkId id, uint64_t from, uint64_t to, uint64_t sin
       sent();
   };
   return directory_.PushWithLock(id, static_cast<NodeId>(from), static_cast<NodeId>(to), since,
-                                 holder_program, after_grant);
+                                 holder_program, after_grant, released);
 }
 
 // A prefetch's seen version of its i-th id; one without them has seen all.
@@ -478,7 +479,7 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
           why = error;
           break;
         }
-        directory_.WriteBack(s->node, c.id(), std::move(image));
+        directory_.WriteBack(s->node, c.id(), std::move(image), m.write_back().drop());
         break;
       }
       case sospb::BypassMessage::kRelease: {
@@ -679,7 +680,8 @@ std::string SosService::Stats() const {
          std::to_string(d.migratory_grants) + ", undone " + std::to_string(d.migratory_undone) +
          "; moved with their lock " + std::to_string(d.pushes) + " (requests they answered " +
          std::to_string(d.push_crossings) + ", came back untouched " +
-         std::to_string(d.pushes_unused) + ")";
+         std::to_string(d.pushes_unused) + ", from home " + std::to_string(d.pushes_released) +
+         "); written home with a release " + std::to_string(d.released_with_lock);
 }
 
 }  // namespace sos

@@ -71,8 +71,10 @@ class SosService : public NodeSink {
   // what `from` was granted exclusively since the mark `since` for the
   // lock's program, or else for `holder_program`'s): `sent` runs once the
   // grants have left, after the posts the completing thread holds.
+  // `released`: what `from` wrote home and dropped before its release.
   bool MoveToNode(ChunkId id, uint64_t from, uint64_t to, uint64_t since,
-                  uint64_t holder_program, std::function<void()> sent);
+                  uint64_t holder_program, std::function<void()> sent,
+                  const std::vector<uint64_t>& released = {});
   uint64_t ExclusiveMark(uint64_t node) const;
 
   std::string Stats() const;

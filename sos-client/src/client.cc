@@ -483,6 +483,9 @@ djava_sos_chunk* Client::AllocRun(size_t count, const size_t* sizes, const djava
     djava_sos_chunk* c = AllocAt(first + i, sizes[i], meta);
     if (i == 0) head = c;
   }
+  // An object made here is this node's exclusively (an array kept in
+  // blocks moves in its own protocol).
+  if (count == 1) NoteExclusive(head->id);
   return head;
 }
 
@@ -563,9 +566,10 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
         continue;
       }
     }
-    if (write && c->write_back_pending) {
+    if (c->write_back_pending && (write || state == kStateI)) {
       // The server still has this node as the owner until the write-back
-      // arrives: an upgrade sent now could overtake it.
+      // arrives: an upgrade, or a read after a write-back that dropped the
+      // copy, sent now could overtake it.
       c->cv.wait(l);
       continue;
     }
@@ -922,6 +926,7 @@ void Client::OnGrant(Home* home, const sospb::ServerMessage& m) {
   c->shipments.fetch_add(1);
   c->stats.bytes_in += ch.data().size();
   ResetStash(c);  // none is expected: the server grants a chunk once per request
+  if (stash->access == sospb::EXCLUSIVE) NoteExclusive(c->id);
   c->stash = std::move(stash);
   c->outstanding = djava_sos_chunk::Asked::kNone;
   c->answer_status = DJAVA_SOS_OK;
@@ -1277,7 +1282,40 @@ void Client::Unreferenced(djava_sos_chunk* c) {
     retry_cv_.notify_one();
 }
 
-djava_sos_status Client::WriteBack(djava_sos_chunk* c) {
+void Client::NoteExclusive(uint64_t id) {
+  std::lock_guard<std::mutex> l(exclusive_mu_);
+  exclusive_log_[exclusive_count_ % kExclusiveLog] = id;
+  exclusive_count_++;
+}
+
+uint64_t Client::ExclusiveMark() {
+  std::lock_guard<std::mutex> l(exclusive_mu_);
+  return exclusive_count_;
+}
+
+size_t Client::HandOver(uint64_t since, uint64_t* out, size_t max) {
+  std::vector<uint64_t> ids;
+  {
+    std::lock_guard<std::mutex> l(exclusive_mu_);
+    const uint64_t oldest = exclusive_count_ > kExclusiveLog ? exclusive_count_ - kExclusiveLog : 0;
+    for (uint64_t k = exclusive_count_; k > std::max(since, oldest) && ids.size() < max; k--) {
+      const uint64_t id = exclusive_log_[(k - 1) % kExclusiveLog];
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    }
+  }
+  size_t n = 0;
+  std::shared_lock<std::shared_mutex> hold(handles_mu_);
+  for (uint64_t id : ids) {
+    djava_sos_chunk* c = Find(id);
+    // Not idle in M (in use, taken away since, a revocation under way): it
+    // stays, and the next holder asks for it as before.
+    if (c != nullptr && WriteBack(c, /*drop=*/true) == DJAVA_SOS_OK) out[n++] = id;
+  }
+  handed_over_ += n;
+  return n;
+}
+
+djava_sos_status Client::WriteBack(djava_sos_chunk* c, bool drop) {
   std::lock_guard<std::mutex> l(c->mu);
   if (broken_) return DJAVA_SOS_DISCONNECTED;
   if ((c->word.load() & kStateMask) != kStateM || !Idle(c) || c->stash != nullptr ||
@@ -1300,8 +1338,12 @@ djava_sos_status Client::WriteBack(djava_sos_chunk* c) {
     SetState(c, kStateM, false);
     return DJAVA_SOS_IN_USE;
   }
+  // Until the server answers, this node must not ask for the chunk: a
+  // request on the main connection could overtake the write-back on the
+  // bypass (Access waits for write_back_pending).
   c->write_back_pending = true;
-  SetState(c, kStateS, false);
+  if (drop) m.mutable_write_back()->set_drop(true);
+  SetState(c, drop ? kStateI : kStateS, false);
   c->cv.notify_all();
   bytes_out_ += ch->data().size();
   c->stats.bytes_out += ch->data().size();

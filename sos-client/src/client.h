@@ -17,6 +17,7 @@
 #ifndef DJAVA_SOS_CLIENT_CLIENT_H_
 #define DJAVA_SOS_CLIENT_CLIENT_H_
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -154,8 +155,16 @@ class Client {
   void Unreferenced(djava_sos_chunk* c);
   void Unretain(djava_sos_chunk* c);
   // Writes a chunk modified here home unasked and keeps a read copy
-  // (djava_sos_write_back). IN_USE when it is not idle in M here.
-  djava_sos_status WriteBack(djava_sos_chunk* c);
+  // (djava_sos_write_back), or none (drop). IN_USE when it is not idle in M
+  // here.
+  djava_sos_status WriteBack(djava_sos_chunk* c, bool drop = false);
+  // How many chunks this node has taken exclusively so far (granted
+  // exclusive, or made here): a mark for HandOver (djava_sos_exclusive_mark).
+  uint64_t ExclusiveMark();
+  // Writes home and drops the newest `max` of the chunks taken exclusively
+  // since `since` that are still idle in M here; their ids go to out.
+  // Returns how many (djava_sos_hand_over).
+  size_t HandOver(uint64_t since, uint64_t* out, size_t max);
   void TakeChunkStats(djava_sos_chunk* c, djava_sos_stats* stats);
   // The bytes about to be produced name these ids (the produce callback
   // says so, djava_sos_produced_refs); runs as in sospb::Chunk.
@@ -356,6 +365,15 @@ class Client {
   std::atomic<uint64_t> releases_handed_off_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
   std::atomic<uint64_t> released_{0}, release_messages_{0}, written_back_{0};
+  std::atomic<uint64_t> handed_over_{0};
+  // The last chunks taken exclusively here (a ring), and how many in all:
+  // what a monitor's release may hand over (HandOver), as the directory's
+  // log is what it moves with a lock.
+  static constexpr size_t kExclusiveLog = 32;
+  void NoteExclusive(uint64_t id);
+  std::mutex exclusive_mu_;
+  std::array<uint64_t, kExclusiveLog> exclusive_log_{};
+  uint64_t exclusive_count_ = 0;
 };
 
 }  // namespace sos

@@ -39,8 +39,9 @@ class ChunkMover : public MonitorService::DataMover {
   explicit ChunkMover(sos::SosService* sos) : sos_(sos) {}
   uint64_t Mark(uint64_t node) override { return sos_->ExclusiveMark(node); }
   bool Move(ObjectId obj, uint64_t from_node, uint64_t to_node, uint64_t since,
-            ProgramId program, std::function<void()> sent) override {
-    return sos_->MoveToNode(obj, from_node, to_node, since, program, std::move(sent));
+            ProgramId program, std::function<void()> sent,
+            const std::vector<uint64_t>& released) override {
+    return sos_->MoveToNode(obj, from_node, to_node, since, program, std::move(sent), released);
   }
 
  private:

@@ -60,6 +60,22 @@ void MonitorService::Log(const std::string& line) {
   }
 }
 
+void MonitorService::NoteReleased(NodeId node, ObjectId obj,
+                                  const google::protobuf::RepeatedField<uint64_t>& ids) {
+  if (ids.empty()) {
+    released_.erase(obj);
+    return;
+  }
+  if (mover_ == nullptr) return;
+  if (released_.size() >= kTenuresKept) released_.clear();  // a lost list only moves less
+  Released& r = released_[obj];
+  r.node = node;
+  // The directory moves at most that many with a lock; the rest, at home,
+  // is served from there.
+  const int n = std::min(ids.size(), static_cast<int>(kReleasedKept));
+  r.ids.assign(ids.begin(), ids.begin() + n);
+}
+
 void MonitorService::OnConnect(NodeId node, const std::string& peer) { peers_[node] = peer; }
 
 void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req, TimeNs now) {
@@ -80,6 +96,7 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
       break;
     }
     case monitorpb::MonitorRequest::kExit:
+      NoteReleased(node, req.exit().object(), req.exit().released());
       err = table_.Exit(node, req.exit().object(), FromProto(req.exit().thread()), now, &out,
                         req.exit().has_next() ? FromProto(req.exit().next()) : kNoThread);
       break;
@@ -88,6 +105,7 @@ void MonitorService::OnMessage(NodeId node, const monitorpb::MonitorRequest& req
       TimeNs deadline = w.timeout_ms() == 0
                             ? kNoDeadline
                             : now + static_cast<TimeNs>(w.timeout_ms()) * kNsPerMs;
+      NoteReleased(node, w.object(), w.released());
       err = table_.Wait(node, w.object(), FromProto(w.thread()), w.key(), w.java_thread(),
                         deadline, now, &out, w.place(),
                         w.has_next() ? FromProto(w.next()) : kNoThread);
@@ -265,6 +283,9 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
         g->set_reason(ToProto(e.reason));
         g->set_place(e.place);
         g->set_first_in_line(e.first_in_line);
+        g->set_wanted_elsewhere(e.wanted_elsewhere);
+        g->set_waiters_elsewhere(e.waiters_elsewhere);
+        g->set_tenure(e.tenure);
         for (const Event::Successor& su : e.successors) {
           auto* ps = g->add_successors();
           ToProto(su.thread, ps->mutable_thread());
@@ -274,6 +295,10 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
       }
       case Event::kRecall:
         ev.mutable_recall()->set_object(e.object);
+        break;
+      case Event::kWanted:
+        ev.mutable_wanted()->set_object(e.object);
+        ev.mutable_wanted()->set_tenure(e.tenure);
         break;
       case Event::kFailed: {
         auto* f = ev.mutable_failed();
@@ -330,10 +355,16 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
         if (tenures_.size() >= kTenuresKept) tenures_.clear();
         tenures_[e.object] = Tenure{e.node, mover_->Mark(to->second)};
       }
+      std::vector<uint64_t> released;
+      auto r = released_.find(e.object);
+      if (r != released_.end()) {
+        if (r->second.node == e.from_node) released = std::move(r->second.ids);
+        released_.erase(r);
+      }
       if (MovesData(e)) {
         const std::function<void()> later = transport_->SendLater(e.node, ev);
         if (mover_->Move(e.object, sos_nodes_.at(e.from_node), to->second, since,
-                         e.thread.program, later)) {
+                         e.thread.program, later, released)) {
           moved_grants_++;
           continue;
         }

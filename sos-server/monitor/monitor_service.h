@@ -46,9 +46,12 @@ class MonitorService {
     virtual uint64_t Mark(uint64_t node) = 0;
     // True: the data is on its way and `sent` runs once its grants are (or
     // the moves ended otherwise). False: nothing moves; `sent` never runs.
-    // `program`: the program of the thread the monitor goes to.
+    // `program`: the program of the thread the monitor goes to. `released`:
+    // the chunks the releasing node wrote home and dropped before its
+    // release (Exit.released in monitor.proto).
     virtual bool Move(ObjectId obj, uint64_t from_node, uint64_t to_node, uint64_t since,
-                      ProgramId program, std::function<void()> sent) = 0;
+                      ProgramId program, std::function<void()> sent,
+                      const std::vector<uint64_t>& released) = 0;
   };
 
   MonitorService(MonitorTable::Options options, Transport* transport,
@@ -77,6 +80,9 @@ class MonitorService {
   void FailBarriersOf(const std::vector<Event>& events, std::vector<Event>* out);
   // Whether a grant waits for its object's chunk to move (DataMover).
   bool MovesData(const Event& e) const;
+  // An Exit's or Wait's `released`, for the grant its release makes.
+  void NoteReleased(NodeId node, ObjectId obj,
+                    const google::protobuf::RepeatedField<uint64_t>& ids);
   void Log(const std::string& line);
 
   MonitorTable table_;
@@ -94,6 +100,14 @@ class MonitorService {
   };
   static constexpr size_t kTenuresKept = 1 << 16;
   std::unordered_map<ObjectId, Tenure> tenures_;
+  // Per monitor, what the node releasing it last wrote home and dropped
+  // (Exit.released, Wait.released), for the grant that release makes.
+  struct Released {
+    NodeId node;
+    std::vector<uint64_t> ids;
+  };
+  std::unordered_map<ObjectId, Released> released_;
+  static constexpr size_t kReleasedKept = 16;
   DataMover* mover_ = nullptr;
   uint64_t moved_grants_ = 0;
 };

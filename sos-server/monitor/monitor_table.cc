@@ -477,6 +477,8 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
     e.place = r.place;
     e.first_in_line = FirstInLine(*m, r.place);
   }
+  m->owner_grouped = r.grouped;
+  e.tenure = m->tenure = ++next_tenure_;
   if (options_.node_handoffs && r.grouped && !m->leased) {
     // The node's other grouped requests, up to the first that keeps its
     // turn (a synchronizer's enter, a Signal): the node hands the monitor
@@ -489,6 +491,16 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
       e.successors.push_back(Event::Successor{it->thread, it->reason});
       m->successors.push_back(*it);
       it = m->entry.erase(it);
+    }
+  }
+  m->wanted_told = options_.wanted_notices && r.grouped && !m->leased && WantedElsewhere(*m);
+  e.wanted_elsewhere = m->wanted_told;
+  if (options_.wanted_notices && r.grouped && !m->leased) {
+    for (const Waiter& w : m->waiters) {
+      if (w.key == 0 && w.node != r.node) {
+        e.waiters_elsewhere = true;
+        break;
+      }
     }
   }
   out->push_back(e);
@@ -565,6 +577,27 @@ void MonitorTable::MaybeRecall(ObjectId obj, Monitor* m, TimeNs now, std::vector
 void MonitorTable::Settle(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out) {
   while (!m->owned && !m->entry.empty()) GrantNext(obj, m, now, out);
   MaybeRecall(obj, m, now, out);
+  MaybeTellWanted(obj, m, out);
+}
+
+bool MonitorTable::WantedElsewhere(const Monitor& m) const {
+  for (const Request& r : m.entry)
+    if (!r.signal() && r.node != m.owner_node) return true;
+  return false;
+}
+
+void MonitorTable::MaybeTellWanted(ObjectId obj, Monitor* m, std::vector<Event>* out) {
+  // A lease's node hears a Recall instead; a synchronizer's monitor guards
+  // no data of its own holder's (its node does nothing with the notice).
+  if (!options_.wanted_notices || !m->owned || m->leased || !m->owner_grouped ||
+      m->wanted_told || !WantedElsewhere(*m))
+    return;
+  m->wanted_told = true;
+  Event e{Event::kWanted};
+  e.node = m->owner_node;
+  e.object = obj;
+  e.tenure = m->tenure;
+  out->push_back(e);
 }
 
 void MonitorTable::Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake why) {

@@ -116,7 +116,7 @@ struct QueuedWaiter {
 enum class BarrierOutcome { kTripped, kLast, kBroken, kTimedOut, kInterrupted, kDone };
 
 struct Event {
-  enum Kind { kGranted, kRecall, kFailed, kQueue, kBusy, kBarrier };
+  enum Kind { kGranted, kRecall, kFailed, kQueue, kBusy, kBarrier, kWanted };
   explicit Event(Kind k) : kind(k) {}
   Kind kind;
   NodeId node = 0;          // addressee
@@ -138,6 +138,13 @@ struct Event {
     Wake reason = Wake::kAcquired;
   };
   std::vector<Successor> successors;
+  // kGranted: a thread of another node is queued for the monitor already
+  // (else a kWanted follows when one queues, once a tenure).
+  bool wanted_elsewhere = false;
+  // kGranted: Object.wait's waiters of another node wait on the monitor
+  // (so a notify during the tenure makes them want it).
+  bool waiters_elsewhere = false;
+  uint64_t tenure = 0;      // kGranted, kWanted: the grant's number (Monitor::tenure)
   std::string error;        // kFailed; thread.thread == 0: the whole program failed
   uint64_t nonce = 0;       // kQueue: the Query's
   std::vector<QueuedWaiter> waiters;  // kQueue, longest waiting first
@@ -161,6 +168,10 @@ class MonitorTable {
     bool leases = true;
     TimeNs lease_cooldown = 20 * 1000 * 1000;  // 20 ms
     bool node_handoffs = true;  // grants name successors (see above)
+    // A Java monitor's holder hears when another node's thread queues for
+    // it (kWanted, Granted.wanted_elsewhere), so that what it wrote under
+    // the monitor can leave with its release (monitor.proto, Wanted).
+    bool wanted_notices = true;
   };
   MonitorTable() : MonitorTable(Options()) {}
   explicit MonitorTable(Options options) : options_(options) {}
@@ -287,6 +298,11 @@ class MonitorTable {
     // enters again before it arrives, takes it as that enter's answer.
     bool grant_cancelled = false;
     TimeNs last_recall = INT64_MIN / 2;
+    // The owner's request was a Java monitor's (grouped), and whether its
+    // node has heard this tenure that another node wants the monitor.
+    bool owner_grouped = false;
+    bool wanted_told = false;
+    uint64_t tenure = 0;  // the owner's tenure's number (next_tenure_)
     std::deque<Request> entry;  // enters and signals, FIFO: no starvation
     // The owner's node's threads it hands the monitor to next, in order
     // (node hand-offs): served before the entry queue.
@@ -320,6 +336,10 @@ class MonitorTable {
   void ReleaseTo(ObjectId obj, Monitor* m, ThreadRef next, TimeNs now, std::vector<Event>* out,
                  std::string* err);
   void MaybeRecall(ObjectId obj, Monitor* m, TimeNs now, std::vector<Event>* out);
+  // Whether a thread of a node other than the owner's is queued to enter.
+  bool WantedElsewhere(const Monitor& m) const;
+  // Tells the owner's node, once a tenure, that another node wants it.
+  void MaybeTellWanted(ObjectId obj, Monitor* m, std::vector<Event>* out);
   // Moves a waiter to the entry queue's tail.
   void Requeue(Monitor* m, std::list<Waiter>::iterator w, enum Wake why);
   // Whether nobody in line with a place before `place` waits or is queued.
@@ -339,6 +359,9 @@ class MonitorTable {
 
   Options options_;
   std::map<ObjectId, Monitor> monitors_;
+  // Numbers the grants to threads, table-wide: a monitor erased and made
+  // again must not give a number a notice about its old self had.
+  uint64_t next_tenure_ = 0;
   std::map<ThreadRef, ObjectId> waiting_;              // thread -> monitor it waits on
   std::set<std::pair<TimeNs, ThreadRef>> deadlines_;   // timed waits, earliest first
   std::map<NodeId, std::set<ProgramId>> node_programs_;

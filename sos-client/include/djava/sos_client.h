@@ -260,6 +260,17 @@ void djava_sos_retain(djava_sos_chunk* chunk);
  * chunk is in M here with nothing under way. Takes the chunk's mutex; the
  * JVM calls it in native state. */
 djava_sos_status djava_sos_write_back(djava_sos_chunk* chunk);
+/* Data leaves with the release (docs/SOS.md): how many chunks this node has
+ * taken exclusively so far (granted exclusive, or made here), taken as a
+ * mark when a thread here is granted a monitor. Never waits. */
+uint64_t djava_sos_exclusive_mark(djava_sos_client* client);
+/* The monitor is about to leave for another node: writes home and drops
+ * (keeping no copy) the newest `max` of the chunks taken exclusively since
+ * `since` that are still idle in M here, as djava_sos_write_back does, and
+ * puts their ids in `out`. Returns how many. The JVM calls it, before the
+ * release it names them in, from a thread whose accesses have all ended;
+ * it does not wait for the network. */
+size_t djava_sos_hand_over(djava_sos_client* client, uint64_t since, uint64_t* out, size_t max);
 void djava_sos_unretain(djava_sos_chunk* chunk);
 /* Called by the produce callback, before it returns the bytes of a flush:
  * the chunk ids they name, each once (the server's edges between chunks),

@@ -66,7 +66,8 @@ bool LocalMonitors::HandOn(State* s, Successor* next) {
   return true;
 }
 
-bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send, Successor* next) {
+bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send, Successor* next,
+                         std::vector<uint64_t>* released) {
   *send = Send::kNothing;
   if (next != nullptr) *next = Successor();
   auto it = states_.find(obj);
@@ -76,7 +77,7 @@ bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send, Successor* nex
   s.owned = false;
   s.owner_java_thread = 0;
   if (!s.lease) {
-    HandOn(&s, next);
+    if (!HandOn(&s, next)) EndTenure(&s, released);
     *send = Send::kExit;
   } else if (s.recall_pending) {
     s.lease = false;
@@ -87,7 +88,8 @@ bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send, Successor* nex
   return true;
 }
 
-bool LocalMonitors::BeginWait(uint64_t obj, LocalThread t, Successor* next) {
+bool LocalMonitors::BeginWait(uint64_t obj, LocalThread t, Successor* next,
+                              std::vector<uint64_t>* released) {
   if (next != nullptr) *next = Successor();
   auto it = states_.find(obj);
   if (it == states_.end() || !it->second.owned || it->second.owner != t) return false;
@@ -99,8 +101,69 @@ bool LocalMonitors::BeginWait(uint64_t obj, LocalThread t, Successor* next) {
   // The service treats Wait as a full release, lease included.
   s.lease = false;
   s.recall_pending = false;
-  HandOn(&s, next);
+  if (!HandOn(&s, next)) EndTenure(&s, released);
   return true;
+}
+
+void LocalMonitors::EndTenure(State* s, std::vector<uint64_t>* released) {
+  if (released != nullptr) *released = std::move(s->released);
+  s->released.clear();
+  s->wanted_elsewhere = false;
+  s->waiters_elsewhere = false;
+}
+
+void LocalMonitors::StartTenure(uint64_t obj, bool wanted_elsewhere, uint64_t mark,
+                                bool waiters_elsewhere, uint64_t tenure) {
+  auto early = early_wanted_.find(obj);
+  if (early != early_wanted_.end()) {
+    if (tenure != 0 && early->second == tenure) wanted_elsewhere = true;
+    early_wanted_.erase(early);
+  }
+  auto it = states_.find(obj);
+  if (it == states_.end() || !it->second.owned || it->second.lease) return;
+  it->second.tenure = tenure;
+  it->second.tenure_mark = mark;
+  it->second.wanted_elsewhere = wanted_elsewhere;
+  it->second.waiters_elsewhere = waiters_elsewhere;
+  it->second.released.clear();
+}
+
+void LocalMonitors::Notified(uint64_t obj) {
+  auto it = states_.find(obj);
+  if (it != states_.end() && it->second.waiters_elsewhere) it->second.wanted_elsewhere = true;
+}
+
+void LocalMonitors::OnWanted(uint64_t obj, uint64_t tenure) {
+  // A notice that crossed the release it was about is about no tenure
+  // here; one that overtook its grant is kept for it.
+  auto it = states_.find(obj);
+  if (it != states_.end() && !it->second.lease &&
+      (it->second.owned || !it->second.successors.empty()) &&
+      (tenure == 0 || it->second.tenure == tenure)) {
+    it->second.wanted_elsewhere = true;
+    return;
+  }
+  if (tenure == 0) return;
+  if (early_wanted_.size() >= kEarlyWantedKept) early_wanted_.clear();  // a lost one only moves less
+  early_wanted_[obj] = tenure;
+}
+
+bool LocalMonitors::ReleaseWanted(uint64_t obj, LocalThread t, bool whole,
+                                  uint64_t* since) const {
+  auto it = states_.find(obj);
+  if (it == states_.end()) return false;
+  const State& s = it->second;
+  if (!s.owned || s.owner != t || s.lease || !s.wanted_elsewhere || !s.successors.empty() ||
+      (!whole && s.count != 1))
+    return false;
+  *since = s.tenure_mark;
+  return true;
+}
+
+void LocalMonitors::NoteReleased(uint64_t obj, LocalThread t, const std::vector<uint64_t>& ids) {
+  auto it = states_.find(obj);
+  if (it == states_.end() || !it->second.owned || it->second.owner != t) return;
+  it->second.released = ids;
 }
 
 bool LocalMonitors::Notify(uint64_t obj, LocalThread t, Send* send) const {

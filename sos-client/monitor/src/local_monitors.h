@@ -22,6 +22,7 @@
 #ifndef DJAVA_MONITOR_LOCAL_MONITORS_H_
 #define DJAVA_MONITOR_LOCAL_MONITORS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -69,11 +70,15 @@ class LocalMonitors {
   // (IllegalMonitorStateException); *send says what to send. If the last
   // exit handed the monitor to a successor, *next is it (it owns the
   // monitor now; the Exit names it), else next->thread is {0, 0}.
-  bool Exit(uint64_t obj, LocalThread t, Send* send, Successor* next = nullptr);
+  // *released (if given): the ids NoteReleased left for this release, when
+  // it goes to the service (kExit without a successor).
+  bool Exit(uint64_t obj, LocalThread t, Send* send, Successor* next = nullptr,
+            std::vector<uint64_t>* released = nullptr);
   // Object.wait: false if `t` does not own the monitor. Otherwise the monitor
   // is released locally with its count saved: send Wait and block. *next as
   // for Exit.
-  bool BeginWait(uint64_t obj, LocalThread t, Successor* next = nullptr);
+  bool BeginWait(uint64_t obj, LocalThread t, Successor* next = nullptr,
+                 std::vector<uint64_t>* released = nullptr);
   // Object.notify/notifyAll (any wait set): false if `t` does not own the
   // monitor; otherwise *send is kNotify, or kNothing under the lease.
   bool Notify(uint64_t obj, LocalThread t, Send* send) const;
@@ -90,6 +95,29 @@ class LocalMonitors {
   Send OnGranted(uint64_t obj, LocalThread t, bool lease, bool wanted,
                  uint64_t java_thread = 0, const std::vector<Successor>& successors = {},
                  Successor* next = nullptr);
+  // Data leaves with the release (monitor.proto, Wanted). A thread's grant
+  // from the service starts the node's tenure of the monitor (successors it
+  // hands the monitor on to continue it): `mark` is where the node's
+  // exclusive chunks stood when its request was sent
+  // (djava_sos_exclusive_mark), and
+  // wanted_elsewhere whether another node's thread was queued already.
+  // waiters_elsewhere: threads of another node wait on it (Object.wait), so
+  // that a notify in the tenure (Notified) makes them want it.
+  // tenure: the grant's number (Granted.tenure; 0: none).
+  void StartTenure(uint64_t obj, bool wanted_elsewhere, uint64_t mark,
+                   bool waiters_elsewhere = false, uint64_t tenure = 0);
+  void Notified(uint64_t obj);
+  // Another node's thread queued for the monitor during tenure `tenure`,
+  // whose grant may still be on its way (it waits for the data moved with
+  // it): kept for it then.
+  void OnWanted(uint64_t obj, uint64_t tenure = 0);
+  // Whether t's release of obj (its last exit, or a wait if `whole`) hands
+  // the monitor to another node that wants it: t owns it, not under a
+  // lease, with no successor here, and another node asked. *since: the
+  // tenure's mark.
+  bool ReleaseWanted(uint64_t obj, LocalThread t, bool whole, uint64_t* since) const;
+  // The chunks the node wrote home for t's coming release (Exit.released).
+  void NoteReleased(uint64_t obj, LocalThread t, const std::vector<uint64_t>& ids);
   // A Signal of this node left it the lease (Granted, reason SIGNALLED): no
   // thread owns the monitor by it, and nothing is sent back.
   void OnLeaseGranted(uint64_t obj);
@@ -126,7 +154,19 @@ class LocalMonitors {
     bool recall_pending = false;
     std::map<LocalThread, int> saved;  // threads in wait(): their counts
     std::deque<Successor> successors;  // handed the monitor next, in order
+    // The tenure (StartTenure): its mark, whether another node wants the
+    // monitor, and what the release names as written home for it.
+    uint64_t tenure_mark = 0;
+    bool wanted_elsewhere = false;
+    bool waiters_elsewhere = false;
+    uint64_t tenure = 0;
+    std::vector<uint64_t> released;
   };
+  // Wanted notices ahead of their grants: object -> tenure (bounded).
+  std::map<uint64_t, uint64_t> early_wanted_;
+  static constexpr size_t kEarlyWantedKept = 1024;
+  // The tenure ends with a release to the service.
+  static void EndTenure(State* s, std::vector<uint64_t>* released);
   // The owner released the monitor (not under a lease): the first successor
   // owns it now (*next; false if there is none).
   bool HandOn(State* s, Successor* next);

@@ -104,6 +104,33 @@ int djava_monitor_exit(djava_monitor_client* c, uint64_t object, uint64_t progra
   return Guard(c, [&](MonitorClient* m) { return m->Exit(object, LocalThread{program, thread}); });
 }
 
+void djava_monitor_set_mark_source(djava_monitor_client* c, uint64_t (*mark)(void* context),
+                                   void* context) {
+  Guard(c, 0, 0, [&](MonitorClient* m) {
+    if (mark == nullptr)
+      m->SetMarkSource(nullptr);
+    else
+      m->SetMarkSource([mark, context] { return mark(context); });
+    return 0;
+  });
+}
+
+int djava_monitor_release_wanted(djava_monitor_client* c, uint64_t object, uint64_t program,
+                                 uint64_t thread, int whole, uint64_t* since) {
+  return Guard(c, 0, 0, [&](MonitorClient* m) {
+    return m->ReleaseWanted(object, LocalThread{program, thread}, whole != 0, since) ? 1 : 0;
+  });
+}
+
+void djava_monitor_note_released(djava_monitor_client* c, uint64_t object, uint64_t program,
+                                 uint64_t thread, const uint64_t* ids, size_t n) {
+  Guard(c, 0, 0, [&](MonitorClient* m) {
+    m->NoteReleased(object, LocalThread{program, thread},
+                    std::vector<uint64_t>(ids, ids + (ids != nullptr ? n : 0)));
+    return 0;
+  });
+}
+
 int djava_monitor_wait(djava_monitor_client* c, uint64_t object, uint64_t program,
                        uint64_t thread, int64_t timeout_ms) {
   return Guard(c, [&](MonitorClient* m) {

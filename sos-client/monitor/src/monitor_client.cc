@@ -188,6 +188,7 @@ int MonitorClient::EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread
   p->obj = obj;
   p->enter = true;
   p->java_thread = java_thread;
+  if (mark_ != nullptr) p->mark = mark_();
   if (timeout_ms > 0) {
     p->has_deadline = true;
     p->deadline = start + std::chrono::milliseconds(timeout_ms);
@@ -243,18 +244,35 @@ int MonitorClient::TryEnter(uint64_t obj, LocalThread t, uint64_t java_thread) {
   return Block(&lock, t, p);  // one round trip: Granted or Busy
 }
 
+void MonitorClient::SetMarkSource(std::function<uint64_t()> mark) {
+  std::lock_guard<std::mutex> lock(mu_);
+  mark_ = std::move(mark);
+}
+
+bool MonitorClient::ReleaseWanted(uint64_t obj, LocalThread t, bool whole, uint64_t* since) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return mark_ != nullptr && local_.ReleaseWanted(obj, t, whole, since);
+}
+
+void MonitorClient::NoteReleased(uint64_t obj, LocalThread t, const std::vector<uint64_t>& ids) {
+  std::lock_guard<std::mutex> lock(mu_);
+  local_.NoteReleased(obj, t, ids);
+}
+
 int MonitorClient::Exit(uint64_t obj, LocalThread t) {
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
   LocalMonitors::Send send;
   LocalMonitors::Successor next;
-  if (!local_.Exit(obj, t, &send, &next))
+  std::vector<uint64_t> released;
+  if (!local_.Exit(obj, t, &send, &next, &released))
     return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
   monitorpb::MonitorRequest req;
   if (send == LocalMonitors::Send::kExit) {
     uint64_t o;
     ToProto(obj, t, &o, req.mutable_exit()->mutable_thread());
     req.mutable_exit()->set_object(o);
+    for (uint64_t id : released) req.mutable_exit()->add_released(id);
     if (next.thread.thread != 0) {
       ToProto(obj, next.thread, &o, req.mutable_exit()->mutable_next());
       // Sent first: whatever the successor does next follows the Exit
@@ -281,11 +299,13 @@ int MonitorClient::WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t
   // Object.wait names no Thread object: the one of the thread's enter then.
   if (java_thread == 0) local_.LocalOwner(obj, &java_thread);
   LocalMonitors::Successor next;
-  if (!local_.BeginWait(obj, t, &next))
+  std::vector<uint64_t> released;
+  if (!local_.BeginWait(obj, t, &next, &released))
     return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
   auto p = std::make_shared<Pending>();
   p->obj = obj;
   p->java_thread = java_thread;
+  if (mark_ != nullptr) p->mark = mark_();
   pending_[t] = p;
   monitorpb::MonitorRequest req;
   auto* w = req.mutable_wait();
@@ -296,6 +316,7 @@ int MonitorClient::WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t
   w->set_key(key);
   w->set_java_thread(java_thread);
   w->set_place(place);
+  for (uint64_t id : released) w->add_released(id);
   if (next.thread.thread != 0) ToProto(obj, next.thread, &o, w->mutable_next());
   if (!SendLocked(ShardOf(obj), &req))
     Finish(p.get(), DJAVA_MON_IO, "monitor service connection lost");
@@ -319,6 +340,8 @@ int MonitorClient::NotifyKeyed(uint64_t obj, LocalThread t, uint64_t key, bool a
   if (!local_.Notify(obj, t, &send))
     return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
   if (send == LocalMonitors::Send::kNothing) return DJAVA_MON_OK;  // leased: nobody waits
+  // Object.wait's waiters of other nodes, woken, queue for the monitor.
+  if (key == 0) local_.Notified(obj);
   monitorpb::MonitorRequest req;
   auto* n = req.mutable_notify();
   uint64_t o;
@@ -577,6 +600,9 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
           ToProto(g.object(), next.thread, &o, req.mutable_exit()->mutable_next());
         SendLocked(shard, &req);
         if (next.thread.thread != 0) HandedOn(g.object(), next);
+      } else if (wanted && !g.lease() && mark_ != nullptr) {
+        local_.StartTenure(g.object(), g.wanted_elsewhere(), p->mark, g.waiters_elsewhere(),
+                           g.tenure());
       }
       if (wanted) {
         int st = GrantStatus(g.reason());
@@ -585,6 +611,9 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
       }
       break;
     }
+    case monitorpb::MonitorEvent::kWanted:
+      local_.OnWanted(ev.wanted().object(), ev.wanted().tenure());
+      break;
     case monitorpb::MonitorEvent::kRecall:
       if (local_.OnRecall(ev.recall().object()) == LocalMonitors::Send::kReturnLease) {
         monitorpb::MonitorRequest req;

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -76,6 +77,15 @@ class MonitorClient {
   // (re-entry, a local owner, its lease), else one round trip.
   int TryEnter(uint64_t obj, LocalThread t, uint64_t java_thread);
   int Exit(uint64_t obj, LocalThread t);
+  // Data leaves with the release (monitor.proto, Wanted): where the node's
+  // exclusive chunks stand (djava_sos_exclusive_mark), asked as each enter
+  // or wait is sent; unset, no release hands data over.
+  void SetMarkSource(std::function<uint64_t()> mark);
+  // LocalMonitors::ReleaseWanted and NoteReleased, for the JVM's exit and
+  // wait: whether the release will leave for a node that wants the
+  // monitor, and what it wrote home for it.
+  bool ReleaseWanted(uint64_t obj, LocalThread t, bool whole, uint64_t* since);
+  void NoteReleased(uint64_t obj, LocalThread t, const std::vector<uint64_t>& ids);
   // Object.wait. poll_ms < 0: blocks until the wait ends. Otherwise returns
   // DJAVA_MON_WAITING after poll_ms if the thread is still in the wait set;
   // it stays there until WaitMore or Cancel (the JVM polls its own state
@@ -152,6 +162,10 @@ class MonitorClient {
     bool barrier = false;             // an Arrive or a BarrierOp
     bool try_only = false;            // an Enter that Busy may end
     uint64_t java_thread = 0;         // an Enter's or Wait's, for the grant
+    // An Enter's or Wait's: where the node's exclusive chunks stood when it
+    // was sent (SetMarkSource). Data pushed here with the grant arrives
+    // before it, and belongs to the tenure the grant begins.
+    uint64_t mark = 0;
     bool has_deadline = false;        // an Enter's own timeout
     std::chrono::steady_clock::time_point deadline;
     LocalThread thread;               // a Query's
@@ -197,6 +211,7 @@ class MonitorClient {
 
   std::mutex mu_;
   LocalMonitors local_;
+  std::function<uint64_t()> mark_;
   std::map<LocalThread, std::shared_ptr<Pending>> pending_;
   // Queries awaiting their Queue, by nonce. Apart from pending_: a grant
   // must never be taken for a query's answer.

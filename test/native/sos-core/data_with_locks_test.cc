@@ -71,6 +71,17 @@ class DataWithLocksTest : public ::testing::TestWithParam<bool> {
     rmdir(dir_.c_str());
   }
   void TakeTurns(bool lock_of_its_own);
+  // The directory's push crossings since `before`, once they reach `n` or
+  // after 10 s: the last turn's may still be on its way (nothing a test
+  // waits for follows it).
+  uint64_t CrossingsSince(uint64_t before, uint64_t n) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      const uint64_t crossings = sos_->DirectoryStatistics().push_crossings - before;
+      if (crossings >= n || std::chrono::steady_clock::now() > deadline) return crossings;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
   // A new 8-byte object of the program, 0, made on node c.
   static djava_sos_chunk* NewCounter(djava_sos_client* c) {
     djava_sos_meta meta{};
@@ -208,16 +219,8 @@ void DataWithLocksTest::TakeTurns(bool lock_of_its_own) {
     // A thread may read its monitor grant before its cache has read the
     // data's (two connections): its miss then reaches the directory after
     // the move and is answered by the grant already on its way. No miss
-    // goes any further. The last turn's crossing may still be on its way
-    // to the directory (nothing the test waited for follows it): wait for
-    // it, bounded.
-    uint64_t crossings = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    for (;;) {
-      crossings = sos_->DirectoryStatistics().push_crossings - crossings_before;
-      if (crossings >= turn_misses || std::chrono::steady_clock::now() > deadline) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    // goes any further.
+    const uint64_t crossings = CrossingsSince(crossings_before, turn_misses);
     EXPECT_EQ(turn_misses, crossings) << "each turn's object arrived with its lock";
     EXPECT_LE(turn_misses, static_cast<uint64_t>(kTurns / 2));
   } else {
@@ -238,6 +241,112 @@ TEST_P(DataWithLocksTest, AMonitorHandedToAnotherNodeBringsItsObjectAlong) {
 
 TEST_P(DataWithLocksTest, ALockOfItsOwnBringsWhatItsHolderTookUnderIt) {
   TakeTurns(/*lock_of_its_own=*/true);
+}
+
+uint64_t MarkOf(void* sos) { return djava_sos_exclusive_mark(static_cast<djava_sos_client*>(sos)); }
+
+// Data leaves with the release: the holder hears that the other node is
+// queued, writes home and drops what it took under the monitor, and names
+// it in its Exit. With the directory moving data with locks, the next
+// holder is granted it with the monitor; without, it finds it at home.
+TEST_P(DataWithLocksTest, WhatAReleaseHandsOverGoesAheadOfIt) {
+  const bool moves = GetParam();
+  auto [a, ma] = Node("a");
+  auto [b, mb] = Node("b");
+  djava_monitor_set_mark_source(ma, MarkOf, a);
+  djava_monitor_set_mark_source(mb, MarkOf, b);
+  djava_sos_chunk* xa = NewCounter(a);
+  ASSERT_NE(xa, nullptr);
+  const uint64_t id = djava_sos_id(xa);
+  djava_sos_chunk* xb = djava_sos_chunk_for(b, id);
+
+  constexpr int kTurns = 20;
+  ASSERT_EQ(djava_monitor_enter_grouped(ma, id, kProgram, 1), DJAVA_MON_OK);
+  Add(xa, 1);
+  uint64_t a_misses_before = 0, b_misses_before = 0, crossings_before = 0;
+  for (int turn = 0; turn < kTurns; turn++) {
+    const bool to_b = turn % 2 == 0;
+    djava_monitor_client* next_m = to_b ? mb : ma;
+    djava_monitor_client* this_m = to_b ? ma : mb;
+    djava_sos_client* this_c = to_b ? a : b;
+    const uint64_t next_thread = to_b ? 2 : 1, this_thread = to_b ? 1 : 2;
+    std::promise<int> entered;
+    std::thread next([&] {
+      entered.set_value(djava_monitor_enter_grouped(next_m, id, kProgram, next_thread));
+    });
+    ASSERT_TRUE(QueuedToEnter(this_m, id, this_thread));
+    // The service told this node before it answered the query.
+    uint64_t since = 0;
+    ASSERT_EQ(djava_monitor_release_wanted(this_m, id, kProgram, this_thread, 0, &since), 1)
+        << "turn " << turn;
+    uint64_t ids[8];
+    const size_t n = djava_sos_hand_over(this_c, since, ids, 8);
+    if (turn == 0) {
+      EXPECT_EQ(n, 0u) << "a made the object before its thread asked for the monitor";
+    } else {
+      ASSERT_EQ(n, 1u) << "turn " << turn << ": what the tenure took, and only that";
+      EXPECT_EQ(ids[0], id);
+    }
+    djava_monitor_note_released(this_m, id, kProgram, this_thread, ids, n);
+    ASSERT_EQ(djava_monitor_exit(this_m, id, kProgram, this_thread), DJAVA_MON_OK);
+    auto f = entered.get_future();
+    ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    next.join();
+    ASSERT_EQ(f.get(), DJAVA_MON_OK);
+    if (turn == 1) {
+      a_misses_before = Misses(a);
+      b_misses_before = Misses(b);
+      crossings_before = sos_->DirectoryStatistics().push_crossings;
+    }
+    Add(to_b ? xb : xa, 1);
+  }
+  const auto stats = sos_->DirectoryStatistics();
+  // Every copy handed over reached home: accepted there, or answering the
+  // flush that a request overtaking it asked for.
+  EXPECT_EQ(stats.released_with_lock, static_cast<uint64_t>(kTurns - 1));
+  const uint64_t turn_misses = Misses(a) - a_misses_before + Misses(b) - b_misses_before;
+  if (moves) {
+    // Each turn's object was granted with the monitor: from home when the
+    // write-back reached the directory before the release reached the
+    // service, else by a flush of the releaser that its write-back, ahead
+    // of the reply, answered. A miss is only ever one that crossed it.
+    const uint64_t crossings = CrossingsSince(crossings_before, turn_misses);
+    EXPECT_EQ(turn_misses, crossings);
+    EXPECT_EQ(stats.pushes, static_cast<uint64_t>(kTurns - 1));
+  } else {
+    // A miss a turn, served from home, or (when it overtook the write-back)
+    // by the flush of the releaser that the write-back answered.
+    EXPECT_GE(turn_misses, static_cast<uint64_t>(kTurns - 3));
+  }
+  EXPECT_EQ(stats.lost, 0u);
+  ASSERT_EQ(djava_monitor_exit(kTurns % 2 == 0 ? ma : mb, id, kProgram, kTurns % 2 == 0 ? 1 : 2),
+            DJAVA_MON_OK);
+  EXPECT_EQ(Value(xa), static_cast<uint64_t>(kTurns + 1));
+  EXPECT_EQ(Value(xb), static_cast<uint64_t>(kTurns + 1));
+}
+
+// A node that handed a copy over and touches it again at once (another of
+// its threads, racing the next holder) waits for its write-back's answer
+// before it asks: a request on the main connection must not overtake the
+// write-back on the bypass.
+TEST_P(DataWithLocksTest, AHandedOverCopyIsAskedForOnlyAfterItsWriteBack) {
+  auto [a, ma] = Node("a");
+  auto [b, mb] = Node("b");
+  djava_sos_chunk* xa = NewCounter(a);
+  ASSERT_NE(xa, nullptr);
+  djava_sos_chunk* xb = djava_sos_chunk_for(b, djava_sos_id(xa));
+  for (int round = 0; round < 50; round++) {
+    djava_sos_chunk* mine = round % 2 == 0 ? xa : xb;
+    djava_sos_client* c = round % 2 == 0 ? a : b;
+    const uint64_t since = djava_sos_exclusive_mark(c);
+    Add(mine, 1);  // a miss after the first round: the other dropped it
+    uint64_t ids[8];
+    ASSERT_EQ(djava_sos_hand_over(c, round == 0 ? 0 : since, ids, 8), 1u) << "round " << round;
+    // Again at once, and the other way round: each reads what the last wrote.
+    ASSERT_EQ(Value(mine), static_cast<uint64_t>(round + 1));
+  }
+  EXPECT_EQ(sos_->DirectoryStatistics().lost, 0u);
+  EXPECT_EQ(sos_->DirectoryStatistics().errors, 0u) << "no request overtook its write-back";
 }
 
 // Whether c's handle count becomes n within 10 s: what arrives on a node's

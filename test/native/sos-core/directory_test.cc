@@ -1245,6 +1245,101 @@ TEST_F(PushTest, WhatTheHolderWasGrantedUnderTheLockMovesWithIt) {
       << "nothing of b's left to move";
 }
 
+// ---- data leaves with the release (WriteBack with drop) -------------------------
+
+TEST_F(PushTest, WhatTheReleaserWroteHomeAndDroppedIsGrantedWithNoFlush) {
+  ChunkId lock = Published(a, c, "lock", 1);
+  ChunkId data = MakeChunkId(a, 2), fresh = MakeChunkId(b, 9);
+  WrittenAtB(data);
+  // b's release: data, and an object b made under the lock (never asked
+  // for, so not in the directory yet), go home dropped ...
+  dir.WriteBack(b, data, Image("w"), /*drop=*/true);
+  dir.WriteBack(b, fresh, Image("n"), /*drop=*/true);
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  for (const Sent& m : out) {
+    EXPECT_EQ(m.kind, "writtenback");
+    EXPECT_TRUE(m.has_data) << "accepted";
+  }
+  // ... and the release names them: c is granted both at once.
+  ASSERT_TRUE(dir.PushWithLock(lock, b, c, Directory::kNoMark, 0, CountSent(), {data, fresh}));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u) << "two grants, no flush";
+  std::set<ChunkId> granted;
+  for (const Sent& m : out) {
+    EXPECT_EQ(m.kind, "grant");
+    EXPECT_EQ(m.node, c);
+    EXPECT_EQ(m.access, sospb::EXCLUSIVE);
+    EXPECT_TRUE(m.has_data);
+    granted.insert(m.id);
+  }
+  EXPECT_EQ(granted, (std::set<ChunkId>{data, fresh}));
+  EXPECT_EQ(sent_calls, 1) << "the lock goes at once";
+  EXPECT_EQ(dir.Stats().pushes_released, 2u);
+  EXPECT_EQ(dir.Stats().released_with_lock, 2u);
+  // c owns them now: a's read flushes c, and b (which kept no copy) is
+  // asked nothing.
+  dir.Read(a, 10, data);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].node, c);
+  dir.FlushReply(c, data, out[0].txn, Image("x"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data, "x");
+}
+
+TEST_F(PushTest, AReleasedCopySomebodyAskedForMeanwhileStaysWithItsRequests) {
+  ChunkId lock = Published(a, c, "lock", 1);
+  ChunkId data = MakeChunkId(a, 2), other = MakeChunkId(a, 3);
+  WrittenAtB(data);
+  WrittenAtB(other);
+  dir.WriteBack(b, data, Image("w"), /*drop=*/true);
+  dir.WriteBack(b, other, Image("o"), /*drop=*/false);  // b keeps a read copy: not released
+  sink.Take();
+  dir.Read(a, 5, data);  // served from home: a shares it now
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].node, a);
+  EXPECT_FALSE(dir.PushWithLock(lock, b, c, Directory::kNoMark, 0, CountSent(), {data, other}));
+  EXPECT_TRUE(sink.Take().empty());
+  EXPECT_EQ(sent_calls, 0);
+  // Only the node that dropped it releases it.
+  ChunkId third = MakeChunkId(a, 4);
+  WrittenAtB(third);
+  dir.WriteBack(b, third, Image("t"), /*drop=*/true);
+  sink.Take();
+  EXPECT_FALSE(dir.PushWithLock(lock, a, c, Directory::kNoMark, 0, CountSent(), {third}));
+  EXPECT_TRUE(sink.Take().empty());
+}
+
+TEST_F(PushTest, AReleaseThatOvertakesItsWriteBackWaitsForIt) {
+  // The release reaches the service before b's write-back reaches the
+  // directory (two connections): the push asks b, and the write-back that
+  // crosses the flush is its answer (b's reply, without bytes, is ignored).
+  ChunkId lock = Published(a, c, "lock", 1);
+  ChunkId data = MakeChunkId(a, 2);
+  WrittenAtB(data);
+  ASSERT_TRUE(dir.PushWithLock(lock, b, c, Directory::kNoMark, 0, CountSent(), {data}));
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  const uint64_t txn = out[0].txn;
+  dir.WriteBack(b, data, Image("w"), /*drop=*/true);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].kind, "writtenback");
+  EXPECT_EQ(out[1].kind, "grant");
+  EXPECT_EQ(out[1].node, c);
+  EXPECT_EQ(out[1].data, "w");
+  EXPECT_EQ(sent_calls, 1);
+  dir.FlushReply(b, data, txn, nullptr);  // b's reply: stale, ignored
+  EXPECT_TRUE(sink.Take().empty());
+  EXPECT_EQ(dir.Stats().lost, 0u);
+}
+
 TEST_F(PushTest, OnlyTheLocksProgramsDataMovesWithIt) {
   // b runs threads of two programs: while one of program 5 held the lock,
   // one of program 6 wrote too. c's thread (program 5's) gets the lock and

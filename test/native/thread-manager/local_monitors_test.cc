@@ -304,6 +304,114 @@ TEST(LocalMonitorsTest, LocalOwnerKeepsItsThreadObjectAndKnowsStateOnlyUnderAnUn
   EXPECT_TRUE(m.KnowsState(kObj));
 }
 
+// Data leaves with the release: a tenure that another node wants ends with
+// its last release to the service, which takes the ids noted for it.
+TEST(LocalMonitorsTest, AWantedTenureHandsItsReleaseTheNotedIds) {
+  LocalMonitors m;
+  Send s;
+  uint64_t since = 0;
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, /*lease=*/false, true);
+  m.StartTenure(kObj, /*wanted_elsewhere=*/false, 7);
+  EXPECT_FALSE(m.ReleaseWanted(kObj, A, false, &since)) << "nobody else asked";
+  m.OnWanted(kObj);
+  m.Enter(kObj, A);  // re-entered: only the last exit releases
+  EXPECT_FALSE(m.ReleaseWanted(kObj, A, false, &since));
+  EXPECT_TRUE(m.ReleaseWanted(kObj, A, /*whole=*/true, &since)) << "a wait releases fully";
+  EXPECT_FALSE(m.ReleaseWanted(kObj, B, true, &since)) << "B owns nothing";
+  std::vector<uint64_t> released;
+  ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, &released));
+  EXPECT_TRUE(released.empty());
+  ASSERT_TRUE(m.ReleaseWanted(kObj, A, false, &since));
+  EXPECT_EQ(7u, since);
+  m.NoteReleased(kObj, B, {1});  // not B's to note
+  m.NoteReleased(kObj, A, {11, 12});
+  LocalMonitors::Successor next;
+  ASSERT_TRUE(m.Exit(kObj, A, &s, &next, &released));
+  EXPECT_EQ(Send::kExit, s);
+  EXPECT_EQ((std::vector<uint64_t>{11, 12}), released);
+  // The next tenure starts afresh: told again by its own grant.
+  m.Enter(kObj, B);
+  m.OnGranted(kObj, B, false, true);
+  m.StartTenure(kObj, /*wanted_elsewhere=*/true, 9);
+  ASSERT_TRUE(m.ReleaseWanted(kObj, B, true, &since));
+  EXPECT_EQ(9u, since);
+  released = {5};
+  ASSERT_TRUE(m.BeginWait(kObj, B, &next, &released));
+  EXPECT_TRUE(released.empty()) << "nothing noted for this one";
+  // A notice that crossed the release finds no tenure.
+  m.OnWanted(kObj);
+  m.OnGranted(kObj, B, false, true);
+  m.StartTenure(kObj, false, 10);
+  EXPECT_FALSE(m.ReleaseWanted(kObj, B, true, &since));
+}
+
+TEST(LocalMonitorsTest, AWantedNoticeAheadOfItsGrantIsKeptForItsTenureOnly) {
+  LocalMonitors m;
+  uint64_t since = 0;
+  Send s;
+  // The grant of tenure 5 waits for its data; the notice about it does not.
+  m.Enter(kObj, A);
+  m.OnWanted(kObj, 5);
+  m.OnGranted(kObj, A, false, true);
+  m.StartTenure(kObj, false, 1, false, 5);
+  EXPECT_TRUE(m.ReleaseWanted(kObj, A, false, &since));
+  m.Exit(kObj, A, &s);
+  // A notice about an earlier tenure, arriving late, says nothing of this one.
+  m.Enter(kObj, A);
+  m.OnWanted(kObj, 5);
+  m.OnGranted(kObj, A, false, true);
+  m.StartTenure(kObj, false, 2, false, 7);
+  EXPECT_FALSE(m.ReleaseWanted(kObj, A, false, &since));
+  m.OnWanted(kObj, 6);
+  EXPECT_FALSE(m.ReleaseWanted(kObj, A, false, &since)) << "tenure 6 is over";
+  m.OnWanted(kObj, 7);
+  EXPECT_TRUE(m.ReleaseWanted(kObj, A, false, &since));
+}
+
+TEST(LocalMonitorsTest, ANotifyWithWaitersElsewhereMakesTheReleaseWanted) {
+  LocalMonitors m;
+  uint64_t since = 0;
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, false, true);
+  m.StartTenure(kObj, false, 4, /*waiters_elsewhere=*/false);
+  m.Notified(kObj);
+  EXPECT_FALSE(m.ReleaseWanted(kObj, A, false, &since)) << "its waiters are all here";
+  Send s;
+  m.Exit(kObj, A, &s);
+  m.Enter(kObj, A);
+  m.OnGranted(kObj, A, false, true);
+  m.StartTenure(kObj, false, 5, /*waiters_elsewhere=*/true);
+  EXPECT_FALSE(m.ReleaseWanted(kObj, A, true, &since)) << "nobody notified yet";
+  m.Notified(kObj);
+  ASSERT_TRUE(m.ReleaseWanted(kObj, A, true, &since));
+  EXPECT_EQ(5u, since);
+}
+
+TEST(LocalMonitorsTest, ATenureHandedOnWithinTheNodeEndsWithTheLastSuccessor) {
+  LocalMonitors m;
+  Send s;
+  uint64_t since = 0;
+  m.Enter(kObj, A);
+  m.Enter(kObj, B);
+  LocalMonitors::Successor next;
+  m.OnGranted(kObj, A, false, true, 0, {LocalMonitors::Successor{B, 0, 0}}, &next);
+  m.StartTenure(kObj, true, 3);
+  EXPECT_FALSE(m.ReleaseWanted(kObj, A, false, &since)) << "B here is next";
+  std::vector<uint64_t> released = {1};
+  ASSERT_TRUE(m.Exit(kObj, A, &s, &next, &released));
+  EXPECT_EQ(B, next.thread);
+  ASSERT_TRUE(m.ReleaseWanted(kObj, B, false, &since)) << "the tenure goes on with B";
+  EXPECT_EQ(3u, since);
+  // Under a lease nothing is handed over (a Recall takes the lease back).
+  LocalMonitors l;
+  l.Enter(kObj, A);
+  l.OnGranted(kObj, A, /*lease=*/true, true);
+  l.StartTenure(kObj, true, 3);
+  l.OnWanted(kObj);
+  EXPECT_FALSE(l.ReleaseWanted(kObj, A, false, &since));
+}
+
 }  // namespace
 }  // namespace monitor
 }  // namespace djava

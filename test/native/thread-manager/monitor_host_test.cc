@@ -142,8 +142,8 @@ TEST_F(MonitorHostTest, TimerEndsATimedWait) {
 class StuckMover : public MonitorService::DataMover {
  public:
   uint64_t Mark(uint64_t) override { return 0; }
-  bool Move(ObjectId, uint64_t, uint64_t, uint64_t, ProgramId,
-            std::function<void()> sent) override {
+  bool Move(ObjectId, uint64_t, uint64_t, uint64_t, ProgramId, std::function<void()> sent,
+            const std::vector<uint64_t>&) override {
     std::lock_guard<std::mutex> l(mu);
     held.push_back(std::move(sent));
     return true;
@@ -186,7 +186,8 @@ TEST_F(MonitorHostTest, AGrantWaitsForItsObjectsDataOnlySoLong) {
 class IdleMover : public MonitorService::DataMover {
  public:
   uint64_t Mark(uint64_t) override { return 0; }
-  bool Move(ObjectId, uint64_t, uint64_t, uint64_t, ProgramId, std::function<void()>) override {
+  bool Move(ObjectId, uint64_t, uint64_t, uint64_t, ProgramId, std::function<void()>,
+            const std::vector<uint64_t>&) override {
     moves++;
     return false;
   }

@@ -35,8 +35,8 @@ class RecordingMover : public MonitorService::DataMover {
     return 1000 + marks.size();
   }
   bool Move(ObjectId obj, uint64_t from, uint64_t to, uint64_t since, ProgramId program,
-            std::function<void()> sent) override {
-    moves.push_back({obj, from, to, since, program});
+            std::function<void()> sent, const std::vector<uint64_t>& released) override {
+    moves.push_back({obj, from, to, since, program, released});
     if (!accept) return false;
     pending.push_back(std::move(sent));
     return true;
@@ -45,6 +45,7 @@ class RecordingMover : public MonitorService::DataMover {
     ObjectId obj;
     uint64_t from, to, since;
     ProgramId program;
+    std::vector<uint64_t> released;
   };
   std::vector<uint64_t> marks;  // the nodes asked for, in order
   bool accept = true;
@@ -121,6 +122,44 @@ TEST_F(MonitorServiceTest, AGrantHandedToAnotherNodeWaitsForTheObjectsData) {
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(g[0], std::make_pair(NodeId{2}, uint64_t{200}));
   EXPECT_EQ(service_.moved_grants(), 1u);
+}
+
+TEST_F(MonitorServiceTest, WhatAReleaseNamesMovesWithTheGrantItMakes) {
+  Connect(1, 11);
+  Connect(2, 12);
+  monitorpb::MonitorRequest enter;
+  enter.mutable_enter()->set_object(kObj);
+  enter.mutable_enter()->mutable_thread()->set_program(7);
+  enter.mutable_enter()->mutable_thread()->set_thread(100);
+  enter.mutable_enter()->set_grouped(true);
+  service_.OnMessage(1, enter, 0);
+  auto first = transport_.sent;
+  ASSERT_EQ(Grants().size(), 1u);
+  EXPECT_FALSE(first[0].second.granted().wanted_elsewhere());
+  enter.mutable_enter()->mutable_thread()->set_thread(200);
+  service_.OnMessage(2, enter, 0);
+  // Node 1 hears that node 2 wants the monitor.
+  ASSERT_EQ(transport_.sent.size(), 1u);
+  EXPECT_EQ(transport_.sent[0].first, 1u);
+  ASSERT_TRUE(transport_.sent[0].second.has_wanted());
+  EXPECT_EQ(transport_.sent[0].second.wanted().object(), kObj);
+  transport_.sent.clear();
+  monitorpb::MonitorRequest exit;
+  exit.mutable_exit()->set_object(kObj);
+  exit.mutable_exit()->mutable_thread()->set_program(7);
+  exit.mutable_exit()->mutable_thread()->set_thread(100);
+  exit.mutable_exit()->add_released(0x41);
+  exit.mutable_exit()->add_released(0x42);
+  service_.OnMessage(1, exit, 0);
+  ASSERT_EQ(mover_.moves.size(), 1u);
+  EXPECT_EQ(mover_.moves[0].released, (std::vector<uint64_t>{0x41, 0x42}));
+  // Named once: the next hand-off moves what its own release names.
+  mover_.pending[0]();
+  Grants();
+  Enter(1, 101);
+  Exit(2, 200);
+  ASSERT_EQ(mover_.moves.size(), 2u);
+  EXPECT_TRUE(mover_.moves[1].released.empty());
 }
 
 TEST_F(MonitorServiceTest, AGrantLeavesAtOnceWhenNoDataMoves) {

@@ -90,6 +90,7 @@ class Sim {
   }
 
   int grants = 0, local_grants = 0, signal_leases = 0, handoffs = 0;
+  int wanted_notices = 0, wanted_releases = 0;
 
  private:
   int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
@@ -147,6 +148,11 @@ class Sim {
     if (node.in.empty()) return;
     Event e = node.in.front();
     node.in.pop_front();
+    if (e.kind == Event::kWanted) {
+      node.local.OnWanted(e.object, e.tenure);
+      wanted_notices++;
+      return;
+    }
     if (e.kind == Event::kRecall) {
       if (node.local.OnRecall(e.object) == Send::kReturnLease)
         node.out.push_back(Msg{Send::kReturnLease, e.object, {}, 0, false, 0});
@@ -173,9 +179,23 @@ class Sim {
               node.local.OnGranted(e.object, lt, e.lease, true, 0, successors, &next));
     ASSERT_EQ(0u, next.thread.thread);
     grants++;
+    if (!e.lease)
+      node.local.StartTenure(e.object, e.wanted_elsewhere, /*mark=*/grants, e.waiters_elsewhere,
+                             e.tenure);
     Own(e.object, lt);
     ASSERT_EQ(st->depth, node.local.Count(e.object, lt));  // wait restores the count
     st->state = SimThread::kInside;
+  }
+
+  // A release the node takes to be wanted by another node leaves a request
+  // queued at the service: a notice is never about an earlier tenure, and
+  // a request queued elsewhere cannot be served while this node owns it.
+  void CheckWantedRelease(Node& node, const SimThread& t, bool whole) {
+    uint64_t since = 0;
+    if (!node.local.ReleaseWanted(t.obj, t.id, whole, &since)) return;
+    wanted_releases++;
+    EXPECT_GT(table_.EntryQueueLength(t.obj), 0u) << "a release wanted by nobody";
+    EXPECT_GT(since, 0u);
   }
 
   SimThread* Blocked(Node* node, LocalThread id, uint64_t obj) {
@@ -220,6 +240,7 @@ class Sim {
           ASSERT_EQ(Send::kNothing, node.local.Enter(t.obj, t.id));
           t.depth++;
         } else if (r == 1 && !t.waited) {  // wait, always timed: nobody may be left to notify
+          CheckWantedRelease(node, t, /*whole=*/true);
           LocalMonitors::Successor next;
           ASSERT_TRUE(node.local.BeginWait(t.obj, t.id, &next));
           Disown(t.obj, t.id);
@@ -237,6 +258,7 @@ class Sim {
         } else if (r == 3) {
           Signal(&node, t.id, t.obj);  // queued behind its own ownership
         } else {  // exit one level
+          if (t.depth == 1) CheckWantedRelease(node, t, /*whole=*/false);
           if (t.depth == 1) Disown(t.obj, t.id);
           Send s;
           LocalMonitors::Successor next;
@@ -274,7 +296,7 @@ TEST_P(MonitorSimTest, ExclusiveAndAlwaysFinishes) {
   bool leases = std::get<0>(GetParam());
   bool grouped = std::get<1>(GetParam());
   int objects = std::get<2>(GetParam());
-  int handoffs = 0;
+  int handoffs = 0, wanted_releases = 0;
   for (uint64_t seed = 1; seed <= 40; seed++) {
     Sim sim(seed, leases, grouped, /*nodes=*/3, /*threads=*/3, /*iters=*/15, objects);
     ASSERT_TRUE(sim.Run(400000)) << "seed " << seed << ": did not finish";
@@ -283,7 +305,12 @@ TEST_P(MonitorSimTest, ExclusiveAndAlwaysFinishes) {
       EXPECT_GT(sim.signal_leases, 0);  // and signals leave some
     }
     handoffs += sim.handoffs;
+    wanted_releases += sim.wanted_releases;
   }
+  // Java monitors' holders hear that other nodes want them (a woken
+  // Object.wait waiter's grant counts as a Java monitor's even when the
+  // enters are not grouped).
+  EXPECT_GT(wanted_releases, 0);
   // Grouped enters and woken Object.wait waiters are handed on within
   // their node; with node hand-offs off, nothing is.
   if (grouped) {

@@ -21,6 +21,7 @@ class MonitorTableTest : public ::testing::Test {
   static MonitorTable::Options NoLeases() {
     MonitorTable::Options o;
     o.leases = false;
+    o.wanted_notices = false;  // WantedTest's
     return o;
   }
   std::vector<Event> Take() {
@@ -1121,6 +1122,104 @@ TEST_F(MonitorTableTest, AGroupedGrantNamesItsNodesQueuedThreadsAsSuccessors) {
   EXPECT_EQ(T(3), ev[0].thread);
   EXPECT_EQ(std::vector<ThreadRef>{T(5)}, SuccessorsOf(ev[0]));
   EXPECT_EQ(2u, ev[0].from_node);
+}
+
+// Data leaves with the release: a Java monitor's holder hears, once a
+// tenure, that a thread of another node is queued for it.
+class WantedTest : public MonitorTableTest {
+ protected:
+  WantedTest() {
+    MonitorTable::Options o = NoLeases();
+    o.wanted_notices = true;
+    table_ = MonitorTable(o);
+  }
+  static int Wanted(const std::vector<Event>& ev, NodeId node) {
+    int n = 0;
+    for (const Event& e : ev) n += e.kind == Event::kWanted && e.node == node && e.object == kObj;
+    return n;
+  }
+};
+
+TEST_F(WantedTest, AHolderHearsOnceATenureThatAnotherNodeWantsIt) {
+  table_.Enter(1, kObj, T(1), now_, &out_, 0, true);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_FALSE(ev[0].wanted_elsewhere);
+  table_.Enter(1, kObj, T(2), now_, &out_, 0, true);
+  ExpectNothing();  // its own node's thread: the monitor need not leave
+  table_.Enter(2, kObj, T(3), now_, &out_, 0, true);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(1, Wanted(ev, 1));
+  table_.Enter(3, kObj, T(4), now_, &out_, 0, true);
+  ExpectNothing();  // told already this tenure
+  // T(2)'s grant (FIFO: it was queued before the others) says so itself.
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(T(2), ev[0].thread);
+  EXPECT_TRUE(ev[0].wanted_elsewhere);
+  table_.Exit(1, kObj, T(2), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(T(3), ev[0].thread);
+  EXPECT_TRUE(ev[0].wanted_elsewhere);  // T(4), on node 3
+  EXPECT_EQ(1u, ev[0].from_node);
+  table_.Exit(2, kObj, T(3), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(T(4), ev[0].thread);
+  EXPECT_FALSE(ev[0].wanted_elsewhere);
+  // A woken Object.wait waiter of another node wants it too.
+  table_.Wait(3, kObj, T(4), 0, 0, kNoDeadline, now_, &out_);
+  Take();  // nobody queued: free
+  table_.Enter(1, kObj, T(1), now_, &out_, 0, true);
+  Take();
+  table_.Notify(1, kObj, T(1), 0, true, now_, &out_);
+  EXPECT_EQ(1, Wanted(Take(), 1));
+}
+
+TEST_F(WantedTest, AGrantSaysWhetherObjectWaitersOfAnotherNodeWait) {
+  table_.Enter(2, kObj, T(2), now_, &out_, 0, true);
+  Take();
+  table_.Wait(2, kObj, T(2), 0, 0, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(1), now_, &out_, 0, true);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_TRUE(ev[0].waiters_elsewhere);
+  EXPECT_FALSE(ev[0].wanted_elsewhere);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  table_.Enter(2, kObj, T(3), now_, &out_, 0, true);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_FALSE(ev[0].waiters_elsewhere) << "its node's own waiter";
+}
+
+TEST_F(WantedTest, NeitherSynchronizersNorSignalsNorLeasesAreTold) {
+  table_.Enter(1, kObj, T(1), now_, &out_);  // a synchronizer's monitor
+  Take();
+  table_.Enter(2, kObj, T(2), now_, &out_, 0, true);
+  ExpectNothing();
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_FALSE(ev[0].wanted_elsewhere);
+  // A Signal wants no data.
+  table_.Signal(3, kObj, T(3), 7, true, 0, now_, &out_);
+  ExpectNothing();
+  table_.Exit(2, kObj, T(2), now_, &out_);
+  Take();
+  // A lease's node hears a Recall, not this.
+  MonitorTable::Options o;
+  table_ = MonitorTable(o);
+  table_.Enter(1, kObj, T(1), now_, &out_, 0, true);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  ASSERT_TRUE(ev[0].lease);
+  table_.Enter(2, kObj, T(2), now_, &out_, 0, true);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_EQ(Event::kRecall, ev[0].kind);
 }
 
 TEST_F(MonitorTableTest, EntersNotGroupedKeepTheirTurnAndEndTheGroup) {

@@ -104,6 +104,24 @@ int djava_monitor_try_enter(djava_monitor_client* c, uint64_t object, uint64_t p
                             uint64_t thread, uint64_t java_thread);
 int djava_monitor_exit(djava_monitor_client* c, uint64_t object, uint64_t program,
                        uint64_t thread);
+/* Data leaves with the release (monitor.proto, Wanted). mark(context) says
+ * where the node's exclusive chunks stand (djava_sos_exclusive_mark); it is
+ * asked, without blocking, as a thread here sends an enter or a wait (what
+ * arrives after it, data moved with the grant included, is the tenure's).
+ * Unset (the default), no release hands data over. */
+void djava_monitor_set_mark_source(djava_monitor_client* c, uint64_t (*mark)(void* context),
+                                   void* context);
+/* 1 if the thread's next release of the monitor (its last exit; with
+ * `whole`, a wait) leaves it to a thread of another node that is queued for
+ * it, with no thread of this node to hand it on to: then *since is the
+ * mark the tenure began at (djava_sos_hand_over's `since`). Otherwise 0. */
+int djava_monitor_release_wanted(djava_monitor_client* c, uint64_t object, uint64_t program,
+                                 uint64_t thread, int whole, uint64_t* since);
+/* The chunks the node wrote home for the thread's coming release of the
+ * monitor (djava_sos_hand_over): its Exit or Wait names them, and the
+ * service grants them to the monitor's next holder with it. Copied. */
+void djava_monitor_note_released(djava_monitor_client* c, uint64_t object, uint64_t program,
+                                 uint64_t thread, const uint64_t* ids, size_t n);
 /* Object.wait(timeout_ms); 0 = no timeout. Releases the monitor fully and
  * re-acquires it with the same re-entry count before returning OK,
  * TIMED_OUT or INTERRUPTED. */
