@@ -267,14 +267,38 @@ void DsoMonitors::step_aside_if_asked(JavaThread* current, Handle obj, ObjectMon
                  " (%s)", DsoHeap::id_of(obj()), obj->klass()->external_name());
 }
 
+// Data leaves with the release (docs/SOS.md): when the release hands the
+// monitor to a thread of another node that is queued for it, the chunks
+// this node took exclusively during its tenure go home first, dropped here,
+// and the release names them, so that the service grants them to the next
+// holder with the monitor instead of its directory asking this node for
+// them afterwards (a round trip on the hand-off's critical path). Sends
+// only: never blocks, so it may run where exit does.
+static void hand_over_before_release(djava_monitor_client* client, uint64_t monitor,
+                                     uint64_t program, uint64_t key, bool whole) {
+  uint64_t since;
+  if (DsoNode::lib().djava_monitor_release_wanted(client, monitor, program, key, whole ? 1 : 0,
+                                                  &since) != 1) {
+    return;
+  }
+  // As many as the directory moves with a lock (Directory::kMovedWithLock).
+  const size_t max_handed_over = 8;
+  uint64_t ids[max_handed_over];
+  size_t n = DsoNode::lib().djava_sos_hand_over(DsoNode::sos(), since, ids, max_handed_over);
+  if (n > 0) {
+    DsoNode::lib().djava_monitor_note_released(client, monitor, program, key, ids, n);
+  }
+}
+
 void DsoMonitors::exit(JavaThread* current, oop obj) {
   // Exits are sent, never waited for: this may run where the thread
   // cannot block (a leaf call from the interpreter).
   if (DsoNode::has_left(current)) {
     return;
   }
-  int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj),
-                                                 DsoThreads::current_program(current),
+  uint64_t program = DsoThreads::current_program(current);
+  hand_over_before_release(_client, DsoHeap::id_of(obj), program, thread_key(current), false);
+  int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj), program,
                                                  thread_key(current));
   // A failed (or dropped) program's monitors are gone already: its threads
   // unwinding out of synchronized code have nothing to report.
@@ -357,6 +381,8 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
   if (DsoNode::has_left(current)) {
     return;  // nobody is left to notify it: a spurious wake-up
   }
+  hand_over_before_release(_client, DsoHeap::id_of(obj()), DsoThreads::current_program(current),
+                           thread_key(current), true);
   int status = wait_in_service(current, DsoHeap::id_of(obj()), 0, 0, millis, interruptible,
                                false);
   switch (status) {

@@ -134,6 +134,11 @@ static const char* secret_file(char* buffer, size_t length) {
 
 // Connects to the thread manager, registers the program and connects to the
 // sos-servers it names. False with `what` and `why` set on failure.
+// The monitor client's mark source (djava_monitor_set_mark_source).
+static uint64_t exclusive_mark(void* sos) {
+  return DsoNode::lib().djava_sos_exclusive_mark((djava_sos_client*)sos);
+}
+
 bool DsoNode::connect(const char* secret, const char* node_name, char* what, char* why,
                       size_t length) {
   _tm = _lib.djava_tm_connect(DjavaCluster, secret, why, length);
@@ -199,6 +204,9 @@ bool DsoNode::connect(const char* secret, const char* node_name, char* what, cha
     return false;
   }
   DsoMonitors::set_client(_monitors);
+  // A monitor's tenure begins at a mark of this node's exclusive chunks, so
+  // that what its holder took meanwhile can leave with the release.
+  _lib.djava_monitor_set_mark_source(_monitors, exclusive_mark, _sos);
   if (is_thread_server()) {
     log_info(dso)("joined the cluster at %s as thread server %s (sos node %u) for %u threads, "
                   "sos-servers %s", DjavaCluster, node_name, _node_number,

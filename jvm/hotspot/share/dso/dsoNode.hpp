@@ -75,6 +75,8 @@ class JavaThread;
   X(djava_sos_unreferenced)                                                   \
   X(djava_sos_retain)                                                         \
   X(djava_sos_write_back)                                                     \
+  X(djava_sos_exclusive_mark)                                                 \
+  X(djava_sos_hand_over)                                                      \
   X(djava_sos_unretain)                                                       \
   X(djava_sos_take_chunk_stats)                                               \
   X(djava_sos_produced_refs)                                                  \
@@ -97,6 +99,9 @@ class JavaThread;
   X(djava_monitor_notify_keyed)                                               \
   X(djava_monitor_state)                                                      \
   X(djava_monitor_exit)                                                       \
+  X(djava_monitor_set_mark_source)                                            \
+  X(djava_monitor_release_wanted)                                             \
+  X(djava_monitor_note_released)                                              \
   X(djava_monitor_wait_keyed)                                                 \
   X(djava_monitor_wait_more)                                                  \
   X(djava_monitor_wait_in_line)                                               \
@@ -127,7 +132,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 25;
+  static const uint32_t abi_version = 26;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what
