@@ -3,7 +3,7 @@
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
 //              [--no-collection] [--no-migratory] [--no-data-with-locks]
-//              [--no-node-handoffs] [--no-data-with-release] [--transport auto|ucx|tcp] [--shard I/N] --secret-file F
+//              [--no-node-handoffs] [--data-with-release] [--transport auto|ucx|tcp] [--shard I/N] --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
 // statistics on SIGUSR1 and at exit, exits 0 on SIGTERM or SIGINT.
@@ -28,7 +28,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
                "                  [--no-collection] [--no-migratory] [--no-data-with-locks]\n"
-               "                  [--no-node-handoffs] [--no-data-with-release]\n"
+               "                  [--no-node-handoffs] [--data-with-release]\n"
                "                  [--transport auto|ucx|tcp] [--shard I/N] --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
@@ -46,9 +46,9 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "  --no-node-handoffs   a Java monitor's grant names none of the node's other\n"
                "                       threads queued for it (each then gets its own grant\n"
                "                       in turn, FIFO; for measurement)\n"
-               "  --no-data-with-release a monitor's holder does not hear that another node\n"
-               "                       wants it, so what it wrote under it stays until asked\n"
-               "                       for instead of leaving with the release (for measurement)\n"
+               "  --data-with-release  a monitor's holder hears that another node wants it,\n"
+               "                       and what its node wrote under it leaves with the\n"
+               "                       release (off by default for now: docs/SOS.md)\n"
                "  --transport          what nodes' connections travel on after the handshake:\n"
                "                       ucx (shared memory, RDMA) or tcp; auto takes ucx from\n"
                "                       nodes that offer it (default: $DJAVA_TRANSPORT, else auto)\n"
@@ -80,7 +80,11 @@ int main(int argc, char** argv) {
       monitor_options.node_handoffs = false;
       continue;
     }
-    if (a == "--no-data-with-release") {
+    if (a == "--data-with-release") {
+      monitor_options.wanted_notices = true;
+      continue;
+    }
+    if (a == "--no-data-with-release") {  // the default
       monitor_options.wanted_notices = false;
       continue;
     }

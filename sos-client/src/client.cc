@@ -1308,8 +1308,12 @@ size_t Client::HandOver(uint64_t since, uint64_t* out, size_t max) {
   for (uint64_t id : ids) {
     djava_sos_chunk* c = Find(id);
     // Not idle in M (in use, taken away since, a revocation under way): it
-    // stays, and the next holder asks for it as before.
-    if (c != nullptr && WriteBack(c, /*drop=*/true) == DJAVA_SOS_OK) out[n++] = id;
+    // stays, and the next holder asks for it as before. Nor one made here
+    // that the JVM has not linked to its object yet (user 0: another
+    // thread is publishing it right now): there are no bytes to produce
+    // for it, and nobody else knows its id yet anyway.
+    if (c == nullptr || (have_callbacks_ && c->user.load() == 0)) continue;
+    if (WriteBack(c, /*drop=*/true) == DJAVA_SOS_OK) out[n++] = id;
   }
   handed_over_ += n;
   return n;

@@ -170,8 +170,11 @@ class MonitorTable {
     bool node_handoffs = true;  // grants name successors (see above)
     // A Java monitor's holder hears when another node's thread queues for
     // it (kWanted, Granted.wanted_elsewhere), so that what it wrote under
-    // the monitor can leave with its release (monitor.proto, Wanted).
-    bool wanted_notices = true;
+    // the monitor can leave with its release (monitor.proto, Wanted). Off
+    // by default until a rare failure seen with it is understood
+    // (docs/SOS.md, "Data leaves with the release"); sos-server
+    // --data-with-release turns it on.
+    bool wanted_notices = false;
   };
   MonitorTable() : MonitorTable(Options()) {}
   explicit MonitorTable(Options options) : options_(options) {}

@@ -96,6 +96,7 @@ class DataWithLocksTest : public ::testing::TestWithParam<bool> {
   static monitor::MonitorTable::Options NoLeases() {
     monitor::MonitorTable::Options o;
     o.leases = false;  // every enter and exit reaches the service
+    o.wanted_notices = true;
     return o;
   }
   // A node: its cache and its monitor client, which names the cache's

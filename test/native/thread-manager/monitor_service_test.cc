@@ -61,6 +61,7 @@ class MonitorServiceTest : public ::testing::Test {
   static MonitorTable::Options NoLeases() {
     MonitorTable::Options o;
     o.leases = false;
+    o.wanted_notices = true;
     return o;
   }
   void Connect(NodeId node, uint64_t sos_node) {

@@ -58,6 +58,7 @@ class Sim {
       : rng_(seed), iters_(iters), objects_(objects), grouped_(grouped) {
     MonitorTable::Options o;
     o.leases = leases;
+    o.wanted_notices = true;
     o.lease_cooldown = 5;  // in simulated ticks
     o.node_handoffs = grouped;
     table_ = MonitorTable(o);
