@@ -250,6 +250,7 @@ void MonitorClient::SetMarkSource(std::function<uint64_t()> mark) {
 }
 
 bool MonitorClient::ReleaseWanted(uint64_t obj, LocalThread t, bool whole, uint64_t* since) {
+  if (!told_wanted_.load(std::memory_order_relaxed)) return false;
   std::lock_guard<std::mutex> lock(mu_);
   return mark_ != nullptr && local_.ReleaseWanted(obj, t, whole, since);
 }
@@ -601,6 +602,7 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
         SendLocked(shard, &req);
         if (next.thread.thread != 0) HandedOn(g.object(), next);
       } else if (wanted && !g.lease() && mark_ != nullptr) {
+        if (g.wanted_elsewhere() || g.waiters_elsewhere()) told_wanted_.store(true);
         local_.StartTenure(g.object(), g.wanted_elsewhere(), p->mark, g.waiters_elsewhere(),
                            g.tenure());
       }
@@ -612,6 +614,7 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
       break;
     }
     case monitorpb::MonitorEvent::kWanted:
+      told_wanted_.store(true);
       local_.OnWanted(ev.wanted().object(), ev.wanted().tenure());
       break;
     case monitorpb::MonitorEvent::kRecall:

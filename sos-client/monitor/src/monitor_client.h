@@ -6,6 +6,7 @@
 #ifndef DJAVA_MONITOR_MONITOR_CLIENT_H_
 #define DJAVA_MONITOR_MONITOR_CLIENT_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -212,6 +213,10 @@ class MonitorClient {
   std::mutex mu_;
   LocalMonitors local_;
   std::function<uint64_t()> mark_;
+  // Whether the service ever said another node wants a monitor here: until
+  // it does (sos-server without --data-with-release, never), every exit's
+  // ReleaseWanted answers without taking mu_.
+  std::atomic<bool> told_wanted_{false};
   std::map<LocalThread, std::shared_ptr<Pending>> pending_;
   // Queries awaiting their Queue, by nonce. Apart from pending_: a grant
   // must never be taken for a query's answer.
