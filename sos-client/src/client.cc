@@ -1283,23 +1283,21 @@ void Client::Unreferenced(djava_sos_chunk* c) {
 }
 
 void Client::NoteExclusive(uint64_t id) {
-  std::lock_guard<std::mutex> l(exclusive_mu_);
-  exclusive_log_[exclusive_count_ % kExclusiveLog] = id;
-  exclusive_count_++;
+  const uint64_t k = exclusive_count_.fetch_add(1, std::memory_order_relaxed);
+  exclusive_log_[k % kExclusiveLog].store(id, std::memory_order_relaxed);
 }
 
 uint64_t Client::ExclusiveMark() {
-  std::lock_guard<std::mutex> l(exclusive_mu_);
-  return exclusive_count_;
+  return exclusive_count_.load(std::memory_order_relaxed);
 }
 
 size_t Client::HandOver(uint64_t since, uint64_t* out, size_t max) {
   std::vector<uint64_t> ids;
   {
-    std::lock_guard<std::mutex> l(exclusive_mu_);
-    const uint64_t oldest = exclusive_count_ > kExclusiveLog ? exclusive_count_ - kExclusiveLog : 0;
-    for (uint64_t k = exclusive_count_; k > std::max(since, oldest) && ids.size() < max; k--) {
-      const uint64_t id = exclusive_log_[(k - 1) % kExclusiveLog];
+    const uint64_t count = exclusive_count_.load(std::memory_order_relaxed);
+    const uint64_t oldest = count > kExclusiveLog ? count - kExclusiveLog : 0;
+    for (uint64_t k = count; k > std::max(since, oldest) && ids.size() < max; k--) {
+      const uint64_t id = exclusive_log_[(k - 1) % kExclusiveLog].load(std::memory_order_relaxed);
       if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
     }
   }

@@ -371,9 +371,13 @@ class Client {
   // log is what it moves with a lock.
   static constexpr size_t kExclusiveLog = 32;
   void NoteExclusive(uint64_t id);
-  std::mutex exclusive_mu_;
-  std::array<uint64_t, kExclusiveLog> exclusive_log_{};
-  uint64_t exclusive_count_ = 0;
+  // Without a lock: every publication and exclusive grant notes one, with
+  // or without data leaving with releases. A hand-over that reads a slot
+  // being rewritten, or a count not yet updated, writes back some other
+  // chunk of this node's idle in M, or leaves one alone: a miss or a flush
+  // later, never a wrong byte (only idle M copies are written back).
+  std::array<std::atomic<uint64_t>, kExclusiveLog> exclusive_log_{};
+  std::atomic<uint64_t> exclusive_count_{0};
 };
 
 }  // namespace sos
