@@ -10,8 +10,9 @@
  *          lock go), Semaphore, CountDownLatch and
  *          ReentrantReadWriteLock, a fair Semaphore's waiters keeping their places in line
  *          across wake-ups (and counted queued while they re-check), a ReentrantLock held
- *          when it became shared, and tryLock taking a free lock whose monitor another node
- *          holds leased.
+ *          when it became shared, tryLock taking a free lock whose monitor another node
+ *          holds leased, and a thread taking a shared lock while another thread of its node
+ *          holds its Thread locked (as Thread.start() does) or joins it.
  * @library /lib
  * @run main/othervm SharedLocksAndConditions
  */
@@ -357,6 +358,56 @@ public class SharedLocksAndConditions {
                      + ": rounds whose next owner missed the waiter", missed, 0);
     }
 
+    /**
+     * A thread takes a shared lock while another thread of its node holds its Thread object
+     * locked (Thread.start() is synchronized, so a thread started beside its starter that
+     * takes a shared lock at once meets this), or waits on it (its starter joins it): taking
+     * the lock names the thread at the service, which shares its Thread once the holder lets
+     * it go (the joiner steps aside); it does not fail.
+     */
+    static void lockWhileItsThreadIsHeld(boolean joined) throws Exception {
+        ReentrantLock lock = new ReentrantLock();
+        run("sharer", () -> {  // shared from elsewhere: its waiters queue at the service
+            lock.lock();
+            lock.unlock();
+        });
+        java.nio.file.Path anchor = java.nio.file.Files.createTempFile("taker", ".anchor");
+        java.io.InputStream nodeLocal = new java.io.FileInputStream(anchor.toFile());
+        java.nio.file.Files.delete(anchor);  // the stream stays open
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean asking = new AtomicBoolean();
+        AtomicBoolean took = new AtomicBoolean();
+        Thread taker = new Thread(() -> {  // runs beside main: it holds a file of main's node
+            try {
+                if (nodeLocal.available() >= 0) {
+                    if (joined) {
+                        Thread.sleep(300);  // main waits in join meanwhile
+                    }
+                    asking.set(true);
+                    lock.lock();
+                    took.set(true);
+                    lock.unlock();
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }, "taker");
+        synchronized (taker) {
+            taker.start();
+            while (!joined && !asking.get()) {
+                Thread.onSpinWait();
+            }
+            if (!joined) {
+                Thread.sleep(200);  // still holding the taker while it asks for the lock
+            }
+        }
+        Threads.joinAll(taker);
+        nodeLocal.close();
+        checks.check(failure.get() == null && took.get(), "a thread whose Thread another thread "
+                + (joined ? "joined" : "held locked") + " did not take a shared lock: "
+                + failure.get());
+    }
+
     static void semaphoreAndLatch() throws InterruptedException {
         Semaphore permits = new Semaphore(2);
         AtomicInteger inside = new AtomicInteger();
@@ -587,6 +638,8 @@ public class SharedLocksAndConditions {
         awaitersSeenAtOnce(true, false);
         awaitersSeenAtOnce(false, true);
         awaitersSeenAtOnce(true, true);
+        lockWhileItsThreadIsHeld(false);
+        lockWhileItsThreadIsHeld(true);
         semaphoreAndLatch();
         fairSemaphoreLine();
         queuedWhileRechecking();

@@ -223,6 +223,31 @@ static void request_monitor_deflation() {
   ml.notify_all();
 }
 
+// Whether another thread of this node holds obj locked (synchronized): its
+// HotSpot lock hides the header the tag goes into until it lets go.
+static bool locked_by_another(JavaThread* current, oop obj) {
+  markWord mark = obj->mark();
+  if (mark.has_locker()) {
+    return !current->is_lock_owned((address)mark.locker());
+  }
+  if (mark.has_monitor()) {
+    void* owner = mark.monitor()->owner();
+    return owner != NULL && owner != current && !current->is_lock_owned((address)owner);
+  }
+  return false;
+}
+
+// The HotSpot monitor of obj, if threads of this node wait on it
+// (Object.wait, Thread.join) and none holds it.
+static ObjectMonitor* monitor_waited_on(oop obj) {
+  markWord mark = obj->mark();
+  if (!mark.has_monitor()) {
+    return NULL;
+  }
+  ObjectMonitor* monitor = mark.monitor();
+  return monitor->owner() == NULL && monitor->waiters() > 0 ? monitor : NULL;
+}
+
 uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
   if (obj.is_null() || travels_by_value(obj())) {
     return 0;
@@ -238,10 +263,33 @@ uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
                 err_msg("djava: a %s cannot be shared: %s", obj->klass()->external_name(), why));
   }
   uint index = publish_one(current, obj(), DsoThreads::current_program(current));
-  // HotSpot keeps a monitor inflated long after its last use, with the
-  // header inside it: once deflated, the object can take the tag.
-  for (int waited_ms = 0; index == 0 && waited_ms < 2000 && has_idle_monitor(obj()); waited_ms += 5) {
-    request_monitor_deflation();
+  // HotSpot's lock hides the header the tag goes into, as a flush of a
+  // reference to the object finds (docs/HEAP.md), and publication meets it
+  // as the flush does. Another thread of this node holding the object is
+  // waited for: Thread.start() is synchronized, so a thread started here
+  // that shares itself at once (its first shared lock) meets its starter
+  // still holding it. Threads waiting on it (Thread.join on a thread that
+  // then shares itself) are asked to step aside. An idle monitor (HotSpot
+  // keeps one long after its last use) is deflated on request.
+  const int bound_ms = 10 * 1000;
+  const char* held_by = NULL;
+  for (int waited_ms = 0; index == 0 && waited_ms < bound_ms; waited_ms += 5) {
+    if (DsoMark::is_shared(header_seen_by(current, obj()))) {
+      break;  // made shared meanwhile by another thread of this node: below
+    }
+    ObjectMonitor* waited_on = NULL;
+    if (locked_by_another(current, obj())) {
+      held_by = "another thread held it";
+    } else if ((waited_on = monitor_waited_on(obj())) != NULL) {
+      held_by = "threads waited on it";
+      DsoMonitors::ask_waiters_to_step_aside(current, waited_on);
+    } else if (has_idle_monitor(obj())) {
+      held_by = "its HotSpot monitor was not deflated";
+      request_monitor_deflation();
+    } else {
+      held_by = NULL;
+      break;
+    }
     {
       ThreadBlockInVM blocked(current);
       os::naked_short_sleep(5);
@@ -259,7 +307,9 @@ uint64_t DsoHeap::publish(JavaThread* current, Handle obj, TRAPS) {
     ResourceMark rm(current);
     THROW_MSG_0(vmSymbols::java_lang_IllegalStateException(),
                 err_msg("djava: a %s cannot be shared while it is locked (synchronized) on "
-                        "this node", obj->klass()->external_name()));
+                        "this node%s%s%s", obj->klass()->external_name(),
+                        held_by != NULL ? " (" : "", held_by != NULL ? held_by : "",
+                        held_by != NULL ? " for 10 s)" : ""));
   }
   return DsoReplicaTable::entry(index)->_global_id;
 }
