@@ -290,7 +290,7 @@ NODE_ENTRY(void, Node_startThread(JNIEnv* env, jclass, jobject t, jobject loader
 JVM_END
 
 NODE_ENTRY(jlong, Node_programOf(JNIEnv* env, jclass, jobject t))
-  return (jlong)DsoThreads::program_of(JNIHandles::resolve(t));
+  return (jlong)DsoThreads::program_served(JNIHandles::resolve(t));
 JVM_END
 
 NODE_ENTRY(jboolean, Node_stopThread(JNIEnv* env, jclass, jobject t))

@@ -222,6 +222,34 @@ uint64_t DsoThreads::program_of(oop thread_obj) {
   return DsoReplicaTable::entry(DsoMark::index(thread_obj->mark()))->_program;
 }
 
+// The program of a thread that a shipped thread started on this node and
+// that stays here (it reaches what cannot be shared): its Thread is local,
+// or was shared later without a program, but its thread group is the
+// program's (shared) or one under it made here. 0 if there is none.
+static uint64_t program_of_group(oop thread_obj) {
+  oop group = java_lang_Thread::threadGroup(thread_obj);
+  for (int depth = 0; group != NULL && depth < 100; depth++) {
+    markWord mark = group->mark();
+    if (DsoMark::is_shared(mark)) {
+      return DsoReplicaTable::entry(DsoMark::index(mark))->_program;
+    }
+    if (!mark.is_neutral()) {
+      return 0;  // locked here: its header, and any tag, is in the lock
+    }
+    group = java_lang_ThreadGroup::parent(group);
+  }
+  return 0;
+}
+
+uint64_t DsoThreads::program_served(oop thread_obj) {
+  uint64_t program = program_of(thread_obj);
+  if (program == 0 && thread_obj != NULL && DsoNode::is_member() && DsoNode::is_thread_server() &&
+      belongs_to_program(thread_obj)) {
+    program = program_of_group(thread_obj);
+  }
+  return program;
+}
+
 int DsoThreads::await_program_threads(JavaThread* current, uint64_t program, jlong timeout_ms) {
   const jlong deadline = os::javaTimeMillis() + timeout_ms;
   for (;;) {
@@ -1002,7 +1030,8 @@ void DsoThreads::before_halt(JavaThread* current, TRAPS) {
   if (!DsoNode::is_member() || !DsoNode::is_thread_server()) {
     return;
   }
-  uint64_t program = program_of(current->threadObj());
+  // A thread kept beside its starter calls the program's exit too.
+  uint64_t program = program_served(current->threadObj());
   if (program == 0) {
     return;  // the server itself is exiting
   }

@@ -168,6 +168,12 @@ class DsoThreads : AllStatic {
   static size_t kept_local_count();
   // The program a shipped thread belongs to; 0 for a node-local thread.
   static uint64_t program_of(oop thread_obj);
+  // The program whose console, properties and exit a thread here uses: as
+  // program_of, and for a thread that a shipped thread started on a thread
+  // server and that stays there (it reaches what cannot be shared), the
+  // program of its thread group. Such a thread is not the thread manager's
+  // (it never placed it), so program_of stays 0 for it.
+  static uint64_t program_served(oop thread_obj);
   // The program objects made by the current thread belong to.
   static uint64_t current_program(JavaThread* current);
   // Waits up to timeout_ms for the program's threads on this node to end
