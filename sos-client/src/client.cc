@@ -1172,10 +1172,12 @@ djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
     if (c == nullptr) continue;
     std::lock_guard<std::mutex> l(c->mu);
     const uint64_t state = c->word.load() & kStateMask;
-    // Nothing to ask: the access is here, asked for or arrived already.
+    // Nothing to ask: the access is here, asked for or arrived already. Nor
+    // ahead of this node's own write-back, which it could overtake (Access
+    // waits for its answer; the access asks then).
     if (state == kStateM || (!exclusive && state == kStateS) || c->stash != nullptr ||
         c->installing || c->outstanding != djava_sos_chunk::Asked::kNone || c->freed ||
-        c->revoke.active)
+        c->revoke.active || c->write_back_pending)
       continue;
     c->outstanding = exclusive ? djava_sos_chunk::Asked::kWrite : djava_sos_chunk::Asked::kRead;
     c->stats.misses++;
@@ -1291,7 +1293,8 @@ uint64_t Client::ExclusiveMark() {
   return exclusive_count_.load(std::memory_order_relaxed);
 }
 
-size_t Client::HandOver(uint64_t since, uint64_t* out, size_t max) {
+size_t Client::HandOver(uint64_t since, uint64_t program, uint64_t* out, size_t max) {
+  if (program == 0) return 0;
   std::vector<uint64_t> ids;
   {
     const uint64_t count = exclusive_count_.load(std::memory_order_relaxed);
@@ -1302,7 +1305,9 @@ size_t Client::HandOver(uint64_t since, uint64_t* out, size_t max) {
     }
   }
   size_t n = 0;
-  std::shared_lock<std::shared_mutex> hold(handles_mu_);
+  // Never waits, as WriteBack with drop does not (the release goes without).
+  std::shared_lock<std::shared_mutex> hold(handles_mu_, std::try_to_lock);
+  if (!hold.owns_lock()) return 0;
   for (uint64_t id : ids) {
     djava_sos_chunk* c = Find(id);
     // Not idle in M (in use, taken away since, a revocation under way): it
@@ -1311,17 +1316,26 @@ size_t Client::HandOver(uint64_t since, uint64_t* out, size_t max) {
     // thread is publishing it right now): there are no bytes to produce
     // for it, and nobody else knows its id yet anyway.
     if (c == nullptr || (have_callbacks_ && c->user.load() == 0)) continue;
-    if (WriteBack(c, /*drop=*/true) == DJAVA_SOS_OK) out[n++] = id;
+    if (WriteBack(c, /*drop=*/true, program) == DJAVA_SOS_OK) out[n++] = id;
   }
   handed_over_ += n;
   return n;
 }
 
-djava_sos_status Client::WriteBack(djava_sos_chunk* c, bool drop) {
-  std::lock_guard<std::mutex> l(c->mu);
+djava_sos_status Client::WriteBack(djava_sos_chunk* c, bool drop, uint64_t program) {
+  // A hand-over (drop) runs where its thread must not wait: DsoMonitors::
+  // exit is a leaf, in Java state, and holds up every safepoint, while the
+  // mutex's holder may be a flush whose produce callback waits for a
+  // safepoint to end (as in SlowRelease). A busy chunk stays, as one in use.
+  std::unique_lock<std::mutex> l(c->mu, std::defer_lock);
+  if (!drop) {
+    l.lock();
+  } else if (!l.try_lock()) {
+    return DJAVA_SOS_IN_USE;
+  }
   if (broken_) return DJAVA_SOS_DISCONNECTED;
   if ((c->word.load() & kStateMask) != kStateM || !Idle(c) || c->stash != nullptr ||
-      c->write_back_pending)
+      c->write_back_pending || (program != 0 && ProgramOf(c) != program))
     return DJAVA_SOS_IN_USE;
   // As a flush does: no access may start, and writers that announce
   // themselves instead of pinning finish, before the bytes are read.
@@ -1453,8 +1467,12 @@ bool Client::ReleaseUnreferenced() {
       if (IsNamed(c->id) || c->user.load() != 0 || c->pending_refs.load() != 0 ||
           c->retained.load() != 0 || (c->word.load() & kStateMask) == kStateM)
         continue;
-      if (!Releasable(c)) {
-        later.push_back(c);  // a revocation or request under way ends soon
+      // Nor while its write-back is on its way: a handle made anew for the
+      // id would not know to wait for the answer, and its request could
+      // overtake the write-back (the directory would still take this node
+      // for the owner).
+      if (!Releasable(c) || c->write_back_pending) {
+        later.push_back(c);  // a revocation, request or write-back under way ends soon
         continue;
       }
       TakeOutToRelease(c, &out, now, &releases);

@@ -157,14 +157,16 @@ class Client {
   // Writes a chunk modified here home unasked and keeps a read copy
   // (djava_sos_write_back), or none (drop). IN_USE when it is not idle in M
   // here.
-  djava_sos_status WriteBack(djava_sos_chunk* c, bool drop = false);
+  // A hand-over's (drop) takes only a chunk of `program`, and never waits
+  // for the chunk's mutex.
+  djava_sos_status WriteBack(djava_sos_chunk* c, bool drop = false, uint64_t program = 0);
   // How many chunks this node has taken exclusively so far (granted
   // exclusive, or made here): a mark for HandOver (djava_sos_exclusive_mark).
   uint64_t ExclusiveMark();
   // Writes home and drops the newest `max` of the chunks taken exclusively
   // since `since` that are still idle in M here; their ids go to out.
   // Returns how many (djava_sos_hand_over).
-  size_t HandOver(uint64_t since, uint64_t* out, size_t max);
+  size_t HandOver(uint64_t since, uint64_t program, uint64_t* out, size_t max);
   void TakeChunkStats(djava_sos_chunk* c, djava_sos_stats* stats);
   // The bytes about to be produced name these ids (the produce callback
   // says so, djava_sos_produced_refs); runs as in sospb::Chunk.

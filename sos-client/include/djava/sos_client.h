@@ -266,11 +266,15 @@ djava_sos_status djava_sos_write_back(djava_sos_chunk* chunk);
 uint64_t djava_sos_exclusive_mark(djava_sos_client* client);
 /* The monitor is about to leave for another node: writes home and drops
  * (keeping no copy) the newest `max` of the chunks taken exclusively since
- * `since` that are still idle in M here, as djava_sos_write_back does, and
- * puts their ids in `out`. Returns how many. The JVM calls it, before the
- * release it names them in, from a thread whose accesses have all ended;
- * it does not wait for the network. */
-size_t djava_sos_hand_over(djava_sos_client* client, uint64_t since, uint64_t* out, size_t max);
+ * `since` that are still idle in M here and are the releasing thread's
+ * `program`'s (the log is the node's, and the next holder runs only that
+ * program: another's chunk granted there would outlive its program on that
+ * node), as djava_sos_write_back does, and puts their ids in `out`. Returns
+ * how many (none for program 0). The JVM calls it, before the release it
+ * names them in, from a thread whose accesses have all ended; it waits
+ * neither for the network nor for a chunk another thread holds. */
+size_t djava_sos_hand_over(djava_sos_client* client, uint64_t since, uint64_t program,
+                           uint64_t* out, size_t max);
 void djava_sos_unretain(djava_sos_chunk* chunk);
 /* Called by the produce callback, before it returns the bytes of a flush:
  * the chunk ids they name, each once (the server's edges between chunks),

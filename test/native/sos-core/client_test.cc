@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <random>
@@ -356,6 +358,68 @@ TEST(SosClient, CallbacksKeepTheBytesInTheJvmsObjects) {
   djava_sos_chunk* crb = djava_sos_chunk_for(b, djava_sos_id(cr));
   EXPECT_EQ(djava_sos_load(crb, &e), DJAVA_SOS_INSTALL_FAILED);
   EXPECT_NE(std::string(e.message).find("no class Refused"), std::string::npos) << e.message;
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
+// A hand-over (djava_sos_hand_over) runs where its thread must not wait: a
+// JVM's monitor exit is a leaf call, in Java state, that holds up every
+// safepoint. A flush of the same chunk may meanwhile be inside produce,
+// holding the chunk, with the JVM's callback waiting for a safepoint to end.
+// The hand-over leaves that chunk alone instead of waiting for it (waiting
+// was a deadlock of the whole JVM).
+TEST(SosClient, AHandOverNeverWaitsForAChunkBeingFlushed) {
+  struct StuckJvm {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool in_produce = false, go = false;
+  } jvm;
+  djava_sos_callbacks cb{};
+  cb.context = &jvm;
+  cb.install = [](void*, djava_sos_chunk*, uint64_t, const djava_sos_meta*, const void*, size_t,
+                  char*, size_t) -> int { return 0; };
+  cb.produce = [](void* ctx, djava_sos_chunk*, uint64_t, void* buffer, size_t capacity) -> size_t {
+    auto* j = static_cast<StuckJvm*>(ctx);
+    std::unique_lock<std::mutex> l(j->mu);
+    j->in_produce = true;
+    j->cv.notify_all();
+    j->cv.wait(l, [j] { return j->go; });  // the JVM's safepoint, say
+    if (capacity < 8) return 8;
+    std::memset(buffer, 7, 8);
+    return 8;
+  };
+  Server server;
+  djava_sos_client* a = server.Connect("a", &cb);
+  djava_sos_client* b = server.Connect("b");
+  const uint64_t since = djava_sos_exclusive_mark(a);
+  djava_sos_meta meta = Meta("Counter");
+  djava_sos_chunk* x = djava_sos_alloc(a, 8, &meta, nullptr);
+  ASSERT_NE(x, nullptr);
+  djava_sos_set_user(x, 1);  // linked to its object
+  std::thread reader([&] {
+    djava_sos_error e{};
+    djava_sos_chunk* xb = djava_sos_chunk_for(b, djava_sos_id(x));
+    EXPECT_EQ(djava_sos_load(xb, &e), DJAVA_SOS_OK) << e.message;
+    djava_sos_release(xb);
+  });
+  {
+    std::unique_lock<std::mutex> l(jvm.mu);
+    ASSERT_TRUE(jvm.cv.wait_for(l, std::chrono::seconds(10), [&] { return jvm.in_produce; }))
+        << "b's read never flushed a";
+  }
+  auto handed = std::async(std::launch::async, [&] {
+    uint64_t ids[8];
+    return djava_sos_hand_over(a, since, 42, ids, 8);  // Meta's program
+  });
+  const bool returned = handed.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  {
+    std::lock_guard<std::mutex> l(jvm.mu);
+    jvm.go = true;
+    jvm.cv.notify_all();
+  }
+  EXPECT_TRUE(returned) << "the hand-over waited for the flush";
+  EXPECT_EQ(handed.get(), 0u) << "it handed over the chunk being flushed";
+  reader.join();
   djava_sos_abandon(a);
   djava_sos_abandon(b);
 }

@@ -281,7 +281,7 @@ TEST_P(DataWithLocksTest, WhatAReleaseHandsOverGoesAheadOfIt) {
     ASSERT_EQ(djava_monitor_release_wanted(this_m, id, kProgram, this_thread, 0, &since), 1)
         << "turn " << turn;
     uint64_t ids[8];
-    const size_t n = djava_sos_hand_over(this_c, since, ids, 8);
+    const size_t n = djava_sos_hand_over(this_c, since, kProgram, ids, 8);
     if (turn == 0) {
       EXPECT_EQ(n, 0u) << "a made the object before its thread asked for the monitor";
     } else {
@@ -342,12 +342,36 @@ TEST_P(DataWithLocksTest, AHandedOverCopyIsAskedForOnlyAfterItsWriteBack) {
     const uint64_t since = djava_sos_exclusive_mark(c);
     Add(mine, 1);  // a miss after the first round: the other dropped it
     uint64_t ids[8];
-    ASSERT_EQ(djava_sos_hand_over(c, round == 0 ? 0 : since, ids, 8), 1u) << "round " << round;
+    ASSERT_EQ(djava_sos_hand_over(c, round == 0 ? 0 : since, kProgram, ids, 8), 1u)
+        << "round " << round;
     // Again at once, and the other way round: each reads what the last wrote.
     ASSERT_EQ(Value(mine), static_cast<uint64_t>(round + 1));
   }
   EXPECT_EQ(sos_->DirectoryStatistics().lost, 0u);
   EXPECT_EQ(sos_->DirectoryStatistics().errors, 0u) << "no request overtook its write-back";
+}
+
+// The log of chunks taken exclusively is the node's, whose threads run
+// several programs; a release hands over only its own program's (the next
+// holder runs only that one: another's chunk granted there would outlive
+// its program on that node, a handle nothing there ever forgets).
+TEST_P(DataWithLocksTest, AReleaseHandsOverOnlyItsProgramsChunks) {
+  auto [a, ma] = Node("a");
+  (void)ma;
+  const uint64_t since = djava_sos_exclusive_mark(a);
+  djava_sos_chunk* mine = NewCounter(a);
+  djava_sos_meta meta{};
+  meta.class_name = "Counter";
+  meta.program = kProgram + 1;
+  djava_sos_error e{};
+  djava_sos_chunk* other = djava_sos_alloc(a, 8, &meta, &e);
+  ASSERT_NE(mine, nullptr);
+  ASSERT_NE(other, nullptr) << e.message;
+  std::memset(djava_sos_data(other), 0, 8);
+  uint64_t ids[8];
+  ASSERT_EQ(djava_sos_hand_over(a, since, kProgram, ids, 8), 1u);
+  EXPECT_EQ(ids[0], djava_sos_id(mine));
+  EXPECT_EQ(djava_sos_hand_over(a, since, 0, ids, 8), 0u) << "a thread of no program";
 }
 
 // Whether c's handle count becomes n within 10 s: what arrives on a node's

@@ -284,7 +284,8 @@ static void hand_over_before_release(djava_monitor_client* client, uint64_t moni
   // As many as the directory moves with a lock (Directory::kMovedWithLock).
   const size_t max_handed_over = 8;
   uint64_t ids[max_handed_over];
-  size_t n = DsoNode::lib().djava_sos_hand_over(DsoNode::sos(), since, ids, max_handed_over);
+  size_t n = DsoNode::lib().djava_sos_hand_over(DsoNode::sos(), since, program, ids,
+                                                max_handed_over);
   if (n > 0) {
     DsoNode::lib().djava_monitor_note_released(client, monitor, program, key, ids, n);
   }
