@@ -5,6 +5,7 @@ The helpers behind them are in localprocs.py."""
 
 import pytest
 
+import os
 import re
 import time
 
@@ -25,10 +26,13 @@ def secret_file(tmp_path):
 
 @pytest.fixture
 def sos_server(procs, secret_file):
-    """A sos-server (hosting the monitor service); returns "127.0.0.1:port"."""
+    """A sos-server (hosting the monitor service); returns "127.0.0.1:port".
+    DJAVA_TEST_SOS_OPTIONS (words) adds options: the suites run with a
+    protocol option turned on or off (--data-with-release, say)."""
     port = free_port()
     p = procs.start([binary("sos-server"), "--listen", f"127.0.0.1:{port}",
-                     "--secret-file", secret_file])
+                     "--secret-file", secret_file,
+                     *os.environ.get("DJAVA_TEST_SOS_OPTIONS", "").split()])
     wait_port(port, p)
     p.address = f"127.0.0.1:{port}"
     procs.sos_server = p  # its log: procs.stderr_of(procs.sos_server)
