@@ -7,7 +7,8 @@
  *          awaitNanos), an uninterruptible lock() keeping the interrupt for later, the queue
  *          inspections (hasQueuedThread, getQueueLength, hasWaiters, getWaitQueueLength) seeing
  *          threads that wait on other nodes (an awaiting thread from the moment it lets the
- *          lock go), Semaphore, CountDownLatch and
+ *          lock go, and a thread seen queued from then until it gets the lock or gives up),
+ *          Semaphore, CountDownLatch and
  *          ReentrantReadWriteLock, a fair Semaphore's waiters keeping their places in line
  *          across wake-ups (and counted queued while they re-check), a ReentrantLock held
  *          when it became shared, tryLock taking a free lock whose monitor another node
@@ -591,6 +592,56 @@ public class SharedLocksAndConditions {
     }
 
     /**
+     * A thread seen queued on a lock stays queued until it gets the lock
+     * or gives up (as an AQS node stays queued), also while it passes from
+     * the lock's monitor, granted, to the wait for the state of a holder
+     * from before the sharing (JSR-166 TCK ReentrantLockTest.testHasQueuedThread:
+     * an inspector saw it parked entering, then neither parked nor listed).
+     */
+    static final class InspectedLock extends ReentrantLock {
+        InspectedLock(boolean fair) {
+            super(fair);
+        }
+
+        java.util.Collection<Thread> queued() {
+            return getQueuedThreads();
+        }
+    }
+
+    static void queuedOnItsWayToTheState() throws Exception {
+        int lost = 0;
+        for (int round = 0; round < 40; round++) {
+            InspectedLock lock = new InspectedLock(round % 2 == 0);
+            Thread t = new Thread(() -> {
+                try {
+                    lock.lockInterruptibly();
+                    lock.unlock();
+                } catch (InterruptedException expected) {
+                }
+            }, "queued-" + round);
+            lock.lock();  // held through its state; t's start shares it
+            t.start();
+            // Asked as often as it can be (as the TCK's waitForQueuedThread
+            // does), to catch the thread between its monitor and its wait.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!lock.hasQueuedThread(t)) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("30 s passed and " + t.getName() + " never queued");
+                }
+                Thread.yield();
+            }
+            if (!lock.hasQueuedThread(t) || lock.getQueueLength() != 1 ||
+                !lock.queued().contains(t)) {
+                lost++;
+            }
+            t.interrupt();
+            t.join(30_000);
+            lock.unlock();
+        }
+        checks.equal("rounds in which a thread seen queued was then not", lost, 0);
+    }
+
+    /**
      * tryLock takes a free lock, also when another node used it last and
      * holds its monitor leased: on the launcher's node and on another one.
      */
@@ -643,6 +694,7 @@ public class SharedLocksAndConditions {
         semaphoreAndLatch();
         fairSemaphoreLine();
         queuedWhileRechecking();
+        queuedOnItsWayToTheState();
         readWrite();
         tryLockAfterUseElsewhere();
         checks.done();

@@ -203,17 +203,24 @@ final class SharedSynchronizers {
             return tryLock(s);
         }
         int status = enterLock0(s, currentThreadId(), millis, interruptible, true);
-        if (status == WAITING) {
+        boolean parked = status == WAITING;
+        if (parked) {
             // Still waiting: parked on the lock, as an AQS acquirer is once
-            // it is queued (isQueued counts it queued from here on).
+            // it is queued (isQueued counts it queued from here on). It
+            // stays parked on it until it holds the lock or gives up, as an
+            // AQS node stays queued: the monitor granted, it may still wait
+            // for the state below, and an inspector that saw it parked must
+            // not see it unqueued on its way to the service's wait set.
             LockSupport.setCurrentBlocker(s);
             status = enterLockMore0(s, interruptible, timed);
-            LockSupport.setCurrentBlocker(null);
         }
-        if (status == TIMED_OUT) {
-            return false;
-        }
-        if (status == INTERRUPTED) {
+        if (status == TIMED_OUT || status == INTERRUPTED) {
+            if (parked) {
+                LockSupport.setCurrentBlocker(null);
+            }
+            if (status == TIMED_OUT) {
+                return false;
+            }
             throw new InterruptedException();
         }
         boolean held = false;
@@ -231,6 +238,9 @@ final class SharedSynchronizers {
                 held = r > 0;
             }
         } finally {
+            if (parked) {
+                LockSupport.setCurrentBlocker(null);
+            }
             if (!held) {
                 exit(s);
             }
@@ -428,10 +438,12 @@ final class SharedSynchronizers {
                 }
                 if (me == 0L) {
                     me = currentThreadId();
+                    // Parked on the synchronizer until it leaves this loop,
+                    // as its AQS node stays queued: a wake-up it does not
+                    // take leaves it queued while it checks again.
+                    LockSupport.setCurrentBlocker(s);
                 }
-                LockSupport.setCurrentBlocker(s);
                 long woken = await0(s, key, me, millis, interruptible, place);
-                LockSupport.setCurrentBlocker(null);
                 int status = (int) (woken & STATUS_BITS);
                 place = placeAfter(woken, place);
                 waited = (woken & FIRST_IN_LINE) != 0L;
@@ -444,6 +456,9 @@ final class SharedSynchronizers {
                 }
             }
         } finally {
+            if (me != 0L) {
+                LockSupport.setCurrentBlocker(null);
+            }
             if (counted) {
                 addWaiters(s, -1);
                 if (result <= 0 && place != NEW_PLACE && s.sharedWaiters != 0) {
