@@ -500,6 +500,33 @@ def test_replicas_of_a_running_program_are_released(classes):
     assert launcher_left < made // 10, p.stdout
 
 
+def test_a_queue_between_nodes_moves_with_its_lock(classes):
+    # A producer and a consumer on two thread servers, 400 messages through
+    # an ArrayBlockingQueue(8): every message arrives, in order. put and
+    # take read the queue's final `lock` field before they take the lock,
+    # while the other node holds the queue's object modified; read from the
+    # replica, that costs no miss, and the object moves with the lock's
+    # grant. Measured: 30 to 90 misses of the queue's object in all, and
+    # 440 to 510 when each put or take missed on it (before 2026-12-06);
+    # a stale read of the final field would break the run, not just slow it.
+    n = 400
+    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
+                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "queue"],
+                       capture_output=True, text=True, timeout=180,
+                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"queue: in order, sum {n * (n - 1) // 2}, left 0" in p.stdout, p.stdout
+    servers = [line for line in p.stdout.splitlines()
+               if line.startswith("djava statistics of ") and "(thread server), program " in line]
+    assert len(servers) == 2, p.stdout
+    misses = {}
+    for header in servers:
+        rows = stats_rows(p.stdout, header)
+        assert "java.util.concurrent.ArrayBlockingQueue" in rows, "both ran a thread: " + str(rows)
+        misses[header] = rows["java.util.concurrent.ArrayBlockingQueue"][2]
+    assert sum(misses.values()) < n // 2, misses
+
+
 def test_unpark_reaches_a_thread_on_another_node(classes):
     # main (launcher) and a thread on a thread server unpark each other 20
     # times, then main interrupts a sleeper on a thread server: each wake-up

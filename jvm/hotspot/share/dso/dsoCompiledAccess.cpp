@@ -10,8 +10,10 @@
 
 #include "ci/ciEnv.hpp"
 #include "ci/ciField.hpp"
+#include "ci/ciInstanceKlass.hpp"
 #include "ci/ciMethod.hpp"
 #include "ci/ciSymbol.hpp"
+#include "dso/dsoInterpreter.hpp"
 #include "runtime/mutex.hpp"
 #include "runtime/mutexLocker.hpp"
 #include "utilities/resourceHash.hpp"
@@ -23,6 +25,10 @@ int DsoCompiledAccess::of_instance_field(ciEnv* env, ciField* field, int kind) {
   if (kind == read && field->holder() == env->Thread_klass() &&
       strcmp(field->name()->as_utf8(), "threadStatus") == 0) {
     return thread_status;
+  }
+  if (kind == read && field->is_final() && !field->is_static() &&
+      DsoInterpreter::keeps_finals_of(field->holder()->name()->as_utf8())) {
+    return read | kept_final;
   }
   return kind;
 }

@@ -38,8 +38,11 @@ class DsoCompiledAccess : AllStatic {
     dynamic       = 4,  // Unsafe or an atomic: the base may be null, and
                         // a mirror's own fields and threadStatus are told
                         // by the offset at run time
-    indexed       = 8   // an array element: the slow path gets its offset
+    indexed       = 8,  // an array element: the slow path gets its offset
                         // (an array kept in blocks needs the element's block)
+    kept_final    = 16  // a read of a final field a replica keeps
+                        // (DsoInterpreter::keeps_finals_of): the slow path
+                        // reads it as it is if the replica held its bytes
   };
   // An access that needs no check.
   static const int no_check = -1;
@@ -49,7 +52,7 @@ class DsoCompiledAccess : AllStatic {
   // instance field: no_check for java.lang.Class's own fields, which are
   // each node's (a mirror's statics are checked), and thread_status for a
   // read of Thread.threadStatus (a remote thread's state is asked of its
-  // node).
+  // node); a read of a kept final field is kept_final.
   static int of_instance_field(ciEnv* env, ciField* field, int kind);
 
   // The profile byte of the access at `bci` in `method`: 0 until a

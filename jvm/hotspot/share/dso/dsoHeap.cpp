@@ -1092,6 +1092,9 @@ static int install(void* context, djava_sos_chunk* chunk, uint64_t id, const dja
   DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(replica->mark()));
   if (e->_blocks == NULL) {
     DsoMarshal::decode(current, program, replica, (const u1*)bytes, size, current);
+    if (!current->has_pending_exception()) {
+      Atomic::release_store(&e->_held_bytes, true);
+    }
   } else if (id == e->_global_id) {
     // The array's own chunk: only its layout, which this node has.
     if (DsoMarshal::blocks_header_shift(bytes, size) != e->_blocks->_elems_shift) {

@@ -14,8 +14,10 @@
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoThreads.hpp"
 #include "memory/resourceArea.hpp"
+#include "oops/instanceKlass.hpp"
 #include "oops/klass.hpp"
 #include "oops/oop.inline.hpp"
+#include "runtime/fieldDescriptor.inline.hpp"
 #include "runtime/handles.inline.hpp"
 #include "runtime/interfaceSupport.inline.hpp"
 #include "runtime/threadSMR.hpp"
@@ -95,13 +97,34 @@ static bool reads_thread_status(oop obj, address field) {
          obj->klass()->is_subclass_of(vmClasses::Thread_klass());
 }
 
+static const char kept_finals_package[] = "java/util/concurrent/";
+
+bool DsoInterpreter::keeps_finals_of(const char* holder_name) {
+  return strncmp(holder_name, kept_finals_package, sizeof(kept_finals_package) - 1) == 0;
+}
+
+bool DsoInterpreter::keeps_finals_of(Symbol* holder_name) {
+  return holder_name->starts_with(kept_finals_package, (int)sizeof(kept_finals_package) - 1);
+}
+
+bool DsoInterpreter::reads_kept_final(oop obj, int offset) {
+  if (!obj->klass()->is_instance_klass() || obj->klass() == vmClasses::Class_klass()) {
+    return false;
+  }
+  fieldDescriptor fd;
+  return InstanceKlass::cast(obj->klass())->find_field_from_offset(offset, false, &fd) &&
+         fd.is_final() && keeps_finals_of(fd.field_holder()->name()) && held_bytes(obj);
+}
+
 JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::bytecode_read(JavaThread* current, oopDesc* obj,
                                                        address field, oopDesc* val))
   bool thread_status = reads_thread_status(obj, field);
   jlong offset = field - cast_from_oop<address>(obj);
   Handle h(current, obj);
   Handle v(current, val);
-  gain_access(current, h, offset, offset + 1, false, CHECK);
+  if (!reads_kept_final(h(), (int)offset)) {
+    gain_access(current, h, offset, offset + 1, false, CHECK);
+  }
   if (thread_status) {
     DsoThreads::refresh_remote_state(current, h());
   }
@@ -121,6 +144,9 @@ JRT_END
 
 JRT_ENTRY_NO_ASYNC(void, DsoInterpreter::compiled_access(JavaThread* current, oopDesc* obj,
                                                          jint kind, jlong offset))
+  if ((kind & DsoCompiledAccess::kept_final) != 0 && held_bytes(obj)) {
+    return;
+  }
   Handle h(current, obj);
   // Unsafe's accesses (dynamic) may be unaligned: up to 8 bytes.
   jlong end = offset < 0 ? -1 : offset + ((kind & DsoCompiledAccess::dynamic) != 0 ? 8 : 1);

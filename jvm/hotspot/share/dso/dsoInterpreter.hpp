@@ -38,6 +38,7 @@
 #include "dso/dsoThreads.hpp"
 #include "memory/allStatic.hpp"
 #include "oops/oopsHierarchy.hpp"
+#include "runtime/atomic.hpp"
 #include "runtime/handles.hpp"
 #include "runtime/thread.hpp"
 
@@ -156,6 +157,27 @@ class DsoInterpreter : AllStatic {
     }
   }
 
+  // Final fields kept (docs/HEAP.md, "Final fields read from the
+  // replica"): a final instance field that never changes once its
+  // constructor returned is read from the replica whatever its state, if
+  // the replica ever held the object's bytes. Those of java.util.concurrent's
+  // classes only: their constructors set their final fields before the
+  // object can be seen elsewhere, and java.base's module keeps reflection
+  // from setting them afterwards. (ArrayBlockingQueue.put reads `this.lock`
+  // before it takes the lock, while the queue's object is with the last
+  // holder's node: a round trip that the lock's grant would otherwise bring
+  // along.) holder_name: the field's declaring class, binary name with '/'.
+  static bool keeps_finals_of(const char* holder_name);
+  static bool keeps_finals_of(Symbol* holder_name);
+  // The replica `obj` held its object's bytes once (DsoReplica::_held_bytes).
+  static bool held_bytes(oop obj) {
+    DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+    return e->_blocks == NULL && Atomic::load_acquire(&e->_held_bytes);
+  }
+  // The read of obj's instance field at `offset` needs no coherence: a kept
+  // final field of a replica that held its bytes.
+  static bool reads_kept_final(oop obj, int offset);
+
   // The template interpreter's slow path (cpu/x86/dso): a bytecode's access
   // of `obj`, a replica, at `field` (an address in it) that the inline
   // cached case did not grant. Gains the access as access_shared does
@@ -229,8 +251,19 @@ class DsoInterpreter : AllStatic {
 // A field read (getfield, getstatic) with its resolved cache entry: as
 // DSO_CHECK_ACCESS, and Thread.threadStatus of a thread another node runs
 // is asked of that node (DsoThreads::refresh_remote_state; Thread.getState).
+// A kept final field (DsoInterpreter::keeps_finals_of) of a replica that
+// held its bytes is read from it as it is.
 #define DSO_CHECK_FIELD_READ(obj, cache)                                        \
-  DSO_CHECK_ACCESS(obj, false);                                                 \
+  if (DsoMark::is_shared_relaxed(obj) && DSO_COHERENT(obj) &&                   \
+      !DsoInterpreter::try_access(THREAD, (obj), false) &&                      \
+      !((cache)->is_final() && (Bytecodes::Code)opcode == Bytecodes::_getfield && \
+        DsoInterpreter::keeps_finals_of((cache)->f1_as_klass()->name()) &&      \
+        DsoInterpreter::held_bytes(obj))) {                                     \
+    CALL_VM(DsoInterpreter::access_shared(THREAD, (obj), false),                \
+            handle_exception);                                                  \
+    obj = (decltype(obj))THREAD->vm_result();                                   \
+    THREAD->set_vm_result(NULL);                                                \
+  }                                                                             \
   if (DsoMark::is_shared_relaxed(obj) &&                                        \
       (int)(cache)->f2_as_index() == DsoThreads::thread_status_offset() &&      \
       (Bytecodes::Code)opcode != Bytecodes::_getstatic) {                       \

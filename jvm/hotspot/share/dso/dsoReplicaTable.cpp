@@ -343,6 +343,7 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
   set_chunk(e, chunk);
   e->_next_free = 0;
   e->_published_here = new_chunk;
+  e->_held_bytes = new_chunk;
   e->_statics_state = 0;
   e->_fence_stamp = new_chunk ? fence_unstamped : 0;
   e->_lock_enters = 0;

@@ -108,6 +108,11 @@ struct DsoReplica {
   uint             _next_free;  // free-list link, when free
   // For -XX:+PrintDistributedStatistics (dsoStatistics.hpp).
   bool             _published_here;   // this node made the object shared
+  // The replica has held its object's bytes: made shared here, or a grant
+  // installed them (a replica made from a reference that arrived holds
+  // zeros until then). Its final fields that never change are read from
+  // it whatever its state (DsoInterpreter::reads_kept_final).
+  volatile bool    _held_bytes;
   // A class's statics (a mirror): what this node knows of the class's
   // initialization cluster-wide, a DsoStatics::WireState. Until it is
   // known, writes to the mirror (java.lang.Class's own fields) publish no

@@ -313,6 +313,45 @@ public class Dist {
         System.out.println("latched sum " + sum.get());
     }
 
+    // ---- a queue between two nodes: its final fields read where it is not -
+    // ArrayBlockingQueue.put and take read `this.lock` before they take the
+    // lock, while the queue's object is with the other node (the last
+    // holder wrote its count and indices): a kept final field is read from
+    // the replica (DsoInterpreter::keeps_finals_of), and the queue's object
+    // moves with the lock instead of on a miss of its own.
+    static void queue() throws Exception {
+        int n = 400;
+        java.util.concurrent.ArrayBlockingQueue<Integer> q =
+            new java.util.concurrent.ArrayBlockingQueue<>(8);
+        java.util.concurrent.atomic.AtomicLong sum = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<String> wrong =
+            new java.util.concurrent.atomic.AtomicReference<>();
+        Thread producer = new Thread(() -> {
+            try {
+                for (int i = 0; i < n; i++) q.put(i);
+            } catch (InterruptedException e) {
+                wrong.set("producer interrupted");
+            }
+        });
+        Thread consumer = new Thread(() -> {
+            try {
+                for (int i = 0; i < n; i++) {
+                    int v = q.take();
+                    if (v != i) wrong.compareAndSet(null, "took " + v + " where " + i + " was due");
+                    sum.addAndGet(v);
+                }
+            } catch (InterruptedException e) {
+                wrong.set("consumer interrupted");
+            }
+        });
+        producer.start();
+        consumer.start();
+        producer.join();
+        consumer.join();
+        System.out.println("queue: " + (wrong.get() == null ? "in order" : wrong.get()) +
+                           ", sum " + sum.get() + ", left " + q.size());
+    }
+
     // ---- LockSupport.park / unpark across nodes ----------------------------
     // Each round main unparks the parked thread (on a thread server), which
     // unparks main in turn (on the launcher): every wake-up is another node's.
@@ -682,6 +721,7 @@ public class Dist {
             case "alive": alive(); break;
             case "linger": linger(); break;
             case "latch": latch(); break;
+            case "queue": queue(); break;
             case "unpark": unpark(); break;
             case "interrupt": interrupt(); break;
             case "state": state(); break;
