@@ -972,15 +972,24 @@ void Client::RetryLoop() {
   auto delay = std::chrono::milliseconds(1);
   std::unique_lock<std::mutex> l(retry_mu_);
   auto release_due = std::chrono::steady_clock::time_point::max();
+  // The last release pass left candidates it could not take yet: the next
+  // waits for release_due however many there are, or a full list would
+  // keep this thread releasing and never retrying a deferred flush.
+  bool release_stalled = false;
+  auto batch_full = [this, &release_stalled] {
+    return !release_stalled &&
+           release_candidates_.size() + to_release_.size() >= kReleaseBatchNow;
+  };
   while (!retry_stopping_) {
     if (!release_candidates_.empty() || !to_release_.empty()) {
       const auto now = std::chrono::steady_clock::now();
       if (release_due == std::chrono::steady_clock::time_point::max())
         release_due = now + kReleaseBatchDelay;
-      if (now >= release_due || release_candidates_.size() + to_release_.size() >= kReleaseBatchNow) {
+      if (now >= release_due || batch_full()) {
         l.unlock();
         const bool done = ReleaseUnreferenced();
         l.lock();
+        release_stalled = !done;
         // A busy lock: try again after another batch delay.
         release_due = done && release_candidates_.empty() && to_release_.empty()
                           ? std::chrono::steady_clock::time_point::max()
@@ -1010,9 +1019,9 @@ void Client::RetryLoop() {
     }
     if (deferred_.empty()) {
       delay = std::chrono::milliseconds(1);
-      auto wake = [this] {
+      auto wake = [this, &batch_full] {
         return retry_stopping_ || !deferred_.empty() || !releases_to_finish_.empty() ||
-               release_candidates_.size() + to_release_.size() >= kReleaseBatchNow;
+               batch_full();
       };
       if (release_due == std::chrono::steady_clock::time_point::max()) {
         retry_cv_.wait(l, [&] { return wake() || !release_candidates_.empty() || !to_release_.empty(); });
