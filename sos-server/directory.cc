@@ -755,8 +755,12 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
     if (e->awaiting_flush == node) {
       // Crossed a flush asked of the node: the same bytes, which the node
       // sends again in its reply (ignored then: the transaction is done).
+      // Dropped, the node keeps no copy whatever the flush said: listed as
+      // a sharer, its next write (naming no version, which reads as 0)
+      // would be granted without bytes at version 0.
       sink_->WrittenBack(node, id, false);
       if (drop) {
+        e->flush_keeps_shared = false;
         std::lock_guard<std::mutex> sl(stats_mu_);
         stats_.released_with_lock++;
       }

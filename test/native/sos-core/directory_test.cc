@@ -1085,6 +1085,34 @@ TEST_F(PushTest, AModifiedCopyMovesToTheNextOwnerBeforeItsLockIsSent) {
   EXPECT_EQ(dir.Stats().pushes, 1u);
 }
 
+TEST_F(PushTest, AWriteBackWithDropCrossingAReadsFlushLeavesNoSharer) {
+  // a made the chunk (version 0, never granted) and wrote it home with
+  // drop just as b's read flushed it: the write-back answers the flush,
+  // but a keeps no copy, whatever the flush said. Listed as a sharer, a's
+  // next write (naming no version, which reads as 0) would be granted
+  // without bytes it does not have.
+  ChunkId id = MakeChunkId(a, 7);
+  dir.Read(b, 1, id);
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "flush");
+  EXPECT_TRUE(out[0].keep_shared);
+  dir.WriteBack(a, id, Image("v"), /*drop=*/true);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);  // the write-back superseded, b's grant
+  EXPECT_EQ(out[1].kind, "grant");
+  dir.Write(a, 2, id, 0);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "invalidate");  // b's read copy
+  dir.InvalidateAck(b, id, out[0].txn);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_TRUE(out[0].has_data) << "a has no copy";
+  EXPECT_EQ(out[0].data, "v");
+}
+
 TEST_F(PushTest, ARequestThePushAnsweredIsDroppedAfterTheChunkMovedOn) {
   // c's write is on its way when the push reaches c, and a's write takes
   // the chunk from c before c's arrives; c's is then served (c gets the
