@@ -286,7 +286,10 @@ void Directory::RunQueue(ChunkId id, Entry* e) {
 }
 
 bool Directory::Start(ChunkId id, Entry* e, const Request& r) {
-  if (r.kind != Kind::kPush) e->released_by = 0;  // the bytes at home are someone's now
+  if (r.kind != Kind::kPush) {
+    e->released_by = 0;  // the bytes at home are someone's now
+    e->along_to = 0;     // and a node asked for it: its own request answers it
+  }
   switch (e->state) {
     case State::kLost:
     case State::kFreed:
@@ -715,35 +718,85 @@ void Directory::InvalidateAck(NodeId node, ChunkId id, uint64_t txn) {
 }
 
 void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
-                           std::unique_ptr<ChunkImage> image, bool unused) {
+                           std::unique_ptr<ChunkImage> image, bool unused,
+                           const std::vector<ChunkId>& along) {
+  NodeId requester = 0;
+  {
+    Stripe& s = StripeOf(id);
+    std::lock_guard<std::mutex> l(s.mu);
+    auto it = s.entries.find(id);
+    if (it == s.entries.end()) return;
+    Entry* e = &it->second;
+    if (e->txn != txn || e->awaiting_flush != node) return;
+    const Request& r = e->current;
+    if (r.kind == Kind::kRead || r.kind == Kind::kWrite || r.kind == Kind::kPush)
+      requester = r.node;
+    FlushReplyLocked(s, it, node, std::move(image), unused);
+  }
+  // After the chunk's grant, so that the requester learns the ids from its
+  // bytes before their grants arrive (each in its own stripe: no stripe is
+  // held across another's lock). A chunk taken meanwhile, or not written
+  // home, stays where it is: the requester asks for it as for any.
+  if (requester == 0 || !objects_along_) return;
+  for (ChunkId a : along) {
+    if (PushOf(a, node, requester, nullptr, /*any_program=*/true, 0)) {
+      std::lock_guard<std::mutex> l(stats_mu_);
+      stats_.pushes_along++;
+    } else {
+      ExpectAlong(a, node, requester);
+    }
+  }
+}
+
+std::unordered_map<ChunkId, Directory::Entry>::iterator Directory::AdoptFromCreator(
+    Stripe& s, ChunkId id, NodeId creator) {
+  Entry& e = s.entries[id];
+  e.state = State::kModified;
+  e.owner = creator;
+  e.last_writer = creator;
+  live_++;
+  holds_.Ship(creator, id);
+  {
+    std::lock_guard<std::mutex> sl(stats_mu_);
+    stats_.chunks++;
+  }
+  return s.entries.find(id);
+}
+
+void Directory::ExpectAlong(ChunkId id, NodeId from, NodeId to) {
+  if (IsNamed(id) || !Grantable(to)) return;
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.entries.find(id);
-  if (it == s.entries.end()) return;
+  if (it == s.entries.end()) {
+    if (CreatorOf(id) != from || !Alive(from)) return;
+    it = AdoptFromCreator(s, id, from);
+  }
   Entry* e = &it->second;
-  if (e->txn != txn || e->awaiting_flush != node) return;
-  FlushReplyLocked(s, it, node, std::move(image), unused);
+  if (e->state == State::kModified && e->owner == from && e->txn == 0 && e->queue.empty())
+    e->along_to = to;
 }
 
 void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image,
                           bool drop) {
+  NodeId along_to = 0;
+  WriteBackLocked(node, id, std::move(image), drop, &along_to);
+  // A chunk a flush reply named as coming along: granted to its requester
+  // now that it is home (outside the stripe's lock, which PushOf takes).
+  if (along_to != 0 && objects_along_ &&
+      PushOf(id, node, along_to, nullptr, /*any_program=*/true, 0)) {
+    std::lock_guard<std::mutex> l(stats_mu_);
+    stats_.pushes_along++;
+  }
+}
+
+void Directory::WriteBackLocked(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image,
+                                bool drop, NodeId* along_to) {
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.entries.find(id);
-  if (it == s.entries.end() && CreatorOf(id) == node && !IsNamed(id) && Alive(node)) {
-    // Never asked for: its creator holds it, from its making.
-    Entry& e = s.entries[id];
-    e.state = State::kModified;
-    e.owner = node;
-    e.last_writer = node;
-    live_++;
-    holds_.Ship(node, id);
-    {
-      std::lock_guard<std::mutex> sl(stats_mu_);
-      stats_.chunks++;
-    }
-    it = s.entries.find(id);
-  }
+  if (it == s.entries.end() && CreatorOf(id) == node && !IsNamed(id) && Alive(node))
+    it = AdoptFromCreator(s, id, node);
   if (it == s.entries.end() || it->second.state != State::kModified || it->second.owner != node ||
       image == nullptr) {
     // A transaction took the chunk first; the node answered its flush.
@@ -786,9 +839,11 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
   e->sharers.clear();
   if (drop) {
     e->released_by = node;
+    *along_to = e->along_to;
   } else {
     e->sharers.insert(node);
   }
+  e->along_to = 0;
   sink_->WrittenBack(node, id, true);
   std::lock_guard<std::mutex> sl(stats_mu_);
   stats_.written_back++;

@@ -92,6 +92,7 @@ struct DirectoryStats {
   uint64_t released_with_lock = 0;   // copies written home and dropped at a release
                                      // (accepted, or answering a flush they crossed)
   uint64_t pushes_released = 0;      // of the pushes, those granted from home at once
+  uint64_t pushes_along = 0;         // new objects granted with the flushed chunk naming them
   uint64_t last_pause_us = 0;        // the last collection's hold on the directory
   uint64_t max_pause_us = 0;
 };
@@ -173,9 +174,17 @@ class Directory {
   void Release(NodeId node, const std::vector<ChunkId>& ids,
                const std::vector<uint64_t>& shipments);
   // image null: the node says it has no modified copy. unused: the copy was
-  // a grant no access on the node had installed yet.
+  // a grant no access on the node had installed yet. along: chunks the node
+  // wrote home and dropped just before (WriteBack with drop), new objects
+  // the bytes name: once the flush's transaction is complete, each still at
+  // home untouched is granted EXCLUSIVE to the transaction's requester
+  // unasked (as PushWithLock's released ones), unless SetObjectsAlong(false).
+  // One not home yet (the node writes it home once its JVM can produce it)
+  // is pushed when its WriteBack with drop arrives, if no request started
+  // on it meanwhile.
   void FlushReply(NodeId node, ChunkId id, uint64_t txn, std::unique_ptr<ChunkImage> image,
-                  bool unused = false);
+                  bool unused = false, const std::vector<ChunkId>& along = {});
+  void SetObjectsAlong(bool on) { objects_along_ = on; }
   // The node wrote its modified copy home unasked and keeps a read copy
   // (WriteBack in proto/sos.proto). Accepted when the node still owns the
   // chunk; crossing a flush asked of it, it is that flush's reply. drop:
@@ -288,6 +297,10 @@ class Directory {
     // with drop), until another request starts: a push from it moves the
     // chunk at once (0: none).
     NodeId released_by = 0;
+    // A node's flush reply named this chunk as coming along (FlushReply.along)
+    // before it could write it home: its WriteBack with drop, before any
+    // request starts on it, pushes it to this node (0: none).
+    NodeId along_to = 0;
   };
 
   static constexpr size_t kExclusiveLog = 32;
@@ -341,6 +354,19 @@ class Directory {
   void FinishReclaim(NodeId node);
   // Push, unless any_program of no chunk known to be of another program
   // than `program` (if known).
+  // FlushReply's along chunk `id` that `from` has not written home yet:
+  // remembered for its WriteBack (Entry::along_to), its entry made if the
+  // directory never saw it (its creator `from` holds it).
+  void ExpectAlong(ChunkId id, NodeId from, NodeId to);
+  // The entry of a chunk the directory never saw, which its creator holds
+  // modified from its making (its hold counted, as its client counts it),
+  // made now that the creator writes it home or names it; with s.mu held.
+  std::unordered_map<ChunkId, Entry>::iterator AdoptFromCreator(Stripe& s, ChunkId id,
+                                                                NodeId creator);
+  // WriteBack with the chunk's stripe locked; *along_to: where a drop's
+  // chunk goes along to (Entry::along_to), else 0.
+  void WriteBackLocked(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image, bool drop,
+                       NodeId* along_to);
   bool PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent, bool any_program,
               uint64_t program);
   // The push of id ended, whatever its outcome: its `sent` runs.
@@ -395,6 +421,7 @@ class Directory {
 
   // Pushes under way: their `sent`, by chunk. Lock order: a stripe, then
   // pushes_mu_.
+  bool objects_along_ = true;
   std::mutex pushes_mu_;
   std::unordered_map<ChunkId, std::function<void()>> pushes_;
 

@@ -3,7 +3,8 @@
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
 //              [--no-collection] [--no-migratory] [--no-data-with-locks]
-//              [--no-node-handoffs] [--data-with-release] [--transport auto|ucx|tcp] [--shard I/N] --secret-file F
+//              [--no-node-handoffs] [--no-objects-along] [--data-with-release]
+//              [--transport auto|ucx|tcp] [--shard I/N] --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
 // statistics on SIGUSR1 and at exit, exits 0 on SIGTERM or SIGINT.
@@ -28,7 +29,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
                "                  [--no-collection] [--no-migratory] [--no-data-with-locks]\n"
-               "                  [--no-node-handoffs] [--data-with-release]\n"
+               "                  [--no-node-handoffs] [--no-objects-along] [--data-with-release]\n"
                "                  [--transport auto|ucx|tcp] [--shard I/N] --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
@@ -46,6 +47,9 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "  --no-node-handoffs   a Java monitor's grant names none of the node's other\n"
                "                       threads queued for it (each then gets its own grant\n"
                "                       in turn, FIFO; for measurement)\n"
+               "  --no-objects-along   the new objects a flushed chunk names, which its node\n"
+               "                       sends along, wait at home for a request instead of\n"
+               "                       going to the flush's requester (for measurement)\n"
                "  --data-with-release  a monitor's holder hears that another node wants it,\n"
                "                       and what its node wrote under it leaves with the\n"
                "                       release (off by default for now: docs/SOS.md)\n"
@@ -86,6 +90,10 @@ int main(int argc, char** argv) {
     }
     if (a == "--no-data-with-release") {  // the default
       monitor_options.wanted_notices = false;
+      continue;
+    }
+    if (a == "--no-objects-along") {
+      options.objects_along = false;
       continue;
     }
     if (a == "--no-collection") {

@@ -59,6 +59,7 @@ struct SosService::Session {
 
 SosService::SosService(Options options, Log log)
     : options_(options), log_(std::move(log)), directory_(this, options_.migratory) {
+  directory_.SetObjectsAlong(options_.objects_along);
   directory_.SetShard(options_.shard, options_.shards);
   directory_.SetClassNamer([this](uint32_t index) {
     sospb::ClassDescriptor d;
@@ -468,7 +469,8 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
           }
           if (!why.empty()) break;
         }
-        directory_.FlushReply(s->node, r.id(), r.txn(), std::move(image), r.unused());
+        std::vector<ChunkId> along(r.along().begin(), r.along().end());
+        directory_.FlushReply(s->node, r.id(), r.txn(), std::move(image), r.unused(), along);
         break;
       }
       case sospb::BypassMessage::kWriteBack: {
@@ -681,7 +683,8 @@ std::string SosService::Stats() const {
          "; moved with their lock " + std::to_string(d.pushes) + " (requests they answered " +
          std::to_string(d.push_crossings) + ", came back untouched " +
          std::to_string(d.pushes_unused) + ", from home " + std::to_string(d.pushes_released) +
-         "); written home with a release " + std::to_string(d.released_with_lock);
+         "); written home with a release " + std::to_string(d.released_with_lock) +
+         "; new objects granted along " + std::to_string(d.pushes_along);
 }
 
 }  // namespace sos

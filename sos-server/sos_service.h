@@ -49,6 +49,11 @@ class SosService : public NodeSink {
     // copies (Directory; docs/SOS.md, "Migratory chunks"). Off: the plain
     // protocol (sos-server --no-migratory).
     bool migratory = true;
+    // Grant the new objects a flushed chunk names, which its node sent
+    // along, to the flush's requester (Directory::FlushReply; docs/SOS.md,
+    // "New objects travel with the one that names them"). Off: they wait at
+    // home for a request (sos-server --no-objects-along).
+    bool objects_along = true;
     // This server's share of the directory: the chunks HomeShard(id,
     // shards) puts at `shard` (sos/ids.h). Shard 0 numbers the nodes; the
     // others take the number a node was given there.

@@ -734,16 +734,16 @@ void Client::FinishReleaseLater(djava_sos_chunk* c) {
   retry_cv_.notify_one();
 }
 
-void Client::MaybeRevoke(djava_sos_chunk* c) {
+void Client::MaybeRevoke(djava_sos_chunk* c, bool along) {
   // A deferred revocation waits for the retry thread to block the chunk
   // again: until then accesses may start at any moment.
   if (!c->revoke.active || c->revoke.deferred || c->installing || Pins(c->word.load()) != 0) return;
   // A grant some thread waits for is used once before it is taken back.
   if (c->stash != nullptr && c->waiters > 0) return;
-  PerformRevoke(c);
+  PerformRevoke(c, along);
 }
 
-void Client::PerformRevoke(djava_sos_chunk* c) {
+void Client::PerformRevoke(djava_sos_chunk* c, bool along) {
   const djava_sos_chunk::Revoke r = c->revoke;
   c->revoke = djava_sos_chunk::Revoke();
   const uint32_t stash_class = c->stash != nullptr ? c->stash->class_local : 0;
@@ -788,6 +788,7 @@ void Client::PerformRevoke(djava_sos_chunk* c) {
           DeferRevoke(c);
           return;
         }
+        if (along && state == kStateM) SendAlong(c, ch->refs(), fr->mutable_along());
       } else {
         described = ch;
         class_local = c->stash->class_local;
@@ -945,7 +946,55 @@ void Client::ArmRevoke(djava_sos_chunk* c) {
       callbacks_.quiesce_writers != nullptr) {
     callbacks_.quiesce_writers(callbacks_.context, djava_sos_word(c));
   }
-  MaybeRevoke(c);
+  MaybeRevoke(c, /*along=*/true);  // both callers hold handles_mu_ shared
+}
+
+void Client::SendAlong(djava_sos_chunk* c, const google::protobuf::RepeatedField<uint64_t>& refs,
+                       google::protobuf::RepeatedField<uint64_t>* along) {
+  const uint64_t program = ProgramOf(c);
+  if (program == 0) return;
+  const size_t home = HomeShard(c->id, homes_.size());
+  // Breadth first from the flushed chunk's refs, two levels deep (a queue's
+  // node, then the element it holds).
+  std::vector<uint64_t> next(refs.begin(), refs.end());
+  for (int depth = 0; depth < 2 && !next.empty() && static_cast<size_t>(along->size()) < kAlong;
+       depth++) {
+    std::vector<uint64_t> level;
+    level.swap(next);
+    for (uint64_t id : level) {
+      if (static_cast<size_t>(along->size()) >= kAlong) break;
+      if (id == c->id || IsNamed(id) || HomeShard(id, homes_.size()) != home ||
+          std::find(along->begin(), along->end(), id) != along->end())
+        continue;
+      djava_sos_chunk* a = Find(id);
+      // Made here and never granted to anyone (version 0): nobody else has
+      // it. A chunk the JVM has not linked to its object yet (user 0) has no
+      // bytes to produce. WriteBack checks the rest without waiting.
+      if (a == nullptr || (have_callbacks_ && a->user.load() == 0)) continue;
+      {
+        std::unique_lock<std::mutex> al(a->mu, std::try_to_lock);
+        if (!al.owns_lock() || a->version != 0) continue;
+      }
+      // One the JVM cannot produce yet (published a moment ago, its fence
+      // not done) is named now and written home later: the flushed chunk's
+      // bytes are produced already, and its replica no longer pinned here,
+      // so the reply cannot wait for it.
+      std::vector<uint64_t> its_refs;
+      bool later = false;
+      if (WriteBack(a, /*drop=*/true, program, &its_refs, &later) != DJAVA_SOS_OK) {
+        if (!later) continue;
+        along->Add(id);
+        std::lock_guard<std::mutex> l(retry_mu_);
+        if (retry_stopping_) continue;
+        along_later_.push_back(AlongLater{id, program, 0});
+        if (!retrier_.joinable()) retrier_ = std::thread([this] { RetryLoop(); });
+        retry_cv_.notify_one();
+        continue;
+      }
+      along->Add(id);
+      next.insert(next.end(), its_refs.begin(), its_refs.end());
+    }
+  }
 }
 
 // The JVM cannot produce the bytes yet: the chunk goes back to work
@@ -1017,11 +1066,11 @@ void Client::RetryLoop() {
       l.lock();
       continue;
     }
-    if (deferred_.empty()) {
+    if (deferred_.empty() && along_later_.empty()) {
       delay = std::chrono::milliseconds(1);
       auto wake = [this, &batch_full] {
-        return retry_stopping_ || !deferred_.empty() || !releases_to_finish_.empty() ||
-               batch_full();
+        return retry_stopping_ || !deferred_.empty() || !along_later_.empty() ||
+               !releases_to_finish_.empty() || batch_full();
       };
       if (release_due == std::chrono::steady_clock::time_point::max()) {
         retry_cv_.wait(l, [&] { return wake() || !release_candidates_.empty() || !to_release_.empty(); });
@@ -1044,6 +1093,8 @@ void Client::RetryLoop() {
     l.lock();
     std::vector<djava_sos_chunk*> due;
     due.swap(deferred_);
+    std::vector<AlongLater> along_due;
+    along_due.swap(along_later_);
     l.unlock();
     {
       for (djava_sos_chunk* c : due) {
@@ -1051,9 +1102,20 @@ void Client::RetryLoop() {
         if (c->revoke.active && c->revoke.deferred && !broken_) ArmRevoke(c);
       }
     }
+    std::vector<AlongLater> along_again;
+    for (AlongLater& a : along_due) {
+      djava_sos_chunk* c = Find(a.id);
+      bool later = false;
+      if (c == nullptr || broken_ ||
+          WriteBack(c, /*drop=*/true, a.program, nullptr, &later) == DJAVA_SOS_OK || !later)
+        continue;  // gone home, or taken meanwhile: the directory's push finds it so
+      if (++a.tries < kAlongTries) along_again.push_back(a);
+    }
     hold.unlock();
     l.lock();
-    if (!deferred_.empty()) delay = std::min(delay * 2, std::chrono::milliseconds(64));
+    along_later_.insert(along_later_.end(), along_again.begin(), along_again.end());
+    if (!deferred_.empty() || !along_later_.empty())
+      delay = std::min(delay * 2, std::chrono::milliseconds(64));
   }
   l.unlock();
   if (have_callbacks_ && callbacks_.thread_ending != nullptr)
@@ -1331,7 +1393,8 @@ size_t Client::HandOver(uint64_t since, uint64_t program, uint64_t* out, size_t 
   return n;
 }
 
-djava_sos_status Client::WriteBack(djava_sos_chunk* c, bool drop, uint64_t program) {
+djava_sos_status Client::WriteBack(djava_sos_chunk* c, bool drop, uint64_t program,
+                                   std::vector<uint64_t>* refs, bool* later) {
   // A hand-over (drop) runs where its thread must not wait: DsoMonitors::
   // exit is a leaf, in Java state, and holds up every safepoint, while the
   // mutex's holder may be a flush whose produce callback waits for a
@@ -1361,8 +1424,10 @@ djava_sos_status Client::WriteBack(djava_sos_chunk* c, bool drop, uint64_t progr
   if (!CopyOut(c, ch)) {
     FlushSent(epoch);
     SetState(c, kStateM, false);
+    if (later != nullptr) *later = true;
     return DJAVA_SOS_IN_USE;
   }
+  if (refs != nullptr) refs->assign(ch->refs().begin(), ch->refs().end());
   // Until the server answers, this node must not ask for the chunk: a
   // request on the main connection could overtake the write-back on the
   // bypass (Access waits for write_back_pending).

@@ -159,7 +159,10 @@ class Client {
   // here.
   // A hand-over's (drop) takes only a chunk of `program`, and never waits
   // for the chunk's mutex.
-  djava_sos_status WriteBack(djava_sos_chunk* c, bool drop = false, uint64_t program = 0);
+  // refs: the ids the bytes written home name; later: set when the JVM
+  // could not produce the bytes yet.
+  djava_sos_status WriteBack(djava_sos_chunk* c, bool drop = false, uint64_t program = 0,
+                             std::vector<uint64_t>* refs = nullptr, bool* later = nullptr);
   // How many chunks this node has taken exclusively so far (granted
   // exclusive, or made here): a mark for HandOver (djava_sos_exclusive_mark).
   uint64_t ExclusiveMark();
@@ -229,10 +232,26 @@ class Client {
   void AwaitFlushesBegunBefore();
   void Disconnected(const std::string& why);
 
-  // With c->mu held.
+  // With c->mu held. along: the caller holds handles_mu_ shared (the
+  // receiver, the retry thread), so a flush may look up and send along the
+  // new objects its bytes name (SendAlong).
   void ArmRevoke(djava_sos_chunk* c);
-  void MaybeRevoke(djava_sos_chunk* c);
-  void PerformRevoke(djava_sos_chunk* c);
+  void MaybeRevoke(djava_sos_chunk* c, bool along = false);
+  void PerformRevoke(djava_sos_chunk* c, bool along = false);
+  // New objects travel with the one that names them (docs/SOS.md): before
+  // a flush of `c` (whose bytes name `refs`) is answered, the chunks among
+  // them, and among theirs, that this node made and nobody else has had
+  // (version 0, idle in M here, linked, of c's program and c's home) are
+  // written home and dropped on the same connection, at most kAlong; their
+  // ids go in `along` for the reply, and the server grants them to the
+  // flush's requester. With c->mu and handles_mu_ (shared) held; never
+  // waits for another chunk's mutex. One the JVM cannot produce yet (just
+  // published, its fence running) is named all the same and written home
+  // by the retry thread once it can (along_later_): the directory pushes
+  // it when it arrives.
+  static constexpr size_t kAlong = 8;
+  void SendAlong(djava_sos_chunk* c, const google::protobuf::RepeatedField<uint64_t>& refs,
+                 google::protobuf::RepeatedField<uint64_t>* along);
   void DeferRevoke(djava_sos_chunk* c);
   void FinishReleaseLater(djava_sos_chunk* c);
   void RetryLoop();
@@ -289,6 +308,16 @@ class Client {
   std::mutex retry_mu_;
   std::condition_variable retry_cv_;
   std::vector<djava_sos_chunk*> deferred_;
+  // New objects a flush's reply named as coming along (SendAlong) that the
+  // JVM could not produce yet (their publication fence): the retry thread
+  // writes each home (drop) once it can, up to kAlongTries attempts.
+  struct AlongLater {
+    uint64_t id;
+    uint64_t program;
+    int tries;
+  };
+  static constexpr int kAlongTries = 16;
+  std::vector<AlongLater> along_later_;
   // Releases whose chunk another thread held (SlowRelease), to finish.
   std::vector<djava_sos_chunk*> releases_to_finish_;
   // Chunks the JVM let go of, to release once nothing here holds them

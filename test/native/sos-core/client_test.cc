@@ -15,6 +15,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <set>
 #include <mutex>
 #include <random>
 #include <string>
@@ -1062,6 +1063,7 @@ TEST(SosClient, ConcurrentIncrementsAreCoherent) {
 struct RefsJvm {
   std::map<uint64_t, std::string> objects;
   std::map<uint64_t, std::vector<uint64_t>> refs;
+  std::set<uint64_t> not_ready;  // produce says "later" (a JVM's fence running)
   std::mutex mu;
 };
 
@@ -1079,6 +1081,7 @@ djava_sos_callbacks RefsCallbacks(RefsJvm* jvm) {
                   size_t capacity) -> size_t {
     auto* j = static_cast<RefsJvm*>(ctx);
     std::lock_guard<std::mutex> l(j->mu);
+    if (j->not_ready.count(id) != 0) return DJAVA_SOS_PRODUCE_LATER;
     const std::string& object = j->objects[id];
     if (object.size() > capacity) return object.size();
     std::memcpy(buffer, object.data(), object.size());
@@ -1150,6 +1153,136 @@ TEST(SosClient, ChunksNoNodeHoldsAreFreedAndReadsOfThemFailNamingTheCollector) {
   djava_sos_abandon(b);
   djava_sos_abandon(a);
 }
+
+// Nodes a and b; a made x and y, x names y, and nobody else has had
+// either (linked to their objects, as the JVM does once it made them
+// shared). y_ready: whether a's JVM can produce y at once.
+struct MadeXNamingY {
+  RefsJvm jvm_a, jvm_b;
+  djava_sos_callbacks cba, cbb;
+  djava_sos_client* a;
+  djava_sos_client* b;
+  djava_sos_chunk* ax;
+  djava_sos_chunk* ay;
+  uint64_t xid, yid;
+
+  MadeXNamingY(Server& server, bool y_ready)
+      : cba(RefsCallbacks(&jvm_a)), cbb(RefsCallbacks(&jvm_b)) {
+    a = server.Connect("a", &cba);
+    b = server.Connect("b", &cbb);
+    djava_sos_meta meta = Meta("Node");
+    ax = djava_sos_alloc(a, 4, &meta, nullptr);
+    ay = djava_sos_alloc(a, 4, &meta, nullptr);
+    xid = djava_sos_id(ax);
+    yid = djava_sos_id(ay);
+    std::lock_guard<std::mutex> l(jvm_a.mu);
+    jvm_a.objects[xid] = "xxxx";
+    jvm_a.objects[yid] = "yyyy";
+    jvm_a.refs[xid] = {yid};
+    if (!y_ready) jvm_a.not_ready.insert(yid);
+    djava_sos_set_user(ax, 1);
+    djava_sos_set_user(ay, 2);
+  }
+  ~MadeXNamingY() {
+    djava_sos_abandon(b);
+    djava_sos_abandon(a);
+  }
+};
+
+// New objects travel with the one that names them (docs/SOS.md): a made x
+// and y, x names y, and nobody else has had either. When b's read of x has
+// a flush x, a writes y home with it and the server grants y to b unasked:
+// b then reads y with no request of its own, and a's copy is gone (a asks
+// for y again). With the server's objects_along off, y still goes home
+// with the flush, but b has to ask for it.
+void NewObjectGoesAlong(bool objects_along) {
+  SosService::Options options;
+  options.objects_along = objects_along;
+  Server server(options);
+  MadeXNamingY m(server, true);
+  RefsJvm& jvm_b = m.jvm_b;
+  djava_sos_client *a = m.a, *b = m.b;
+  djava_sos_chunk* ay = m.ay;
+  const uint64_t xid = m.xid, yid = m.yid;
+  djava_sos_error e{};
+  djava_sos_chunk* bx = djava_sos_chunk_for(b, xid);
+  ASSERT_EQ(djava_sos_load(bx, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(bx);
+  {
+    std::lock_guard<std::mutex> l(jvm_b.mu);
+    EXPECT_EQ(jvm_b.objects[xid], "xxxx");
+  }
+  // y's grant follows x's; until it has arrived, a load of y would ask.
+  const uint64_t expected_along = objects_along ? 1 : 0;
+  for (int i = 0; i < 400 && server.service().DirectoryStatistics().pushes_along < expected_along;
+       i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(server.service().DirectoryStatistics().pushes_along, expected_along);
+  EXPECT_EQ(server.service().DirectoryStatistics().written_back, 1u) << "y went home with x";
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the grant on b's connection
+  djava_sos_stats before{};
+  djava_sos_get_stats(b, &before);
+  djava_sos_chunk* by = djava_sos_chunk_for(b, yid);
+  ASSERT_EQ(djava_sos_load(by, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(by);
+  {
+    std::lock_guard<std::mutex> l(jvm_b.mu);
+    EXPECT_EQ(jvm_b.objects[yid], "yyyy");
+  }
+  djava_sos_stats after{};
+  djava_sos_get_stats(b, &after);
+  EXPECT_EQ(after.misses - before.misses, objects_along ? 0u : 1u);
+  // a wrote y home and kept no copy: its next read asks.
+  djava_sos_stats a_before{};
+  djava_sos_get_stats(a, &a_before);
+  ASSERT_EQ(djava_sos_load(ay, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(ay);
+  djava_sos_stats a_after{};
+  djava_sos_get_stats(a, &a_after);
+  EXPECT_EQ(a_after.misses - a_before.misses, 1u);
+}
+
+TEST(SosClient, ANewObjectTravelsWithTheChunkThatNamesIt) { NewObjectGoesAlong(true); }
+
+// The same when y cannot leave yet at x's flush (its JVM's publication
+// fence is still running): x's reply names it and goes at once; a's retry
+// thread writes y home once its produce can, and the server then grants
+// it to b, which never asks for it.
+TEST(SosClient, ANewObjectNotReadyYetFollowsTheChunkThatNamesIt) {
+  Server server;
+  MadeXNamingY m(server, false);
+  RefsJvm &jvm_a = m.jvm_a, &jvm_b = m.jvm_b;
+  djava_sos_client *a = m.a, *b = m.b;
+  const uint64_t xid = m.xid, yid = m.yid;
+  djava_sos_error e{};
+  djava_sos_chunk* bx = djava_sos_chunk_for(b, xid);
+  ASSERT_EQ(djava_sos_load(bx, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(bx);
+  EXPECT_EQ(server.service().DirectoryStatistics().pushes_along, 0u);
+  {
+    std::lock_guard<std::mutex> l(jvm_a.mu);
+    jvm_a.not_ready.clear();  // the fence is done
+  }
+  djava_sos_retry_deferred(a);
+  for (int i = 0; i < 400 && server.service().DirectoryStatistics().pushes_along < 1; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(server.service().DirectoryStatistics().pushes_along, 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the grant on b's connection
+  djava_sos_stats before{};
+  djava_sos_get_stats(b, &before);
+  djava_sos_chunk* by = djava_sos_chunk_for(b, yid);
+  ASSERT_EQ(djava_sos_load(by, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(by);
+  djava_sos_stats after{};
+  djava_sos_get_stats(b, &after);
+  EXPECT_EQ(after.misses - before.misses, 0u);
+  {
+    std::lock_guard<std::mutex> l(jvm_b.mu);
+    EXPECT_EQ(jvm_b.objects[yid], "yyyy");
+  }
+}
+
+TEST(SosClient, ANewObjectSentAlongWaitsAtHomeWhenTheServerKeepsIt) { NewObjectGoesAlong(false); }
 
 // Migratory sharing against the real server: two nodes take turns to read
 // a counter and then write it plus one (a field updated under a lock). The

@@ -527,6 +527,21 @@ def test_a_queue_between_nodes_moves_with_its_lock(classes):
     assert sum(misses.values()) < n // 2, misses
 
 
+def test_a_linked_queue_between_nodes_delivers_every_message(classes):
+    # The same through a LinkedBlockingQueue: each message is a new node and
+    # a new Integer that the producer's node made, which travel along with
+    # the chunk that names them when the consumer's node asks for it
+    # (docs/SOS.md, "New objects travel with the one that names them"; their
+    # node keeps no copy). Every message arrives, once, in order.
+    n = 400
+    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"), "-cp", classes,
+                        "Dist", "queue", "lbq"],
+                       capture_output=True, text=True, timeout=180,
+                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"queue: in order, sum {n * (n - 1) // 2}, left 0" in p.stdout, p.stdout
+
+
 def test_unpark_reaches_a_thread_on_another_node(classes):
     # main (launcher) and a thread on a thread server unpark each other 20
     # times, then main interrupts a sleeper on a thread server: each wake-up

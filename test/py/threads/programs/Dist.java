@@ -319,10 +319,14 @@ public class Dist {
     // holder wrote its count and indices): a kept final field is read from
     // the replica (DsoInterpreter::keeps_finals_of), and the queue's object
     // moves with the lock instead of on a miss of its own.
-    static void queue() throws Exception {
+    // With "lbq", a LinkedBlockingQueue: each message is a new node and a
+    // new Integer that the producer's node made, which travel along with
+    // the chunk that names them when the consumer's node asks for it.
+    static void queue(String kind) throws Exception {
         int n = 400;
-        java.util.concurrent.ArrayBlockingQueue<Integer> q =
-            new java.util.concurrent.ArrayBlockingQueue<>(8);
+        java.util.concurrent.BlockingQueue<Integer> q = kind.equals("lbq")
+            ? new java.util.concurrent.LinkedBlockingQueue<>()
+            : new java.util.concurrent.ArrayBlockingQueue<>(8);
         java.util.concurrent.atomic.AtomicLong sum = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.atomic.AtomicReference<String> wrong =
             new java.util.concurrent.atomic.AtomicReference<>();
@@ -721,7 +725,7 @@ public class Dist {
             case "alive": alive(); break;
             case "linger": linger(); break;
             case "latch": latch(); break;
-            case "queue": queue(); break;
+            case "queue": queue(args.length > 1 ? args[1] : "abq"); break;
             case "unpark": unpark(); break;
             case "interrupt": interrupt(); break;
             case "state": state(); break;
