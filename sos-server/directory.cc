@@ -426,7 +426,8 @@ void Directory::Complete(ChunkId id, Entry* e) {
   e->awaiting_flush = 0;
   if (r.kind == Kind::kPush) {
     if (e->state == State::kHome && Grantable(r.node)) {
-      GrantExclusive(id, e, r);
+      // The home copy as it is, unasked: the node may never write it.
+      GrantExclusive(id, e, r, /*clean=*/true);
       e->pushed = true;
     }
     EndPush(id);
@@ -451,12 +452,12 @@ void Directory::GrantShared(ChunkId id, Entry* e, const Request& r) {
   // Counted before the grant leaves: the node holds what it can learn of.
   holds_.Ship(r.node, id);
   if (e->image != nullptr) ShipRefs(r.node, *e->image);
-  sink_->Grant(r.node, r.seq, sospb::SHARED, id, e->version, e->image.get());
+  sink_->Grant(r.node, r.seq, sospb::SHARED, id, e->version, e->image.get(), /*clean=*/false);
   std::lock_guard<std::mutex> l(stats_mu_);
   stats_.grants++;
 }
 
-void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r) {
+void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r, bool clean) {
   // The requester's read copy is current when it is still a sharer of the
   // version it names: then the grant carries no bytes. A read (of a
   // migratory chunk) names no version and has no copy: it gets the bytes.
@@ -469,6 +470,8 @@ void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r) {
   e->last_writer = r.node;
   e->read_exclusive = r.kind == Kind::kRead;
   e->pushed = false;
+  e->clean_owner = clean ? r.node : 0;
+  e->clean_version = e->version;
   {
     std::lock_guard<std::mutex> l(nodes_mu_);
     Node& n = nodes_[r.node];
@@ -478,10 +481,26 @@ void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r) {
   holds_.Ship(r.node, id);
   if (!copy_current && e->image != nullptr) ShipRefs(r.node, *e->image);
   sink_->Grant(r.node, r.seq, sospb::EXCLUSIVE, id, e->version,
-               copy_current ? nullptr : e->image.get());
+               copy_current ? nullptr : e->image.get(), clean);
   std::lock_guard<std::mutex> l(stats_mu_);
   stats_.grants++;
   if (r.kind == Kind::kRead) stats_.migratory_grants++;
+}
+
+bool Directory::HeldClean(const Entry& e, NodeId node) {
+  return e.state == State::kModified && e.owner == node && e.clean_owner == node &&
+         e.clean_version == e.version;
+}
+
+void Directory::ReturnedClean(Entry* e) {
+  e->state = State::kHome;
+  e->owner = 0;
+  e->pushed = false;
+  e->read_exclusive = false;
+  e->sharers.clear();
+  e->clean_owner = 0;
+  std::lock_guard<std::mutex> l(stats_mu_);
+  stats_.clean_returns++;
 }
 
 bool Directory::ReadGetsExclusive(const Entry& e, NodeId node) const {
@@ -778,9 +797,9 @@ void Directory::ExpectAlong(ChunkId id, NodeId from, NodeId to) {
 }
 
 void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image,
-                          bool drop) {
+                          bool drop, bool clean) {
   NodeId along_to = 0;
-  WriteBackLocked(node, id, std::move(image), drop, &along_to);
+  WriteBackLocked(node, id, std::move(image), drop, clean, &along_to);
   // A chunk a flush reply named as coming along: granted to its requester
   // now that it is home (outside the stripe's lock, which PushOf takes).
   if (along_to != 0 && objects_along_ &&
@@ -791,10 +810,30 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
 }
 
 void Directory::WriteBackLocked(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image,
-                                bool drop, NodeId* along_to) {
+                                bool drop, bool clean, NodeId* along_to) {
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.entries.find(id);
+  if (clean) {
+    // A clean grant given up unwritten. Not held so any more: a flush took
+    // it first, and the node's answer to that flush said the same.
+    if (it == s.entries.end() || !HeldClean(it->second, node)) {
+      sink_->WrittenBack(node, id, false);
+      return;
+    }
+    Entry* e = &it->second;
+    if (e->txn != 0) {
+      // Crossed a flush asked of the node: its answer, as below.
+      sink_->WrittenBack(node, id, false);
+      if (e->awaiting_flush == node) FlushReplyLocked(s, it, node, nullptr);
+      return;
+    }
+    ReturnedClean(e);
+    e->released_by = node;
+    e->along_to = 0;
+    sink_->WrittenBack(node, id, true);
+    return;
+  }
   if (it == s.entries.end() && CreatorOf(id) == node && !IsNamed(id) && Alive(node))
     it = AdoptFromCreator(s, id, node);
   if (it == s.entries.end() || it->second.state != State::kModified || it->second.owner != node ||
@@ -855,6 +894,14 @@ void Directory::FlushReplyLocked(Stripe& s, std::unordered_map<ChunkId, Entry>::
   const ChunkId id = it->first;
   Entry* e = &it->second;
   e->awaiting_flush = 0;
+  if (image == nullptr && HeldClean(*e, node)) {
+    // Never written since its clean grant: the home copy is current.
+    ReturnedClean(e);
+    if (e->current.kind == Kind::kRead && e->flush_keeps_shared && Alive(node))
+      e->sharers.insert(node);
+    Complete(id, e);
+    return;
+  }
   if (image == nullptr) {
     if (e->image == nullptr && e->version == 0) {
       // Its creator does not have it: never allocated, or freed before anyone
@@ -927,6 +974,7 @@ void Directory::RemoveNode(NodeId node, const std::string& why) {
       e->sharers.erase(node);
       for (auto q = e->queue.begin(); q != e->queue.end();)
         q = q->node == node ? e->queue.erase(q) : std::next(q);
+      // A clean grant too: only its owner knew whether it wrote.
       if (e->state == State::kModified && e->owner == node) MakeLost(e, node, why);
       if (e->txn == 0) continue;
       bool done = false;

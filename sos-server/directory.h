@@ -51,8 +51,9 @@ class NodeSink {
  public:
   virtual ~NodeSink() = default;
   // All must return without blocking on the network.
+  // image null: no data; clean: Grant.clean in proto/sos.proto.
   virtual void Grant(NodeId node, uint64_t seq, sospb::Access access, ChunkId id,
-                     uint64_t version, const ChunkImage* image) = 0;  // image null: no data
+                     uint64_t version, const ChunkImage* image, bool clean) = 0;
   virtual void Invalidate(NodeId node, ChunkId id, uint64_t txn) = 0;
   virtual void Flush(NodeId node, ChunkId id, uint64_t txn, bool keep_shared) = 0;
   virtual void Error(NodeId node, uint64_t seq, ChunkId id, sospb::ErrorCode code,
@@ -93,6 +94,7 @@ struct DirectoryStats {
                                      // (accepted, or answering a flush they crossed)
   uint64_t pushes_released = 0;      // of the pushes, those granted from home at once
   uint64_t pushes_along = 0;         // new objects granted with the flushed chunk naming them
+  uint64_t clean_returns = 0;        // clean grants given up unwritten, without bytes
   uint64_t last_pause_us = 0;        // the last collection's hold on the directory
   uint64_t max_pause_us = 0;
 };
@@ -190,8 +192,11 @@ class Directory {
   // chunk; crossing a flush asked of it, it is that flush's reply. drop:
   // the node keeps no copy (a monitor it held is leaving it): until another
   // request starts on the chunk, a push from that node grants it at once
-  // (docs/SOS.md, "Data leaves with the release").
-  void WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image, bool drop = false);
+  // (docs/SOS.md, "Data leaves with the release"). clean: the node gives
+  // up a clean grant it never wrote (image null, drop): accepted while the
+  // node still holds that grant, the home copy staying as it is.
+  void WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image, bool drop = false,
+                 bool clean = false);
 
   // Data follows its lock (docs/SOS.md, "Data following its lock"): the
   // monitor of chunk id is being handed from a thread of node `from` to one
@@ -301,6 +306,13 @@ class Directory {
     // before it could write it home: its WriteBack with drop, before any
     // request starts on it, pushes it to this node (0: none).
     NodeId along_to = 0;
+    // The owner's grant was clean (Grant.clean, a push from home): the home
+    // copy is current until the owner writes, which only the owner knows;
+    // so an answer without bytes from it means the home copy is current,
+    // not that the chunk is lost. Holds while the version is clean_version
+    // (any later exclusive grant moves the version on).
+    NodeId clean_owner = 0;
+    uint64_t clean_version = 0;
   };
 
   static constexpr size_t kExclusiveLog = 32;
@@ -340,7 +352,11 @@ class Directory {
   void Fail(ChunkId id, const Request& r, sospb::ErrorCode code, const std::string& message);
   void FailWithState(ChunkId id, Entry* e, const Request& r);
   void GrantShared(ChunkId id, Entry* e, const Request& r);
-  void GrantExclusive(ChunkId id, Entry* e, const Request& r);
+  void GrantExclusive(ChunkId id, Entry* e, const Request& r, bool clean = false);
+  // Whether node holds e by a clean grant (Entry::clean_owner).
+  static bool HeldClean(const Entry& e, NodeId node);
+  // The clean holder gave the chunk up unwritten: the home copy is current.
+  void ReturnedClean(Entry* e);
   // Whether a read by node is answered with an exclusive copy: e is
   // migratory and at home with no other sharer.
   bool ReadGetsExclusive(const Entry& e, NodeId node) const;
@@ -352,8 +368,6 @@ class Directory {
   // that comes back unwritten ends e's migratory mark.
   void NoteCopyReturned(Entry* e, const ChunkImage& image);
   void FinishReclaim(NodeId node);
-  // Push, unless any_program of no chunk known to be of another program
-  // than `program` (if known).
   // FlushReply's along chunk `id` that `from` has not written home yet:
   // remembered for its WriteBack (Entry::along_to), its entry made if the
   // directory never saw it (its creator `from` holds it).
@@ -366,7 +380,9 @@ class Directory {
   // WriteBack with the chunk's stripe locked; *along_to: where a drop's
   // chunk goes along to (Entry::along_to), else 0.
   void WriteBackLocked(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image, bool drop,
-                       NodeId* along_to);
+                       bool clean, NodeId* along_to);
+  // Push, unless any_program of no chunk known to be of another program
+  // than `program` (if known).
   bool PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent, bool any_program,
               uint64_t program);
   // The push of id ended, whatever its outcome: its `sent` runs.

@@ -475,6 +475,14 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
       }
       case sospb::BypassMessage::kWriteBack: {
         const sospb::Chunk& c = m.write_back().chunk();
+        if (m.write_back().clean()) {
+          if (!m.write_back().drop() || !c.data().empty() || c.refs_size() != 0) {
+            why = "a clean write-back that keeps its copy or carries bytes";
+            break;
+          }
+          directory_.WriteBack(s->node, c.id(), nullptr, /*drop=*/true, /*clean=*/true);
+          break;
+        }
         auto image = std::make_unique<ChunkImage>();
         std::string error;
         if (!DecodeChunk(s.get(), c, image.get(), &error)) {
@@ -582,11 +590,12 @@ void SosService::Post(NodeId node, sospb::ServerMessage* msg, const ChunkImage* 
 }
 
 void SosService::Grant(NodeId node, uint64_t seq, sospb::Access access, ChunkId id,
-                       uint64_t version, const ChunkImage* image) {
+                       uint64_t version, const ChunkImage* image, bool clean) {
   sospb::ServerMessage m;
   m.set_seq(seq);
   sospb::Grant* g = m.mutable_grant();
   g->set_access(access);
+  if (clean) g->set_clean(true);
   sospb::Chunk* c = g->mutable_chunk();
   c->set_id(id);
   c->set_version(version);
@@ -684,7 +693,8 @@ std::string SosService::Stats() const {
          std::to_string(d.push_crossings) + ", came back untouched " +
          std::to_string(d.pushes_unused) + ", from home " + std::to_string(d.pushes_released) +
          "); written home with a release " + std::to_string(d.released_with_lock) +
-         "; new objects granted along " + std::to_string(d.pushes_along);
+         "; new objects granted along " + std::to_string(d.pushes_along) +
+         "; clean grants given back unwritten " + std::to_string(d.clean_returns);
 }
 
 }  // namespace sos

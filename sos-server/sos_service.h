@@ -87,7 +87,7 @@ class SosService : public NodeSink {
 
   // NodeSink.
   void Grant(NodeId node, uint64_t seq, sospb::Access access, ChunkId id, uint64_t version,
-             const ChunkImage* image) override;
+             const ChunkImage* image, bool clean) override;
   void Invalidate(NodeId node, ChunkId id, uint64_t txn) override;
   void Flush(NodeId node, ChunkId id, uint64_t txn, bool keep_shared) override;
   void Error(NodeId node, uint64_t seq, ChunkId id, sospb::ErrorCode code,

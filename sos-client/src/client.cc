@@ -355,7 +355,8 @@ void Client::ForgetStashRefs(djava_sos_chunk::Stash* s, std::vector<Forgotten>* 
     // no thread of this node looks it up to name it now. One that is the
     // program's own is out of the table already.
     if (r->pending_refs.fetch_sub(1) != 1 || r->user.load() != 0 || r->retained.load() != 0 ||
-        IsNamed(r->id) || (r->word.load() & kStateMask) == kStateM || !Releasable(r))
+        IsNamed(r->id) || (r->word.load() & kStateMask) == kStateM || r->clean ||
+        !Releasable(r))
       continue;
     TakeOutToRelease(r, out, now, releases);
   }
@@ -519,6 +520,7 @@ void Client::SetState(djava_sos_chunk* c, uint64_t state, bool blocked) {
   do {
     next = (w & ~(kStateMask | kBlocked)) | state | (blocked || broken_ ? kBlocked : 0);
   } while (!c->word.compare_exchange_weak(w, next));
+  if (state != kStateS) c->clean = false;
 }
 
 bool Client::SendRequest(Home& home, sospb::NodeRequest* req) {
@@ -549,6 +551,14 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
     const uint64_t state = w & kStateMask;
     const bool enough = state == kStateM || (!write && state == kStateS);
     if (enough && !(w & kBlocked)) {
+      c->word.fetch_add(kPin, std::memory_order_acquire);
+      return DJAVA_SOS_OK;
+    }
+    if (write && state == kStateS && c->clean && !(w & kBlocked) && !c->revoke.active &&
+        c->stash == nullptr && !c->installing) {
+      // The first write of a clean grant: the server has this node as the
+      // owner already, and the JVM pins the object now (DsoHeap).
+      SetState(c, kStateM, false);
       c->word.fetch_add(kPin, std::memory_order_acquire);
       return DJAVA_SOS_OK;
     }
@@ -689,7 +699,10 @@ bool Client::Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_
     c->has_meta = true;
   }
   c->version = s.version;
-  state = s.access == sospb::EXCLUSIVE ? kStateM : kStateS;
+  // A clean grant a flush has turned into a read copy since (the stash
+  // kept for keep_shared) is no longer this node's to write.
+  c->clean = s.access == sospb::EXCLUSIVE && s.clean;
+  state = s.access == sospb::EXCLUSIVE && !c->clean ? kStateM : kStateS;
   StashDone(taken.get());  // the JVM has made objects for the ids it named
   c->installing = false;
   SetState(c, state, c->revoke.active);
@@ -769,6 +782,11 @@ void Client::PerformRevoke(djava_sos_chunk* c, bool along) {
       // is ahead of this reply on the bypass and serves as the flush's
       // reply: the server ignores this one. The copy goes as the flush says.
       if (!r.keep_shared) state = kStateI;
+    } else if (state == kStateS && c->clean && !stash_m) {
+      // A clean grant never written: nothing to send, the home copy is
+      // current (the server knows the grant was clean).
+      state = r.keep_shared ? kStateS : kStateI;
+      c->clean = false;
     } else if (state == kStateM || stash_m) {
       // Before the bytes are read: a release this node decides after this
       // point may concern an id they name, and must reach the server after
@@ -816,8 +834,10 @@ void Client::PerformRevoke(djava_sos_chunk* c, bool along) {
         state = kStateI;
       }
       if (stash_m) {
-        if (r.keep_shared)
+        if (r.keep_shared) {
           c->stash->access = sospb::SHARED;
+          c->stash->clean = false;
+        }
         else
           ResetStash(c);
       }
@@ -904,6 +924,7 @@ void Client::OnGrant(Home* home, const sospb::ServerMessage& m) {
   stash->access = m.grant().access();
   stash->version = ch.version();
   stash->has_data = m.grant().has_data();
+  stash->clean = stash->access == sospb::EXCLUSIVE && m.grant().clean();
   stash->data = ch.data();
   stash->class_local = class_local;
   stash->array_length = ch.array_length();
@@ -1246,7 +1267,7 @@ djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
     // Nothing to ask: the access is here, asked for or arrived already. Nor
     // ahead of this node's own write-back, which it could overtake (Access
     // waits for its answer; the access asks then).
-    if (state == kStateM || (!exclusive && state == kStateS) || c->stash != nullptr ||
+    if (state == kStateM || (!exclusive && state == kStateS) || c->clean || c->stash != nullptr ||
         c->installing || c->outstanding != djava_sos_chunk::Asked::kNone || c->freed ||
         c->revoke.active || c->write_back_pending)
       continue;
@@ -1315,6 +1336,13 @@ djava_sos_status Client::DropCopy(djava_sos_chunk* c, uintptr_t orphan_user) {
   if (c->user.load() != orphan_user) return DJAVA_SOS_IN_USE;
   const uint64_t w = c->word.load();
   if ((w & kStateMask) == kStateM) return DJAVA_SOS_IN_USE;
+  if (c->clean) {
+    // Never written here, so the home copy is current: it goes home
+    // without bytes, and the load that follows waits for the answer. A
+    // revocation or install under way settles the copy first.
+    if (!c->installing && !c->revoke.active && !c->write_back_pending) GiveBackClean(c);
+    return DJAVA_SOS_OK;
+  }
   // Bytes being installed go into whatever object the JVM's install
   // callback finds for the chunk; a revocation under way finds the copy
   // invalid and acknowledges it.
@@ -1448,6 +1476,23 @@ djava_sos_status Client::WriteBack(djava_sos_chunk* c, bool drop, uint64_t progr
   return DJAVA_SOS_OK;
 }
 
+void Client::GiveBackClean(djava_sos_chunk* c) {
+  if (broken_) return;
+  sospb::BypassMessage m;
+  sospb::WriteBack* wb = m.mutable_write_back();
+  wb->mutable_chunk()->set_id(c->id);
+  wb->set_drop(true);
+  wb->set_clean(true);
+  // As for any write-back: no request for the chunk until the answer.
+  c->write_back_pending = true;
+  SetState(c, kStateI, false);
+  c->cv.notify_all();
+  Home& home = HomeOf(c->id);
+  std::lock_guard<std::mutex> bl(home.bypass_send_mu);
+  home.bypass->Send(m);
+  given_back_clean_++;
+}
+
 bool Client::CopyOut(djava_sos_chunk* c, sospb::Chunk* ch) {
   ch->set_id(c->id);
   ch->set_array_length(c->meta.array_length);
@@ -1541,6 +1586,13 @@ bool Client::ReleaseUnreferenced() {
       if (IsNamed(c->id) || c->user.load() != 0 || c->pending_refs.load() != 0 ||
           c->retained.load() != 0 || (c->word.load() & kStateMask) == kStateM)
         continue;
+      if (c->clean) {
+        // A clean grant: the server has this node as its owner until the
+        // chunk goes home (without bytes); released once it answers.
+        if (Releasable(c) && !c->write_back_pending) GiveBackClean(c);
+        later.push_back(c);
+        continue;
+      }
       // Nor while its write-back is on its way: a handle made anew for the
       // id would not know to wait for the answer, and its request could
       // overtake the write-back (the directory would still take this node

@@ -80,6 +80,7 @@ struct djava_sos_chunk {
     djava::sospb::Access access = djava::sospb::ACCESS_UNSPECIFIED;
     uint64_t version = 0;
     bool has_data = false;
+    bool clean = false;  // Grant.clean
     std::string data;
     uint32_t class_local = 0;
     uint32_t array_length = 0;
@@ -117,6 +118,12 @@ struct djava_sos_chunk {
   // read copy the server has not confirmed yet; a write waits for the
   // answer, and a flush crossing it is answered with these bytes.
   bool write_back_pending = false;
+  // Held by a clean exclusive grant (Grant.clean) and not written since:
+  // the word says S, so reads hit, and the JVM, which pins only a copy in
+  // M, may collect the object; the first write turns it M here with no
+  // message. A flush is answered without bytes, and an unreferenced copy
+  // goes home as a clean write-back (docs/SOS.md, "Clean grants").
+  bool clean = false;
 };
 
 namespace djava {
@@ -163,6 +170,9 @@ class Client {
   // could not produce the bytes yet.
   djava_sos_status WriteBack(djava_sos_chunk* c, bool drop = false, uint64_t program = 0,
                              std::vector<uint64_t>* refs = nullptr, bool* later = nullptr);
+  // A clean grant (djava_sos_chunk::clean) that nothing here references
+  // any more goes home without bytes (WriteBack with clean), with c->mu held.
+  void GiveBackClean(djava_sos_chunk* c);
   // How many chunks this node has taken exclusively so far (granted
   // exclusive, or made here): a mark for HandOver (djava_sos_exclusive_mark).
   uint64_t ExclusiveMark();
@@ -396,6 +406,7 @@ class Client {
   std::atomic<uint64_t> releases_handed_off_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
   std::atomic<uint64_t> released_{0}, release_messages_{0}, written_back_{0};
+  std::atomic<uint64_t> given_back_clean_{0};  // clean grants written back without bytes
   std::atomic<uint64_t> handed_over_{0};
   // The last chunks taken exclusively here (a ring), and how many in all:
   // what a monitor's release may hand over (HandOver), as the directory's

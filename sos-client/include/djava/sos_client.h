@@ -230,7 +230,9 @@ void djava_sos_discard(djava_sos_chunk* chunk);
  * way, which the server grants without bytes): DJAVA_SOS_IN_USE, with
  * nothing changed. The same if the chunk is modified here (its bytes exist
  * nowhere else). Bytes being installed meanwhile stay (the install callback
- * puts them into the object the JVM has then). Never waits. */
+ * puts them into the object the JVM has then). A clean grant never written
+ * here (reads it as S) goes home without bytes, and the next access waits
+ * for the server's answer before it asks again. Never waits. */
 djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk, uintptr_t orphan_user);
 
 /* The distributed garbage collector (docs/SOS.md, "Freeing chunks while a

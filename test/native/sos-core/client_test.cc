@@ -1189,6 +1189,18 @@ struct MadeXNamingY {
   }
 };
 
+// b reads x; y comes along, granted to b unasked (clean) and not installed.
+void BReadsXAndGetsYAlong(Server& server, MadeXNamingY& m) {
+  djava_sos_error e{};
+  djava_sos_chunk* bx = djava_sos_chunk_for(m.b, m.xid);
+  ASSERT_EQ(djava_sos_load(bx, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(bx);
+  for (int i = 0; i < 400 && server.service().DirectoryStatistics().pushes_along < 1; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(server.service().DirectoryStatistics().pushes_along, 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the grant on b's connection
+}
+
 // New objects travel with the one that names them (docs/SOS.md): a made x
 // and y, x names y, and nobody else has had either. When b's read of x has
 // a flush x, a writes y home with it and the server grants y to b unasked:
@@ -1283,6 +1295,117 @@ TEST(SosClient, ANewObjectNotReadyYetFollowsTheChunkThatNamesIt) {
 }
 
 TEST(SosClient, ANewObjectSentAlongWaitsAtHomeWhenTheServerKeepsIt) { NewObjectGoesAlong(false); }
+
+// A grant sent along is clean (Grant.clean): b holds y exclusive, yet its
+// word says S (reads hit, and a JVM would not pin the object) until b first
+// writes it, which asks nothing. Then `then` decides what happens to y:
+// a reads it while b never wrote it (b's answer to the flush carries no
+// bytes, and a gets the home copy); b writes it first (the flush carries
+// b's bytes); or b lets go of it unwritten (it goes home without bytes, and
+// a's read finds it at home, with no flush).
+enum class AfterCleanGrant { kReadElsewhere, kWritten, kUnreferenced };
+
+void CleanGrantSentAlong(AfterCleanGrant then) {
+  Server server;
+  MadeXNamingY m(server, true);
+  RefsJvm &jvm_a = m.jvm_a, &jvm_b = m.jvm_b;
+  djava_sos_client* b = m.b;
+  const uint64_t yid = m.yid;
+  djava_sos_error e{};
+  ASSERT_NO_FATAL_FAILURE(BReadsXAndGetsYAlong(server, m));
+  djava_sos_chunk* by = djava_sos_chunk_for(b, yid);
+  // b's object for y names the handle, as a JVM's would: otherwise b lets
+  // go of y as soon as x's install names it nowhere (a race with a's read).
+  djava_sos_set_user(by, 3);
+  ASSERT_EQ(djava_sos_load(by, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(by);
+  EXPECT_EQ(*djava_sos_word(by) & DJAVA_SOS_WORD_STATE_MASK, DJAVA_SOS_WORD_STATE_S);
+  djava_sos_stats b_before{};
+  djava_sos_get_stats(b, &b_before);
+  if (then == AfterCleanGrant::kWritten) {
+    ASSERT_EQ(djava_sos_lock(by, &e), DJAVA_SOS_OK) << e.message;
+    {
+      std::lock_guard<std::mutex> l(jvm_b.mu);
+      jvm_b.objects[yid] = "YYYY";
+    }
+    djava_sos_release(by);
+    EXPECT_EQ(*djava_sos_word(by) & DJAVA_SOS_WORD_STATE_MASK, DJAVA_SOS_WORD_STATE_M);
+    djava_sos_stats b_after{};
+    djava_sos_get_stats(b, &b_after);
+    EXPECT_EQ(b_after.misses, b_before.misses) << "the first write asks nothing";
+    EXPECT_EQ(b_after.upgrades, b_before.upgrades);
+  }
+  const uint64_t flushes_before = server.service().DirectoryStatistics().flushes;
+  if (then == AfterCleanGrant::kUnreferenced) {
+    djava_sos_set_user(by, 0);  // b's object for y died
+    djava_sos_unreferenced(by);
+    for (int i = 0; i < 400 && djava_sos_handle_count(b) > 1; i++)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(djava_sos_handle_count(b), 1u) << "b released y (and holds x)";
+  }
+  {
+    std::lock_guard<std::mutex> l(jvm_a.mu);
+    jvm_a.objects[yid] = "gone";  // a dropped its copy: what it reads comes from elsewhere
+  }
+  djava_sos_chunk* ay = m.ay;
+  ASSERT_EQ(djava_sos_load(ay, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(ay);
+  {
+    std::lock_guard<std::mutex> l(jvm_a.mu);
+    EXPECT_EQ(jvm_a.objects[yid], then == AfterCleanGrant::kWritten ? "YYYY" : "yyyy");
+  }
+  const DirectoryStats d = server.service().DirectoryStatistics();
+  EXPECT_EQ(d.clean_returns, then == AfterCleanGrant::kWritten ? 0u : 1u) << server.service().Stats();
+  EXPECT_EQ(d.flushes - flushes_before, then == AfterCleanGrant::kUnreferenced ? 0u : 1u);
+  EXPECT_EQ(d.lost, 0u);
+}
+
+// A clean grant b has not installed yet (a stash) when a's read flushes it:
+// b keeps a read copy of it, no longer the owner's. b's write then asks the
+// server, which takes a's copy away, and a reads what b wrote. (Installed
+// as clean, the write would have stayed on b, and a read its stale copy:
+// a lost wake-up in ArrayBlockingQueue, whose waiters' count went so.)
+TEST(SosClient, ACleanGrantFlushedBeforeItsInstallIsOnlyAReadCopy) {
+  Server server;
+  MadeXNamingY m(server, true);
+  RefsJvm &jvm_a = m.jvm_a, &jvm_b = m.jvm_b;
+  djava_sos_client* b = m.b;
+  const uint64_t yid = m.yid;
+  djava_sos_error e{};
+  ASSERT_NO_FATAL_FAILURE(BReadsXAndGetsYAlong(server, m));
+  djava_sos_chunk* ay = m.ay;
+  ASSERT_EQ(djava_sos_load(ay, &e), DJAVA_SOS_OK) << e.message;  // flushes b, which keeps a copy
+  djava_sos_release(ay);
+  djava_sos_chunk* by = djava_sos_chunk_for(b, yid);
+  djava_sos_stats before{};
+  djava_sos_get_stats(b, &before);
+  ASSERT_EQ(djava_sos_lock(by, &e), DJAVA_SOS_OK) << e.message;
+  {
+    std::lock_guard<std::mutex> l(jvm_b.mu);
+    EXPECT_EQ(jvm_b.objects[yid], "yyyy");
+    jvm_b.objects[yid] = "ZZZZ";
+  }
+  djava_sos_release(by);
+  djava_sos_stats after{};
+  djava_sos_get_stats(b, &after);
+  EXPECT_EQ(after.misses - before.misses, 1u) << "the write asks the server";
+  ASSERT_EQ(djava_sos_load(ay, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_release(ay);
+  std::lock_guard<std::mutex> l(jvm_a.mu);
+  EXPECT_EQ(jvm_a.objects[yid], "ZZZZ");
+}
+
+TEST(SosClient, ACleanGrantReadElsewhereIsAnsweredWithoutBytes) {
+  CleanGrantSentAlong(AfterCleanGrant::kReadElsewhere);
+}
+
+TEST(SosClient, ACleanGrantWrittenIsModifiedWithNoMessage) {
+  CleanGrantSentAlong(AfterCleanGrant::kWritten);
+}
+
+TEST(SosClient, ACleanGrantLetGoOfGoesHomeWithoutBytes) {
+  CleanGrantSentAlong(AfterCleanGrant::kUnreferenced);
+}
 
 // Migratory sharing against the real server: two nodes take turns to read
 // a counter and then write it plus one (a field updated under a lock). The

@@ -25,7 +25,7 @@ struct Sent {
 class Sink : public NodeSink {
  public:
   void Grant(NodeId node, uint64_t, sospb::Access, ChunkId id, uint64_t,
-             const ChunkImage* image) override {
+             const ChunkImage* image, bool) override {
     Sent s{"grant", node, id};
     if (image != nullptr) s.refs = image->refs;
     sent.push_back(s);

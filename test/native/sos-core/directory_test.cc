@@ -27,6 +27,7 @@ struct Sent {
   bool has_data = false;
   std::string data;
   bool keep_shared = false;
+  bool clean = false;
   sospb::ErrorCode code = sospb::ERROR_UNSPECIFIED;
   std::string message;
 };
@@ -34,9 +35,10 @@ struct Sent {
 class RecordingSink : public NodeSink {
  public:
   void Grant(NodeId node, uint64_t seq, sospb::Access access, ChunkId id, uint64_t version,
-             const ChunkImage* image) override {
+             const ChunkImage* image, bool clean) override {
     Sent s{"grant", node, seq, id};
     s.access = access;
+    s.clean = clean;
     s.version = version;
     s.has_data = image != nullptr;
     if (image) s.data = image->data;
@@ -1043,6 +1045,17 @@ class PushTest : public DirectoryTest {
     dir.FlushReply(a, id, out[0].txn, Image("d", program));
     sink.Take();
   }
+  // b held chunk *id modified, and a push moved it to c with b's bytes "w":
+  // c's grant.
+  Sent PushedToC(ChunkId* id) {
+    *id = ModifiedAtB();
+    EXPECT_TRUE(dir.Push(*id, b, c, CountSent()));
+    auto out = sink.Take();
+    dir.FlushReply(b, *id, out[0].txn, Image("w"));
+    out = sink.Take();
+    EXPECT_EQ(out.size(), 1u);
+    return out.empty() ? Sent{} : out[0];
+  }
   int sent_calls = 0;
   std::function<void()> CountSent() {
     return [this] { sent_calls++; };
@@ -1111,6 +1124,58 @@ TEST_F(PushTest, AWriteBackWithDropCrossingAReadsFlushLeavesNoSharer) {
   EXPECT_EQ(out[0].kind, "grant");
   EXPECT_TRUE(out[0].has_data) << "a has no copy";
   EXPECT_EQ(out[0].data, "v");
+}
+
+TEST_F(PushTest, APushedGrantIsCleanUntilItsOwnerSaysOtherwise) {
+  // The push grants c the home copy as it is: clean. c's answer to a's
+  // read without bytes means c never wrote it, and a gets the home copy.
+  ChunkId id;
+  EXPECT_TRUE(PushedToC(&id).clean);
+  dir.Read(a, 10, id);
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "flush");
+  dir.FlushReply(c, id, out[0].txn, nullptr);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].data, "w");
+  EXPECT_EQ(dir.Stats().clean_returns, 1u);
+  EXPECT_EQ(dir.Stats().lost, 0u);
+  // A write's grant is not clean: an answer without bytes from its owner
+  // still means the chunk is lost.
+  dir.Write(b, 11, id, 0);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);  // a's read copy, and c's, which it kept
+  for (const auto& m : out) {
+    ASSERT_EQ(m.kind, "invalidate");
+    dir.InvalidateAck(m.node, id, m.txn);
+  }
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "grant");
+  EXPECT_FALSE(out[0].clean);
+  dir.Read(c, 12, id);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "flush");
+  dir.FlushReply(b, id, out[0].txn, nullptr);
+  EXPECT_EQ(dir.Stats().lost, 1u);
+}
+
+TEST_F(PushTest, ACleanGrantDiesWithItsOwner) {
+  // c dies holding a clean grant: it may have written since (only c knew),
+  // so the chunk is lost, as any chunk its dead owner held; never the home
+  // copy presented as current.
+  ChunkId id;
+  PushedToC(&id);
+  dir.RemoveNode(c, "gone");
+  EXPECT_EQ(dir.Stats().lost, 1u);
+  dir.Read(a, 10, id);
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "error");
+  EXPECT_EQ(out[0].code, sospb::LOST);
 }
 
 TEST_F(PushTest, ARequestThePushAnsweredIsDroppedAfterTheChunkMovedOn) {

@@ -358,7 +358,7 @@ def test_statistics_name_the_classes_that_went_remote(where, cluster, secret_fil
     assert len(servers) == 2, p.stdout
     assert len({line.split(" (thread server)")[0] for line in servers}) == 2, servers
     assert "djava statistics of thread server" not in p.stdout, "a server did not answer"
-    enters = misses = 0
+    enters = 0
     for header in servers:
         rows = stats_rows(p.stdout, header)
         # and the program's thread group (shared), which each thread leaves
@@ -368,12 +368,12 @@ def test_statistics_name_the_classes_that_went_remote(where, cluster, secret_fil
                              "java.lang.ThreadGroup", "java.lang.Thread[]"}, \
             "only this program's objects: " + str(rows)
         enters += rows["Dist$Counter"][7]
-        misses += rows["Dist$Counter"][2]
+        # by a miss, or along with the thread's Adder that names it
+        assert rows["Dist$Counter"][5] > 0, "the server received the counter"
         assert rows["Dist$Counter"][1] == 0, "the servers published no counter"
     # 4 threads x 300 increments, each under the counter's monitor: leases
     # let a node re-enter locally, but every enter is counted.
     assert enters == 1200, enters
-    assert misses >= 2, "both servers fetched the counter"
 
 
 def test_jdk_values_keep_their_identity_on_every_node(cluster, secret_file, classes):
@@ -490,11 +490,11 @@ def test_replicas_of_a_running_program_are_released(classes):
     met, launcher_published, collected, _ = nodes["launcher"]
     launcher_left = met - collected
     assert launcher_published >= made, p.stdout
-    met, _, collected, server_misses = nodes["thread server"]
+    met, _, collected, _ = nodes["thread server"]
     server_left = met - collected
-    assert met >= made, p.stdout
-    # Each batch's items and payloads fetched twice (the second time into new replicas)
-    assert server_misses >= 2 * batches * 2 * items, p.stdout
+    # Each batch's items and payloads fetched twice, the second time into
+    # new replicas (by a miss, or along with the chunk that names them)
+    assert met >= 2 * batches * 2 * items, p.stdout
     # What is left: the queue, its lock and conditions, the threads, statics
     assert server_left < made // 10, p.stdout
     assert launcher_left < made // 10, p.stdout
