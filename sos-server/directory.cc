@@ -472,7 +472,7 @@ void Directory::GrantExclusive(ChunkId id, Entry* e, const Request& r, bool clea
   e->pushed = false;
   e->clean_owner = clean ? r.node : 0;
   e->clean_version = e->version;
-  {
+  if (!r.along) {
     std::lock_guard<std::mutex> l(nodes_mu_);
     Node& n = nodes_[r.node];
     n.exclusive_log[n.exclusive_count % kExclusiveLog] = id;
@@ -553,11 +553,11 @@ void Directory::NoteAsked(Stripe& s, ChunkId id) {
 }
 
 bool Directory::Push(ChunkId id, NodeId from, NodeId to, std::function<void()> sent) {
-  return PushOf(id, from, to, std::move(sent), /*any_program=*/true, 0);
+  return PushOf(id, from, to, std::move(sent), /*along=*/false, /*any_program=*/true, 0);
 }
 
 bool Directory::PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent,
-                       bool any_program, uint64_t program) {
+                       bool along, bool any_program, uint64_t program) {
   // A named chunk (a class's statics) never moves: its image names no class,
   // so neither the directory nor the receiving node could tell its program,
   // and a copy moved there would outlive the program on that node.
@@ -586,6 +586,7 @@ bool Directory::PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()>
     // have_version names none: a read copy `to` may have is older than the
     // bytes written back, which the grant carries.
     e->current = Request{Kind::kPush, to, 0, UINT64_MAX};
+    e->current.along = along;
     {
       std::lock_guard<std::mutex> st(stats_mu_);
       stats_.pushes++;
@@ -605,6 +606,7 @@ bool Directory::PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()>
   }
   e->txn = NextTxn();
   e->current = Request{Kind::kPush, to, 0, 0};
+  e->current.along = along;
   e->awaiting_flush = from;
   e->flush_keeps_shared = false;
   sink_->Flush(from, id, e->txn, /*keep_shared=*/false);
@@ -660,7 +662,7 @@ bool Directory::PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t sinc
   bool any = false;
   for (ChunkId id : ids) {
     left->fetch_add(1);
-    if (PushOf(id, from, to, one_ended, /*any_program=*/id == lock, program)) {
+    if (PushOf(id, from, to, one_ended, /*along=*/false, /*any_program=*/id == lock, program)) {
       any = true;
     } else {
       left->fetch_sub(1);
@@ -758,7 +760,7 @@ void Directory::FlushReply(NodeId node, ChunkId id, uint64_t txn,
   // home, stays where it is: the requester asks for it as for any.
   if (requester == 0 || !objects_along_) return;
   for (ChunkId a : along) {
-    if (PushOf(a, node, requester, nullptr, /*any_program=*/true, 0)) {
+    if (PushOf(a, node, requester, nullptr, /*along=*/true, /*any_program=*/true, 0)) {
       std::lock_guard<std::mutex> l(stats_mu_);
       stats_.pushes_along++;
     } else {
@@ -803,7 +805,7 @@ void Directory::WriteBack(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> i
   // A chunk a flush reply named as coming along: granted to its requester
   // now that it is home (outside the stripe's lock, which PushOf takes).
   if (along_to != 0 && objects_along_ &&
-      PushOf(id, node, along_to, nullptr, /*any_program=*/true, 0)) {
+      PushOf(id, node, along_to, nullptr, /*along=*/true, /*any_program=*/true, 0)) {
     std::lock_guard<std::mutex> l(stats_mu_);
     stats_.pushes_along++;
   }

@@ -264,6 +264,10 @@ class Directory {
     uint64_t seq;
     uint64_t have_version;
     uint64_t seen_version = kSeenAll;
+    // A push of a new object along with the chunk that names it: not logged
+    // as written by its receiver, which only reads most of them (Node::
+    // exclusive_log would move them on with the receiver's next lock).
+    bool along = false;
   };
 
   struct Entry {
@@ -382,9 +386,10 @@ class Directory {
   void WriteBackLocked(NodeId node, ChunkId id, std::unique_ptr<ChunkImage> image, bool drop,
                        bool clean, NodeId* along_to);
   // Push, unless any_program of no chunk known to be of another program
-  // than `program` (if known).
-  bool PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent, bool any_program,
-              uint64_t program);
+  // than `program` (if known). along: a new object sent along with the
+  // chunk that names it (Request::along).
+  bool PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent, bool along,
+              bool any_program, uint64_t program);
   // The push of id ended, whatever its outcome: its `sent` runs.
   void EndPush(ChunkId id);
   // A node asked for the chunk (a read or a write): its moves resume.

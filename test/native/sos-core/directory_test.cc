@@ -1338,6 +1338,34 @@ TEST_F(PushTest, WhatTheHolderWasGrantedUnderTheLockMovesWithIt) {
       << "nothing of b's left to move";
 }
 
+TEST_F(PushTest, WhatCameAlongToTheHolderStaysWhenItsLockMovesOn) {
+  // c reads x, which b holds modified, and b's reply sends y (b made it)
+  // along: c holds y by a clean grant. A consumer's node gets the queue
+  // entries it takes that way, and mostly only reads them: moving them on
+  // with c's next lock would hand every one to the producer, which holds
+  // them until a read elsewhere takes them back (never, once consumed).
+  ChunkId lock = Published(a, c, "lock", 1);
+  ChunkId x = MakeChunkId(a, 2), y = MakeChunkId(b, 9);
+  WrittenAtB(x);
+  const uint64_t mark = dir.ExclusiveMark(c);
+  dir.Read(c, 5, x);
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].kind, "flush");
+  dir.WriteBack(b, y, Image("y"), /*drop=*/true);
+  ASSERT_EQ(sink.Take().size(), 1u);  // written back
+  dir.FlushReply(b, x, out[0].txn, Image("x"), /*unused=*/false, {y});
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].kind, "grant");
+  EXPECT_EQ(out[1].id, y);
+  EXPECT_TRUE(out[1].clean);
+  EXPECT_EQ(dir.ExclusiveMark(c), mark) << "a grant along is not logged as written";
+  EXPECT_FALSE(dir.PushWithLock(lock, c, a, mark, 0, CountSent()))
+      << "nothing c wrote under the lock";
+  EXPECT_TRUE(sink.Take().empty());
+}
+
 // ---- data leaves with the release (WriteBack with drop) -------------------------
 
 TEST_F(PushTest, WhatTheReleaserWroteHomeAndDroppedIsGrantedWithNoFlush) {
