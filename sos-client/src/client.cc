@@ -340,6 +340,17 @@ size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, siz
   const size_t forgotten = out.size();
   AddForgotten(&out, now);
   FreeForgotten();
+  {
+    // Handles the JVM let go of just before (the program's last replicas,
+    // ids named only by bytes it installed) wait for the next release pass,
+    // a few ms away: the program's end waits for it, a bounded while, so
+    // that what the node says it kept is what it keeps.
+    std::unique_lock<std::mutex> l(retry_mu_);
+    if (!retry_stopping_ && retrier_.joinable())
+      release_pass_cv_.wait_for(l, std::chrono::milliseconds(200), [this] {
+        return retry_stopping_ || (release_candidates_.empty() && to_release_.empty());
+      });
+  }
   return forgotten;
 }
 
@@ -1059,6 +1070,7 @@ void Client::RetryLoop() {
         l.unlock();
         const bool done = ReleaseUnreferenced();
         l.lock();
+        release_pass_cv_.notify_all();
         release_stalled = !done;
         // A busy lock: try again after another batch delay.
         release_due = done && release_candidates_.empty() && to_release_.empty()

@@ -317,6 +317,9 @@ class Client {
   // order: a chunk's mu, then retry_mu_.
   std::mutex retry_mu_;
   std::condition_variable retry_cv_;
+  // Notified after each release pass (ForgetProgram waits for the pass
+  // that takes what its program's end left to release).
+  std::condition_variable release_pass_cv_;
   std::vector<djava_sos_chunk*> deferred_;
   // New objects a flush's reply named as coming along (SendAlong) that the
   // JVM could not produce yet (their publication fence): the retry thread
