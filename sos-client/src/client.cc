@@ -1062,6 +1062,11 @@ void Client::RetryLoop() {
            release_candidates_.size() + to_release_.size() >= kReleaseBatchNow;
   };
   while (!retry_stopping_) {
+    // Emptied by others too (FreeForgotten takes freed handles off): a
+    // deadline left behind would have this thread wait for it, past, in a
+    // loop (both cores busy in a 2-thread-server run).
+    if (release_candidates_.empty() && to_release_.empty())
+      release_due = std::chrono::steady_clock::time_point::max();
     if (!release_candidates_.empty() || !to_release_.empty()) {
       const auto now = std::chrono::steady_clock::now();
       if (release_due == std::chrono::steady_clock::time_point::max())
