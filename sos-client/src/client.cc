@@ -279,18 +279,54 @@ uint64_t Client::ProgramOf(const djava_sos_chunk* c) const {
   return c->has_meta ? c->meta.program : 0;
 }
 
+bool Client::ProgramHasEnded(uint64_t program) {
+  if (program == 0) return false;
+  std::lock_guard<std::mutex> l(retry_mu_);
+  return ended_programs_.count(program) != 0;
+}
+
 size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, size_t n_kept,
                              djava_sos_chunk* const* released, size_t n_released) {
   if (program == 0) return 0;
   const std::unordered_set<const djava_sos_chunk*> keep(kept, kept + n_kept);
   const std::unordered_set<const djava_sos_chunk*> let_go(released, released + n_released);
+  std::unordered_set<uint64_t> ended;
+  {
+    std::lock_guard<std::mutex> l(retry_mu_);
+    ended_programs_.insert(program);
+    ended = ended_programs_;
+  }
   std::vector<djava_sos_chunk*> going;
+  size_t given_back = 0;
   {
     std::shared_lock<std::shared_mutex> hold(handles_mu_);
     for (djava_sos_chunk* c : AllChunks()) {
       if (keep.count(c) != 0) continue;
       std::lock_guard<std::mutex> l(c->mu);
-      if (Idle(c) && (let_go.count(c) != 0 || ProgramOf(c) == program)) going.push_back(c);
+      if (!Idle(c)) continue;
+      const uint64_t its = ProgramOf(c);
+      const bool unnamed =
+          c->user.load() == 0 && c->pending_refs.load() == 0 && c->retained.load() == 0;
+      // One of a program that ended before: only if no object here names
+      // it (the JVM's `kept` of that program's end may still).
+      if (let_go.count(c) == 0 && its != program && (ended.count(its) == 0 || !unnamed))
+        continue;
+      if (c->stash != nullptr && unnamed && ended.count(its) != 0) {
+        // A grant no access installed goes home by the release pass
+        // (GiveBackStash), its bytes with it: the chunk may outlive its
+        // program (a JDK object the program published first, which later
+        // programs use), and the grant may hold its only current copy.
+        Unreferenced(c);
+        given_back++;
+        continue;
+      }
+      // An earlier program's handle goes only if it holds no copy that
+      // home lacks, for the same reason.
+      if (its != program && let_go.count(c) == 0 &&
+          (c->stash != nullptr || c->clean || c->write_back_pending ||
+           (c->word.load() & kStateMask) == kStateM))
+        continue;
+      going.push_back(c);
     }
   }
   // Out of the table: from here the receiver finds no handle for these ids
@@ -337,7 +373,7 @@ size_t Client::ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, siz
       retry_cv_.notify_one();
     }
   }
-  const size_t forgotten = out.size();
+  const size_t forgotten = out.size() + given_back;
   AddForgotten(&out, now);
   FreeForgotten();
   {
@@ -961,10 +997,16 @@ void Client::OnGrant(Home* home, const sospb::ServerMessage& m) {
   ResetStash(c);  // none is expected: the server grants a chunk once per request
   if (stash->access == sospb::EXCLUSIVE) NoteExclusive(c->id);
   c->stash = std::move(stash);
+  const bool unasked = c->outstanding == djava_sos_chunk::Asked::kNone;
   c->outstanding = djava_sos_chunk::Asked::kNone;
   c->answer_status = DJAVA_SOS_OK;
   c->generation++;
   c->cv.notify_all();
+  // Moved here unasked after its program's handles went: nobody waits to
+  // install it.
+  if (unasked && c->user.load() == 0 && c->pending_refs.load() == 0 &&
+      ProgramHasEnded(ProgramOf(c)))
+    Unreferenced(c);
 }
 
 // Blocks the chunk for a revocation and carries it out once no access is in
@@ -1510,6 +1552,56 @@ void Client::GiveBackClean(djava_sos_chunk* c) {
   given_back_clean_++;
 }
 
+bool Client::GiveBackStash(djava_sos_chunk* c) {
+  djava_sos_chunk::Stash* s = c->stash.get();
+  if (broken_) return false;
+  if (s->access == sospb::SHARED) {
+    // A read copy: home has the same bytes. The release says it went.
+    ResetStash(c);
+    SetState(c, kStateI, false);
+    return true;
+  }
+  if (s->clean) {
+    // Never written since home granted it: home's copy is current.
+    ResetStash(c);
+    GiveBackClean(c);
+    return true;
+  }
+  // An upgrade without bytes makes the installed read copy current, and
+  // only an object here could produce it: none names it, so it stays until
+  // the server asks (a flush answers from the copy).
+  if (!s->has_data) return false;
+  // The stash holds the current bytes: written back, dropped, as a lock's
+  // release does (a request for the chunk waits for the answer).
+  const uint64_t epoch = FlushBegins();
+  sospb::BypassMessage m;
+  sospb::WriteBack* wb = m.mutable_write_back();
+  sospb::Chunk* ch = wb->mutable_chunk();
+  ch->set_id(c->id);
+  ch->set_array_length(s->array_length);
+  ch->set_identity_hash(s->identity_hash);
+  ch->set_version(c->version);
+  *ch->mutable_data() = s->data;
+  for (uint64_t ref : s->refs) ch->add_refs(ref);
+  wb->set_drop(true);
+  const uint32_t class_local = s->class_local;
+  bytes_out_ += s->data.size();
+  c->stats.bytes_out += s->data.size();
+  c->write_back_pending = true;
+  ResetStash(c);
+  SetState(c, kStateI, false);
+  c->cv.notify_all();
+  {
+    Home& home = HomeOf(c->id);
+    std::lock_guard<std::mutex> bl(home.bypass_send_mu);
+    classes_.Describe(home.index, class_local, ch);
+    home.bypass->Send(m);
+  }
+  FlushSent(epoch);
+  written_back_++;
+  return true;
+}
+
 bool Client::CopyOut(djava_sos_chunk* c, sospb::Chunk* ch) {
   ch->set_id(c->id);
   ch->set_array_length(c->meta.array_length);
@@ -1603,6 +1695,19 @@ bool Client::ReleaseUnreferenced() {
       if (IsNamed(c->id) || c->user.load() != 0 || c->pending_refs.load() != 0 ||
           c->retained.load() != 0 || (c->word.load() & kStateMask) == kStateM)
         continue;
+      // A grant of an ended program, which nothing here will install: it
+      // goes home, then its handle goes. Given back, not dropped: the chunk
+      // may outlive the program that made it (a JDK object it published
+      // first, which later programs use), and a grant moved here may hold
+      // the only current copy.
+      if (c->stash != nullptr && Idle(c) && !c->write_back_pending &&
+          ProgramHasEnded(ProgramOf(c))) {
+        if (!GiveBackStash(c)) continue;
+        if (c->write_back_pending) {
+          later.push_back(c);  // released once the server answers
+          continue;
+        }
+      }
       if (c->clean) {
         // A clean grant: the server has this node as its owner until the
         // chunk goes home (without bytes); released once it answers.

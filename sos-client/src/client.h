@@ -28,6 +28,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "class_registry.h"
@@ -173,6 +174,10 @@ class Client {
   // A clean grant (djava_sos_chunk::clean) that nothing here references
   // any more goes home without bytes (WriteBack with clean), with c->mu held.
   void GiveBackClean(djava_sos_chunk* c);
+  // Sends home a grant no access here installed (its bytes if it holds the
+  // only current copy) so that its handle can go. False if it must stay.
+  // Under c->mu.
+  bool GiveBackStash(djava_sos_chunk* c);
   // How many chunks this node has taken exclusively so far (granted
   // exclusive, or made here): a mark for HandOver (djava_sos_exclusive_mark).
   uint64_t ExclusiveMark();
@@ -188,9 +193,11 @@ class Client {
   // What put flushes off may be over: the retry thread tries them now.
   void RetryDeferredNow();
   // The JVM let go of a program's objects (the program ended on this node):
-  // the handles of that program's chunks and those `released` go, but those
-  // in `kept` and any in use. Returns how many went. See
-  // djava_sos_forget_program.
+  // the handles of that program's chunks (and of any program that ended
+  // before) and those `released` go, but those in `kept` and any in use.
+  // A grant no access installed goes home first (GiveBackStash, by the
+  // release pass, which this waits a bounded while for). Returns how many
+  // went. See djava_sos_forget_program.
   size_t ForgetProgram(uint64_t program, djava_sos_chunk* const* kept, size_t n_kept,
                        djava_sos_chunk* const* released, size_t n_released);
   // While held, no forgotten handle is freed (djava_sos_hold_handles).
@@ -337,6 +344,13 @@ class Client {
   // (Unreferenced), and releases decided and not yet sent. Under retry_mu_.
   std::vector<djava_sos_chunk*> release_candidates_;
   std::vector<std::pair<uint64_t, uint32_t>> to_release_;
+  // Programs that ended (ForgetProgram). A grant of one may still arrive
+  // after its program's handles went (a push or a read copy on its way, a
+  // flush that left a stash as a read copy): nothing here will install it,
+  // so its handle goes at the next release pass or program end instead of
+  // staying stashed for good. Under retry_mu_.
+  std::unordered_set<uint64_t> ended_programs_;
+  bool ProgramHasEnded(uint64_t program);
   // Flushes under way per epoch parity (FlushBegins).
   std::mutex flush_epoch_mu_;
   std::condition_variable flush_epoch_cv_;

@@ -393,12 +393,17 @@ bool HandleCountBecomes(djava_sos_client* c, size_t n) {
 class MovedGrantTest : public DataWithLocksTest {
  protected:
   // Node b gets x's chunk with x's monitor and never touches it; returns
-  // the nodes (a, b) and x's handle on a.
-  void MoveUnused(djava_sos_client** a_out, djava_sos_client** b_out, djava_sos_chunk** xa_out) {
+  // the nodes (a, b) and x's handle on a. ended_first: b let go of the
+  // program's handles before (the grant arrives after its program's end).
+  void MoveUnused(djava_sos_client** a_out, djava_sos_client** b_out, djava_sos_chunk** xa_out,
+                  bool ended_first = false) {
     auto [a, ma] = Node("a");
     auto [b, mb] = Node("b");
     auto [c, mc] = Node("c");
     (void)mc;
+    if (ended_first) {
+      EXPECT_EQ(djava_sos_forget_program(b, kProgram, nullptr, 0, nullptr, 0), 0u);
+    }
     djava_sos_chunk* xa = NewCounter(a);
     ASSERT_NE(xa, nullptr);
     const uint64_t id = djava_sos_id(xa);
@@ -417,8 +422,10 @@ class MovedGrantTest : public DataWithLocksTest {
     ASSERT_EQ(f.get(), DJAVA_MON_OK);
     ASSERT_EQ(djava_monitor_exit(mb, id, kProgram, 2), DJAVA_MON_OK);
     ASSERT_EQ(sos_->DirectoryStatistics().pushes, 1u);
-    EXPECT_TRUE(HandleCountBecomes(b, 1)) << "the moved grant's handle: "
-                                          << djava_sos_handle_count(b) << " handles";
+    if (!ended_first) {
+      EXPECT_TRUE(HandleCountBecomes(b, 1)) << "the moved grant's handle: "
+                                            << djava_sos_handle_count(b) << " handles";
+    }
     *a_out = a;
     *b_out = b;
     *xa_out = xa;
@@ -431,6 +438,20 @@ TEST_P(MovedGrantTest, ItsHandleGoesWithItsProgram) {
   ASSERT_NO_FATAL_FAILURE(MoveUnused(&a, &b, &xa));
   EXPECT_EQ(djava_sos_forget_program(b, kProgram, nullptr, 0, nullptr, 0), 1u);
   EXPECT_EQ(djava_sos_handle_count(b), 0u);
+}
+
+TEST_P(MovedGrantTest, OneThatArrivesAfterItsProgramEndedGoesByItself) {
+  // Nothing here installs it, and no later program's end may be coming.
+  djava_sos_client *a = nullptr, *b = nullptr;
+  djava_sos_chunk* xa = nullptr;
+  ASSERT_NO_FATAL_FAILURE(MoveUnused(&a, &b, &xa, /*ended_first=*/true));
+  EXPECT_TRUE(HandleCountBecomes(b, 0)) << djava_sos_handle_count(b) << " handles left";
+  // It went home with its bytes, not dropped: the chunk outlives the
+  // program that ended on b (a JDK object that program published first,
+  // which another program uses), and b held its only current copy.
+  djava_sos_client* d = Node("d").first;
+  EXPECT_EQ(Value(djava_sos_chunk_for(d, djava_sos_id(xa))), 5u);
+  EXPECT_EQ(sos_->DirectoryStatistics().lost, 0u);
 }
 
 TEST_P(MovedGrantTest, ItsHandleGoesWhenTakenBackUnused) {
