@@ -204,22 +204,22 @@ void ThreadRegistry::ProgramEnded(ProgramId program, const std::string& why,
   queue_.erase(std::remove_if(queue_.begin(), queue_.end(),
                               [&](const ThreadKey& k) { return k.program == program; }),
                queue_.end());
+  // Every server is told, not only those that ran its threads: the
+  // program's objects reach others too (a new object sent along with one a
+  // thread there read, a copy moved with a lock taken there, both through
+  // JDK objects that programs share), and only its end lets them go.
   for (auto& s : servers_) {
-    bool had = p->second.servers_used.count(s.first) != 0;
     for (auto it = s.second.running.begin(); it != s.second.running.end();) {
       if (it->program == program) {
         it = s.second.running.erase(it);
-        had = true;
       } else {
         ++it;
       }
     }
-    if (had) {
-      Action a{Action::kDropProgram};
-      a.server = s.first;
-      a.thread.program = program;
-      out->push_back(a);
-    }
+    Action a{Action::kDropProgram};
+    a.server = s.first;
+    a.thread.program = program;
+    out->push_back(a);
   }
   threads_.erase(threads_.lower_bound(ThreadKey{program, 0}),
                  threads_.upper_bound(ThreadKey{program, UINT64_MAX}));

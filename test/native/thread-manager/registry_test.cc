@@ -221,10 +221,13 @@ TEST_F(RegistryTest, ServerDisconnectFailsItsProgramsNamingTheServer) {
   EXPECT_FALSE(reg_.HasServer(1));
   // A failed program submits nothing more.
   EXPECT_NE("", reg_.Submit(100, 2, false, &out_));
-  // Its end frees everything and tells the surviving servers it used (none).
+  // Its end frees everything and tells every surviving server (beta ran
+  // none of its threads, and may hold its objects all the same).
   reg_.ProgramEnded(100, "failed", &out_);
   acts = Take();
-  EXPECT_EQ(0, Count(acts, Action::kDropProgram));
+  EXPECT_EQ(1, Count(acts, Action::kDropProgram));
+  for (const Action& a : acts)
+    if (a.kind == Action::kDropProgram) EXPECT_EQ(2u, a.server);
   EXPECT_EQ(1, Count(acts, Action::kFreeProgram));
 }
 
@@ -254,21 +257,25 @@ TEST_F(RegistryTest, MissedLivenessDeadlineIsServerDeath) {
   EXPECT_TRUE(failed);
 }
 
-TEST_F(RegistryTest, ProgramEndTellsEveryServerItUsed) {
+TEST_F(RegistryTest, ProgramEndTellsEveryServer) {
+  // s3 ran none of its threads, but may hold its objects all the same.
   reg_.RegisterProgram(100, 7, "a", "cp");
   reg_.RegisterServer(1, "s1", 1, 0, &out_);
   reg_.RegisterServer(2, "s2", 1, 0, &out_);
   for (uint64_t t = 1; t <= 3; t++) reg_.Submit(100, t, false, &out_);
   reg_.ThreadEnded(1, 100, 1, false, "", &out_);
+  reg_.RegisterServer(3, "s3", 1, 0, &out_);  // nothing queued for it now
+  EXPECT_EQ(0, reg_.Running(3));
   out_.clear();
   reg_.ProgramEnded(100, "System.exit", &out_);
   auto acts = Take();
   std::set<ServerId> dropped;
   for (const Action& a : acts)
     if (a.kind == Action::kDropProgram) dropped.insert(a.server);
-  EXPECT_EQ((std::set<ServerId>{1, 2}), dropped);
+  EXPECT_EQ((std::set<ServerId>{1, 2, 3}), dropped);
   EXPECT_EQ(0, reg_.Running(1));
   EXPECT_EQ(0, reg_.Running(2));
+  EXPECT_EQ(0, reg_.Running(3));
   EXPECT_EQ(0, Count(acts, Action::kAssign));
   // A late end report from a server is harmless.
   EXPECT_EQ("", reg_.ThreadEnded(1, 100, 3, false, "", &out_));

@@ -189,6 +189,11 @@ public final class ThreadServer {
     private static void drop(long id) {
         Program p = programs.remove(id);
         if (p == null) {
+            // None of its threads ran here, but its objects may have come all
+            // the same (sent along with an object a thread here read, moved
+            // with a lock taken here): they go with it.
+            System.err.println("thread-server " + Node.nodeName() + ": program " + Long.toUnsignedString(id)
+                    + " ended: " + Node.dropProgram(id));
             return;
         }
         // The program ended: its threads here must not go on (a sleeping or

@@ -247,7 +247,8 @@ JVM_END
 // serves the next program as it was. Returns what was done, for the log.
 NODE_ENTRY(jstring, Node_dropProgram(JNIEnv* env, jclass, jlong program))
   if (!require_member(thread)) return NULL;
-  if (PrintDistributedStatistics) {
+  // A program that ran no thread here has no table of its own to print.
+  if (PrintDistributedStatistics && DsoHeap::runs_program((uint64_t)program)) {
     char title[64];
     jio_snprintf(title, sizeof(title), ", program " UINT64_FORMAT, (uint64_t)program);
     DsoStatistics::print(thread, tty, (uint64_t)program, title);
