@@ -3,7 +3,7 @@
 //
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
 //              [--no-collection] [--no-migratory] [--no-data-with-locks]
-//              [--no-node-handoffs] [--no-objects-along] [--data-with-release]
+//              [--no-node-handoffs] [--no-objects-along] [--no-data-with-release]
 //              [--transport auto|ucx|tcp] [--shard I/N] --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
@@ -29,7 +29,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "sos-server: %s\n"
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
                "                  [--no-collection] [--no-migratory] [--no-data-with-locks]\n"
-               "                  [--no-node-handoffs] [--no-objects-along] [--data-with-release]\n"
+               "                  [--no-node-handoffs] [--no-objects-along] [--no-data-with-release]\n"
                "                  [--transport auto|ucx|tcp] [--shard I/N] --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
@@ -50,9 +50,10 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "  --no-objects-along   the new objects a flushed chunk names, which its node\n"
                "                       sends along, wait at home for a request instead of\n"
                "                       going to the flush's requester (for measurement)\n"
-               "  --data-with-release  a monitor's holder hears that another node wants it,\n"
-               "                       and what its node wrote under it leaves with the\n"
-               "                       release (off by default for now: docs/SOS.md)\n"
+               "  --no-data-with-release\n"
+               "                       a monitor's holder does not hear that another node\n"
+               "                       wants it: what its node wrote under it waits for the\n"
+               "                       next holder's flush (for measurement)\n"
                "  --transport          what nodes' connections travel on after the handshake:\n"
                "                       ucx (shared memory, RDMA) or tcp; auto takes ucx from\n"
                "                       nodes that offer it (default: $DJAVA_TRANSPORT, else auto)\n"
@@ -84,11 +85,11 @@ int main(int argc, char** argv) {
       monitor_options.node_handoffs = false;
       continue;
     }
-    if (a == "--data-with-release") {
+    if (a == "--data-with-release") {  // the default
       monitor_options.wanted_notices = true;
       continue;
     }
-    if (a == "--no-data-with-release") {  // the default
+    if (a == "--no-data-with-release") {
       monitor_options.wanted_notices = false;
       continue;
     }

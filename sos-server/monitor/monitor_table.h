@@ -170,11 +170,10 @@ class MonitorTable {
     bool node_handoffs = true;  // grants name successors (see above)
     // A Java monitor's holder hears when another node's thread queues for
     // it (kWanted, Granted.wanted_elsewhere), so that what it wrote under
-    // the monitor can leave with its release (monitor.proto, Wanted). Off
-    // by default until a rare failure seen with it is understood
-    // (docs/SOS.md, "Data leaves with the release"); sos-server
-    // --data-with-release turns it on.
-    bool wanted_notices = false;
+    // the monitor can leave with its release (monitor.proto, Wanted;
+    // docs/SOS.md, "Data leaves with the release"). sos-server
+    // --no-data-with-release turns it off, for measurement.
+    bool wanted_notices = true;
   };
   MonitorTable() : MonitorTable(Options()) {}
   explicit MonitorTable(Options options) : options_(options) {}
