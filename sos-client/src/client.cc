@@ -263,6 +263,19 @@ size_t Client::HandleCount() {
 
 // In use: an access, a request or revocation under way, a thread waiting,
 // bytes being installed. Such a handle is not forgotten.
+bool Client::IsJdkClass(uint32_t class_local) const {
+  const ClassInfo* info = class_local != 0 ? classes_.Get(class_local) : nullptr;
+  if (info == nullptr) return false;
+  const std::string& n = info->name;
+  size_t at = 0;
+  while (at < n.size() && n[at] == '[') at++;  // an array's element class
+  if (at > 0) {
+    if (at == n.size() - 1) return true;  // of a primitive type
+    if (n[at] == 'L') at++;
+  }
+  return n.compare(at, 5, "java/") == 0;  // HotSpot's internal names
+}
+
 bool Client::Idle(const djava_sos_chunk* c) const {
   return Pins(c->word.load()) == 0 && c->outstanding == djava_sos_chunk::Asked::kNone &&
          !c->revoke.active && c->waiters == 0 && !c->installing;
@@ -1451,7 +1464,8 @@ uint64_t Client::ExclusiveMark() {
   return exclusive_count_.load(std::memory_order_relaxed);
 }
 
-size_t Client::HandOver(uint64_t since, uint64_t program, uint64_t* out, size_t max) {
+size_t Client::HandOver(uint64_t since, uint64_t program, bool jdk_only, uint64_t* out,
+                        size_t max) {
   if (program == 0) return 0;
   std::vector<uint64_t> ids;
   {
@@ -1474,6 +1488,14 @@ size_t Client::HandOver(uint64_t since, uint64_t program, uint64_t* out, size_t 
     // thread is publishing it right now): there are no bytes to produce
     // for it, and nobody else knows its id yet anyway.
     if (c == nullptr || (have_callbacks_ && c->user.load() == 0)) continue;
+    // A synchronizer's release hands over only the JDK's objects (a queue's
+    // own object and array, AQS's nodes): their final fields are read from
+    // the replica (docs/HEAP.md, "kept finals"), so the releaser loses
+    // nothing it reads outside the lock. A program's own object written
+    // under the lock may be read so (t.lock.lock() reads final t.lock):
+    // dropped here, that read would miss at once and pull it back, and the
+    // two nodes would pass it to and fro; it moves with the grant instead.
+    if (jdk_only && !IsJdkClass(c->class_local)) continue;
     if (WriteBack(c, /*drop=*/true, program) == DJAVA_SOS_OK) out[n++] = id;
   }
   handed_over_ += n;

@@ -178,13 +178,17 @@ class Client {
   // only current copy) so that its handle can go. False if it must stay.
   // Under c->mu.
   bool GiveBackStash(djava_sos_chunk* c);
+  // Whether a class is the JDK's (java/..., or an array of such or of a
+  // primitive type): HandOver's jdk_only.
+  bool IsJdkClass(uint32_t class_local) const;
   // How many chunks this node has taken exclusively so far (granted
   // exclusive, or made here): a mark for HandOver (djava_sos_exclusive_mark).
   uint64_t ExclusiveMark();
   // Writes home and drops the newest `max` of the chunks taken exclusively
-  // since `since` that are still idle in M here; their ids go to out.
-  // Returns how many (djava_sos_hand_over).
-  size_t HandOver(uint64_t since, uint64_t program, uint64_t* out, size_t max);
+  // since `since` that are still idle in M here (jdk_only: of the JDK's
+  // classes only); their ids go to out. Returns how many
+  // (djava_sos_hand_over).
+  size_t HandOver(uint64_t since, uint64_t program, bool jdk_only, uint64_t* out, size_t max);
   void TakeChunkStats(djava_sos_chunk* c, djava_sos_stats* stats);
   // The bytes about to be produced name these ids (the produce callback
   // says so, djava_sos_produced_refs); runs as in sospb::Chunk.

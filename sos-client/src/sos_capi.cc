@@ -206,8 +206,9 @@ uint64_t djava_sos_exclusive_mark(djava_sos_client* client) {
 }
 
 size_t djava_sos_hand_over(djava_sos_client* client, uint64_t since, uint64_t program,
-                           uint64_t* out, size_t max) {
-  return reinterpret_cast<Client*>(client)->HandOver(since, program, out, max);
+                           uint32_t flags, uint64_t* out, size_t max) {
+  return reinterpret_cast<Client*>(client)->HandOver(
+      since, program, (flags & DJAVA_SOS_HAND_OVER_JDK_ONLY) != 0, out, max);
 }
 
 void djava_sos_take_chunk_stats(djava_sos_chunk* chunk, djava_sos_stats* stats) {

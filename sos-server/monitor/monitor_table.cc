@@ -477,7 +477,6 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
     e.place = r.place;
     e.first_in_line = FirstInLine(*m, r.place);
   }
-  m->owner_grouped = r.grouped;
   e.tenure = m->tenure = ++next_tenure_;
   if (options_.node_handoffs && r.grouped && !m->leased) {
     // The node's other grouped requests, up to the first that keeps its
@@ -493,7 +492,7 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
       it = m->entry.erase(it);
     }
   }
-  m->wanted_told = options_.wanted_notices && r.grouped && !m->leased && WantedElsewhere(*m);
+  m->wanted_told = options_.wanted_notices && !m->leased && WantedElsewhere(*m);
   e.wanted_elsewhere = m->wanted_told;
   if (options_.wanted_notices && r.grouped && !m->leased) {
     for (const Waiter& w : m->waiters) {
@@ -587,10 +586,11 @@ bool MonitorTable::WantedElsewhere(const Monitor& m) const {
 }
 
 void MonitorTable::MaybeTellWanted(ObjectId obj, Monitor* m, std::vector<Event>* out) {
-  // A lease's node hears a Recall instead; a synchronizer's monitor guards
-  // no data of its own holder's (its node does nothing with the notice).
-  if (!options_.wanted_notices || !m->owned || m->leased || !m->owner_grouped ||
-      m->wanted_told || !WantedElsewhere(*m))
+  // A lease's node hears a Recall instead. A synchronizer's holder (a
+  // shared ReentrantLock's) hears it too: what it wrote under the lock
+  // leaves with its release.
+  if (!options_.wanted_notices || !m->owned || m->leased || m->wanted_told ||
+      !WantedElsewhere(*m))
     return;
   m->wanted_told = true;
   Event e{Event::kWanted};

@@ -300,9 +300,8 @@ class MonitorTable {
     // enters again before it arrives, takes it as that enter's answer.
     bool grant_cancelled = false;
     TimeNs last_recall = INT64_MIN / 2;
-    // The owner's request was a Java monitor's (grouped), and whether its
-    // node has heard this tenure that another node wants the monitor.
-    bool owner_grouped = false;
+    // Whether the owner's node has heard this tenure that another node
+    // wants the monitor.
     bool wanted_told = false;
     uint64_t tenure = 0;  // the owner's tenure's number (next_tenure_)
     std::deque<Request> entry;  // enters and signals, FIFO: no starvation

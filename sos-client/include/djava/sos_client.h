@@ -276,7 +276,10 @@ uint64_t djava_sos_exclusive_mark(djava_sos_client* client);
  * names them in, from a thread whose accesses have all ended; it waits
  * neither for the network nor for a chunk another thread holds. */
 size_t djava_sos_hand_over(djava_sos_client* client, uint64_t since, uint64_t program,
-                           uint64_t* out, size_t max);
+                           uint32_t flags, uint64_t* out, size_t max);
+/* djava_sos_hand_over's flags. JDK_ONLY: only chunks of the JDK's classes
+ * (a synchronizer's release: see Client::HandOver). */
+#define DJAVA_SOS_HAND_OVER_JDK_ONLY 1u
 void djava_sos_unretain(djava_sos_chunk* chunk);
 /* Called by the produce callback, before it returns the bytes of a flush:
  * the chunk ids they name, each once (the server's edges between chunks),

@@ -410,7 +410,7 @@ TEST(SosClient, AHandOverNeverWaitsForAChunkBeingFlushed) {
   }
   auto handed = std::async(std::launch::async, [&] {
     uint64_t ids[8];
-    return djava_sos_hand_over(a, since, 42, ids, 8);  // Meta's program
+    return djava_sos_hand_over(a, since, 42, 0, ids, 8);  // Meta's program
   });
   const bool returned = handed.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
   {

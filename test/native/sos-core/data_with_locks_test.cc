@@ -12,6 +12,7 @@
 #include <fstream>
 #include <future>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -281,7 +282,7 @@ TEST_P(DataWithLocksTest, WhatAReleaseHandsOverGoesAheadOfIt) {
     ASSERT_EQ(djava_monitor_release_wanted(this_m, id, kProgram, this_thread, 0, &since), 1)
         << "turn " << turn;
     uint64_t ids[8];
-    const size_t n = djava_sos_hand_over(this_c, since, kProgram, ids, 8);
+    const size_t n = djava_sos_hand_over(this_c, since, kProgram, 0, ids, 8);
     if (turn == 0) {
       EXPECT_EQ(n, 0u) << "a made the object before its thread asked for the monitor";
     } else {
@@ -342,7 +343,7 @@ TEST_P(DataWithLocksTest, AHandedOverCopyIsAskedForOnlyAfterItsWriteBack) {
     const uint64_t since = djava_sos_exclusive_mark(c);
     Add(mine, 1);  // a miss after the first round: the other dropped it
     uint64_t ids[8];
-    ASSERT_EQ(djava_sos_hand_over(c, round == 0 ? 0 : since, kProgram, ids, 8), 1u)
+    ASSERT_EQ(djava_sos_hand_over(c, round == 0 ? 0 : since, kProgram, 0, ids, 8), 1u)
         << "round " << round;
     // Again at once, and the other way round: each reads what the last wrote.
     ASSERT_EQ(Value(mine), static_cast<uint64_t>(round + 1));
@@ -369,9 +370,40 @@ TEST_P(DataWithLocksTest, AReleaseHandsOverOnlyItsProgramsChunks) {
   ASSERT_NE(other, nullptr) << e.message;
   std::memset(djava_sos_data(other), 0, 8);
   uint64_t ids[8];
-  ASSERT_EQ(djava_sos_hand_over(a, since, kProgram, ids, 8), 1u);
+  ASSERT_EQ(djava_sos_hand_over(a, since, kProgram, 0, ids, 8), 1u);
   EXPECT_EQ(ids[0], djava_sos_id(mine));
-  EXPECT_EQ(djava_sos_hand_over(a, since, 0, ids, 8), 0u) << "a thread of no program";
+  EXPECT_EQ(djava_sos_hand_over(a, since, 0, 0, ids, 8), 0u) << "a thread of no program";
+}
+
+// A synchronizer's release hands over only the JDK's objects: a program's
+// own object written under the lock may be read outside it through a final
+// field (t.lock.lock()), and dropped at the releaser that read would miss.
+TEST_P(DataWithLocksTest, ASynchronizersReleaseHandsOverOnlyTheJdksObjects) {
+  auto [a, ma] = Node("a");
+  (void)ma;
+  const uint64_t since = djava_sos_exclusive_mark(a);
+  djava_sos_error e{};
+  auto make = [&](const char* name) {
+    djava_sos_meta meta{};
+    meta.class_name = name;
+    meta.program = kProgram;
+    djava_sos_chunk* c = djava_sos_alloc(a, 8, &meta, &e);
+    if (c != nullptr) std::memset(djava_sos_data(c), 0, 8);
+    return c;
+  };
+  djava_sos_chunk* queue = make("java/util/concurrent/ArrayBlockingQueue");
+  djava_sos_chunk* items = make("[Ljava/lang/Object;");
+  djava_sos_chunk* counts = make("[I");
+  djava_sos_chunk* turns = make("Sync$Turns");
+  djava_sos_chunk* elsewhere = make("[Ljavax/Thing;");
+  ASSERT_TRUE(queue && items && counts && turns && elsewhere) << e.message;
+  uint64_t ids[8];
+  const size_t n = djava_sos_hand_over(a, since, kProgram, DJAVA_SOS_HAND_OVER_JDK_ONLY, ids, 8);
+  std::set<uint64_t> handed(ids, ids + n);
+  EXPECT_EQ(handed, (std::set<uint64_t>{djava_sos_id(queue), djava_sos_id(items),
+                                        djava_sos_id(counts)}));
+  // Without the flag (a Java monitor's release) the rest goes too.
+  EXPECT_EQ(djava_sos_hand_over(a, since, kProgram, 0, ids, 8), 2u);
 }
 
 // Whether c's handle count becomes n within 10 s: what arrives on a node's

@@ -274,8 +274,9 @@ void DsoMonitors::step_aside_if_asked(JavaThread* current, Handle obj, ObjectMon
 // holder with the monitor instead of its directory asking this node for
 // them afterwards (a round trip on the hand-off's critical path). Sends
 // only: never blocks, so it may run where exit does.
-static void hand_over_before_release(djava_monitor_client* client, uint64_t monitor,
-                                     uint64_t program, uint64_t key, bool whole) {
+void DsoMonitors::hand_over_before_release(uint64_t monitor, uint64_t program, uint64_t key,
+                                           bool whole, bool jdk_only) {
+  djava_monitor_client* client = _client;
   uint64_t since;
   if (DsoNode::lib().djava_monitor_release_wanted(client, monitor, program, key, whole ? 1 : 0,
                                                   &since) != 1) {
@@ -284,8 +285,9 @@ static void hand_over_before_release(djava_monitor_client* client, uint64_t moni
   // As many as the directory moves with a lock (Directory::kMovedWithLock).
   const size_t max_handed_over = 8;
   uint64_t ids[max_handed_over];
-  size_t n = DsoNode::lib().djava_sos_hand_over(DsoNode::sos(), since, program, ids,
-                                                max_handed_over);
+  size_t n = DsoNode::lib().djava_sos_hand_over(
+      DsoNode::sos(), since, program, jdk_only ? DJAVA_SOS_HAND_OVER_JDK_ONLY : 0, ids,
+      max_handed_over);
   if (n > 0) {
     DsoNode::lib().djava_monitor_note_released(client, monitor, program, key, ids, n);
   }
@@ -298,7 +300,7 @@ void DsoMonitors::exit(JavaThread* current, oop obj) {
     return;
   }
   uint64_t program = DsoThreads::current_program(current);
-  hand_over_before_release(_client, DsoHeap::id_of(obj), program, thread_key(current), false);
+  hand_over_before_release(DsoHeap::id_of(obj), program, thread_key(current), false, false);
   int status = DsoNode::lib().djava_monitor_exit(_client, DsoHeap::id_of(obj), program,
                                                  thread_key(current));
   // A failed (or dropped) program's monitors are gone already: its threads
@@ -382,8 +384,8 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
   if (DsoNode::has_left(current)) {
     return;  // nobody is left to notify it: a spurious wake-up
   }
-  hand_over_before_release(_client, DsoHeap::id_of(obj()), DsoThreads::current_program(current),
-                           thread_key(current), true);
+  hand_over_before_release(DsoHeap::id_of(obj()), DsoThreads::current_program(current),
+                           thread_key(current), true, false);
   int status = wait_in_service(current, DsoHeap::id_of(obj()), 0, 0, millis, interruptible,
                                false);
   switch (status) {

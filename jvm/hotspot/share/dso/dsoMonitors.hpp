@@ -79,6 +79,14 @@ class DsoMonitors : AllStatic {
   // owns `monitor` again (patches/0028).
   static void step_aside_if_asked(JavaThread* current, Handle obj, ObjectMonitor* monitor);
 
+  // Data leaves with the release (docs/SOS.md): before a release that the
+  // service said another node waits for, what this node took exclusively
+  // in the tenure goes home, named in the release. Sends only. whole: the
+  // release is a wait (every re-entry released); jdk_only: a
+  // synchronizer's release, which hands over only the JDK's objects.
+  static void hand_over_before_release(uint64_t monitor, uint64_t program, uint64_t key,
+                                       bool whole, bool jdk_only);
+
   // The thread's name in the monitor service.
   static uint64_t thread_key(JavaThread* thread);
   static djava_monitor_client* client() { return _client; }

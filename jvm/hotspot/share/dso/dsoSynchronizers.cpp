@@ -129,6 +129,10 @@ JVM_ENTRY(static void, SS_exit(JNIEnv* env, jclass, jobject sync))
   if (!shared_here(thread, o)) {
     return;
   }
+  // What the holder wrote under the synchronizer (a queue's object, array
+  // and nodes) leaves with the release when another node waits for it.
+  DsoMonitors::hand_over_before_release(monitor_of(o), DsoThreads::current_program(thread),
+                                        DsoMonitors::thread_key(thread), false, true);
   int status = DsoNode::lib().djava_monitor_exit(DsoMonitors::client(), monitor_of(o),
                                                  DsoThreads::current_program(thread),
                                                  DsoMonitors::thread_key(thread));
