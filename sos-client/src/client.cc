@@ -261,8 +261,6 @@ size_t Client::HandleCount() {
   return n;
 }
 
-// In use: an access, a request or revocation under way, a thread waiting,
-// bytes being installed. Such a handle is not forgotten.
 bool Client::IsJdkClass(uint32_t class_local) const {
   const ClassInfo* info = class_local != 0 ? classes_.Get(class_local) : nullptr;
   if (info == nullptr) return false;
@@ -276,6 +274,8 @@ bool Client::IsJdkClass(uint32_t class_local) const {
   return n.compare(at, 5, "java/") == 0;  // HotSpot's internal names
 }
 
+// In use: an access, a request or revocation under way, a thread waiting,
+// bytes being installed. Such a handle is not forgotten.
 bool Client::Idle(const djava_sos_chunk* c) const {
   return Pins(c->word.load()) == 0 && c->outstanding == djava_sos_chunk::Asked::kNone &&
          !c->revoke.active && c->waiters == 0 && !c->installing;
@@ -870,10 +870,7 @@ void Client::PerformRevoke(djava_sos_chunk* c, bool along) {
       } else {
         described = ch;
         class_local = c->stash->class_local;
-        ch->set_array_length(c->stash->array_length);
-        ch->set_identity_hash(c->stash->identity_hash);
-        *data = c->stash->data;
-        for (uint64_t ref : c->stash->refs) ch->add_refs(ref);
+        CopyOutStash(*c->stash, ch);
         fr->set_unused(true);  // no access installed it
       }
       ch->set_version(c->version);
@@ -1600,11 +1597,8 @@ bool Client::GiveBackStash(djava_sos_chunk* c) {
   sospb::WriteBack* wb = m.mutable_write_back();
   sospb::Chunk* ch = wb->mutable_chunk();
   ch->set_id(c->id);
-  ch->set_array_length(s->array_length);
-  ch->set_identity_hash(s->identity_hash);
   ch->set_version(c->version);
-  *ch->mutable_data() = s->data;
-  for (uint64_t ref : s->refs) ch->add_refs(ref);
+  CopyOutStash(*s, ch);
   wb->set_drop(true);
   const uint32_t class_local = s->class_local;
   bytes_out_ += s->data.size();
@@ -1622,6 +1616,13 @@ bool Client::GiveBackStash(djava_sos_chunk* c) {
   FlushSent(epoch);
   written_back_++;
   return true;
+}
+
+void Client::CopyOutStash(const djava_sos_chunk::Stash& s, sospb::Chunk* ch) {
+  ch->set_array_length(s.array_length);
+  ch->set_identity_hash(s.identity_hash);
+  *ch->mutable_data() = s.data;
+  for (uint64_t ref : s.refs) ch->add_refs(ref);
 }
 
 bool Client::CopyOut(djava_sos_chunk* c, sospb::Chunk* ch) {

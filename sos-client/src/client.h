@@ -178,6 +178,9 @@ class Client {
   // only current copy) so that its handle can go. False if it must stay.
   // Under c->mu.
   bool GiveBackStash(djava_sos_chunk* c);
+  // A grant's stashed bytes, ids named and layout into ch (a flush's
+  // reply or a write-back of a grant no access installed).
+  static void CopyOutStash(const djava_sos_chunk::Stash& s, sospb::Chunk* ch);
   // Whether a class is the JDK's (java/..., or an array of such or of a
   // primitive type): HandOver's jdk_only.
   bool IsJdkClass(uint32_t class_local) const;
