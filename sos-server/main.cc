@@ -184,6 +184,7 @@ int main(int argc, char** argv) {
                                        [&](uint64_t program) { sos.FreeProgram(program); });
   if (data_with_locks) monitors.SetDataMover(&mover);
   monitors.Register(&host);
+  host.OnStop([&] { sos.Stop(); });
   if (!host.Listen(listen, &error)) {
     std::fprintf(stderr, "sos-server: cannot listen on %s: %s\n", listen.c_str(), error.c_str());
     return 1;

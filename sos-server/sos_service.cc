@@ -216,7 +216,10 @@ void SosService::ServeMain(std::unique_ptr<wire::Connection> conn, const std::st
     s->main = nullptr;
     if (s->bypass != nullptr) s->bypass->Shutdown();
   }
-  if (left) {
+  if (stopping_host_) {
+    // The directory ends with this process: nothing to decide for the node.
+    Say("node " + std::to_string(s->node) + " (" + s->name + ") disconnected by the stop");
+  } else if (left) {
     nodes_left_++;
     directory_.RemoveNode(s->node, "left at " + Now());
     Say("node " + std::to_string(s->node) + " (" + s->name + ") left");
@@ -348,6 +351,7 @@ std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
   const std::string who = "node " + std::to_string(s->node) + " (" + s->name + ")";
   HoldPosts held;
   while (held.SendUnlessBuffered(conn) && conn->Receive(&req)) {
+    if (stopping_host_) return "";
     requests_++;
     switch (req.body_case()) {
       case sospb::NodeRequest::kRead:
@@ -450,6 +454,7 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
   std::string why;
   HoldPosts held;
   while (why.empty() && held.SendUnlessBuffered(conn.get()) && conn->Receive(&m)) {
+    if (stopping_host_) break;
     switch (m.body_case()) {
       case sospb::BypassMessage::kInvalidateAck:
         Answered(s.get(), m.invalidate_ack().id(), m.invalidate_ack().txn());

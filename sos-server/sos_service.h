@@ -67,6 +67,12 @@ class SosService : public NodeSink {
   // Connection handlers for wire::ServiceHost ("sos", "sos-bypass").
   void ServeMain(std::unique_ptr<wire::Connection> conn, const std::string& peer);
   void ServeBypass(std::unique_ptr<wire::Connection> conn, const std::string& peer);
+  // The server is stopping (wire::ServiceHost::OnStop): it answers no more
+  // requests, and the connections its stop closes are not its nodes'
+  // deaths. A node learns of the stop from its connection's end, as it
+  // would of a killed server; none is told that another node's copies are
+  // lost because this server closed that node's connection first.
+  void Stop() { stopping_host_ = true; }
 
   // The program ended (the thread manager, through the monitor service):
   // its chunks go (Directory::FreeProgram).
@@ -147,6 +153,7 @@ class SosService : public NodeSink {
   std::atomic<uint64_t> nodes_left_{0};
   std::atomic<uint64_t> nodes_died_{0};
   std::atomic<uint64_t> nodes_silent_{0};
+  std::atomic<bool> stopping_host_{false};
 
   std::mutex watchdog_mu_;
   std::condition_variable watchdog_cv_;

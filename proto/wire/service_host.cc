@@ -136,10 +136,13 @@ size_t ServiceHost::threads() const {
   return threads_.size() + finished_.size();
 }
 
+void ServiceHost::OnStop(std::function<void()> f) { on_stop_.push_back(std::move(f)); }
+
 void ServiceHost::Stop() {
   std::lock_guard<std::mutex> l(mu_);
   if (stopping_) return;
   stopping_ = true;
+  for (const auto& f : on_stop_) f();
   if (listen_fd_ >= 0) shutdown(listen_fd_, SHUT_RDWR);
   for (int fd : live_) shutdown(fd, SHUT_RDWR);
 }

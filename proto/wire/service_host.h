@@ -37,6 +37,10 @@ class ServiceHost {
 
   // Before Listen.
   void AddService(const std::string& name, Handler handler);
+  // Before Listen: runs first in Stop(), before any connection is shut
+  // down, so a service can stop answering before its peers' connections
+  // close one by one (and not mistake those closes for its peers' ends).
+  void OnStop(std::function<void()> f);
 
   // Binds host_port (port 0: any free port). False with *error.
   bool Listen(const std::string& host_port, std::string* error);
@@ -59,6 +63,7 @@ class ServiceHost {
   const std::string secret_;
   const Log log_;
   std::map<std::string, Handler> services_;
+  std::vector<std::function<void()>> on_stop_;
   int listen_fd_ = -1;
   int port_ = 0;
 

@@ -34,6 +34,7 @@ class Shard {
                      [this](std::unique_ptr<wire::Connection> c, const std::string& p) {
                        service_.ServeBypass(std::move(c), p);
                      });
+    host_.OnStop([this] { service_.Stop(); });  // as sos-server's main
     std::string error;
     EXPECT_TRUE(host_.Listen("127.0.0.1:0", &error)) << error;
     address_ = "127.0.0.1:" + std::to_string(host_.port());

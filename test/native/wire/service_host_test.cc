@@ -1,7 +1,7 @@
 // ServiceHost over real loopback sockets: dispatch by service name, refusal
 // of unknown services and wrong secrets before any handler runs, isolation of
-// one client's handshake from a silent one, Stop() ending blocked handlers,
-// and the reaping of finished connection threads.
+// one client's handshake from a silent one, Stop() ending blocked handlers
+// (after its hooks ran), and the reaping of finished connection threads.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -176,11 +176,17 @@ class BlockingHostFixture : public HostFixture {
       }
       released_++;
     });
+    host_->OnStop([this] {
+      stop_hooks_++;
+      released_at_stop_ = released_.load();
+    });
   }
   std::mutex block_mu_;
   std::condition_variable block_cv_;
   int blocked_ = 0;
   std::atomic<int> released_{0};
+  std::atomic<int> stop_hooks_{0};
+  std::atomic<int> released_at_stop_{-1};
 };
 
 TEST_F(BlockingHostFixture, StopEndsBlockedHandlersAndRun) {
@@ -197,6 +203,10 @@ TEST_F(BlockingHostFixture, StopEndsBlockedHandlersAndRun) {
   }
   auto start = std::chrono::steady_clock::now();
   host_->Stop();
+  host_->Stop();
+  // The stop hook ran once, before any connection was shut down.
+  EXPECT_EQ(stop_hooks_, 1);
+  EXPECT_EQ(released_at_stop_, 0);
   runner_.join();
   EXPECT_TRUE(run_returned_);
   // The destructor joins every connection thread: it returns only once the
