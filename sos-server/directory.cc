@@ -557,11 +557,13 @@ bool Directory::Push(ChunkId id, NodeId from, NodeId to, std::function<void()> s
 }
 
 bool Directory::PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent,
-                       bool along, bool any_program, uint64_t program) {
+                       bool along, bool any_program, uint64_t program, bool written_home) {
   // A named chunk (a class's statics) never moves: its image names no class,
   // so neither the directory nor the receiving node could tell its program,
   // and a copy moved there would outlive the program on that node.
-  if (from == to || !Grantable(to) || IsNamed(id)) return false;
+  // To the node it came from: only what that node wrote home for its
+  // release, which a thread of its own takes next (PushWithLock).
+  if ((from == to && !written_home) || !Grantable(to) || IsNamed(id)) return false;
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   auto it = s.entries.find(id);
@@ -598,7 +600,9 @@ bool Directory::PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()>
   // Otherwise only a copy the releasing node holds modified moves: it wrote
   // under the lock, and the next owner would otherwise fault it in from
   // there. A chunk with anything under way or queued is left to its
-  // requests.
+  // requests. Back to `from` itself, this is a copy whose write-back has
+  // not reached home yet: the flush asks `from`, and the write-back, ahead
+  // of its reply, answers it.
   if (e->state != State::kModified || e->owner != from) return false;
   {
     std::lock_guard<std::mutex> p(pushes_mu_);
@@ -624,7 +628,10 @@ uint64_t Directory::ExclusiveMark(NodeId node) const {
 bool Directory::PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t since,
                              uint64_t holder_program, std::function<void()> sent,
                              const std::vector<ChunkId>& released) {
-  std::vector<ChunkId> ids{lock};
+  // Back to the releasing node (one of its threads was next), only what
+  // it wrote home for the release returns: the rest never left it.
+  std::vector<ChunkId> ids;
+  if (from != to) ids.push_back(lock);
   for (ChunkId id : released) {
     if (ids.size() > kMovedWithLock) break;
     if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
@@ -641,7 +648,7 @@ bool Directory::PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t sinc
     auto it = s.entries.find(lock);
     if (it != s.entries.end() && it->second.program != 0) program = it->second.program;
   }
-  if (since != kNoMark) {
+  if (since != kNoMark && from != to) {
     std::lock_guard<std::mutex> l(nodes_mu_);
     if (from < nodes_.size()) {
       const Node& n = nodes_[from];
@@ -662,7 +669,9 @@ bool Directory::PushWithLock(ChunkId lock, NodeId from, NodeId to, uint64_t sinc
   bool any = false;
   for (ChunkId id : ids) {
     left->fetch_add(1);
-    if (PushOf(id, from, to, one_ended, /*along=*/false, /*any_program=*/id == lock, program)) {
+    const bool written_home = std::find(released.begin(), released.end(), id) != released.end();
+    if (PushOf(id, from, to, one_ended, /*along=*/false, /*any_program=*/id == lock, program,
+               written_home)) {
       any = true;
     } else {
       left->fetch_sub(1);

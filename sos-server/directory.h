@@ -388,8 +388,11 @@ class Directory {
   // Push, unless any_program of no chunk known to be of another program
   // than `program` (if known). along: a new object sent along with the
   // chunk that names it (Request::along).
+  // `written_home`: `from` named it as written home for its release (its
+  // write-back is at home or on its way); only such a chunk moves back to
+  // `from` itself (from == to).
   bool PushOf(ChunkId id, NodeId from, NodeId to, std::function<void()> sent, bool along,
-              bool any_program, uint64_t program);
+              bool any_program, uint64_t program, bool written_home = false);
   // The push of id ended, whatever its outcome: its `sent` runs.
   void EndPush(ChunkId id);
   // A node asked for the chunk (a read or a write): its moves resume.

@@ -1493,7 +1493,8 @@ size_t Client::HandOver(uint64_t since, uint64_t program, bool jdk_only, uint64_
     // dropped here, that read would miss at once and pull it back, and the
     // two nodes would pass it to and fro; it moves with the grant instead.
     if (jdk_only && !IsJdkClass(c->class_local)) continue;
-    if (WriteBack(c, /*drop=*/true, program) == DJAVA_SOS_OK) out[n++] = id;
+    if (HandOverClean(c, program) || WriteBack(c, /*drop=*/true, program) == DJAVA_SOS_OK)
+      out[n++] = id;
   }
   handed_over_ += n;
   return n;
@@ -1569,6 +1570,21 @@ void Client::GiveBackClean(djava_sos_chunk* c) {
   std::lock_guard<std::mutex> bl(home.bypass_send_mu);
   home.bypass->Send(m);
   given_back_clean_++;
+}
+
+bool Client::HandOverClean(djava_sos_chunk* c, uint64_t program) {
+  // A lock's data granted here clean and only read under the lock (a
+  // woken waiter's re-check): home's copy is current, so it goes home
+  // without bytes and the release names it. Left here, the directory
+  // still takes this node for its owner, and moving it to the next holder
+  // would cost a flush of this node on the hand-off's critical path.
+  std::unique_lock<std::mutex> l(c->mu, std::try_to_lock);
+  if (!l.owns_lock() || broken_ || !c->clean || c->stash != nullptr || c->write_back_pending ||
+      (c->word.load() & kStateMask) != kStateS || !Idle(c) ||
+      (program != 0 && ProgramOf(c) != program))
+    return false;
+  GiveBackClean(c);
+  return true;
 }
 
 bool Client::GiveBackStash(djava_sos_chunk* c) {

@@ -174,6 +174,9 @@ class Client {
   // A clean grant (djava_sos_chunk::clean) that nothing here references
   // any more goes home without bytes (WriteBack with clean), with c->mu held.
   void GiveBackClean(djava_sos_chunk* c);
+  // For a release (HandOver): gives back a clean grant that is idle here,
+  // never waiting for its mutex. False if it stays.
+  bool HandOverClean(djava_sos_chunk* c, uint64_t program);
   // Sends home a grant no access here installed (its bytes if it holds the
   // only current copy) so that its handle can go. False if it must stay.
   // Under c->mu.
@@ -188,9 +191,9 @@ class Client {
   // exclusive, or made here): a mark for HandOver (djava_sos_exclusive_mark).
   uint64_t ExclusiveMark();
   // Writes home and drops the newest `max` of the chunks taken exclusively
-  // since `since` that are still idle in M here (jdk_only: of the JDK's
-  // classes only); their ids go to out. Returns how many
-  // (djava_sos_hand_over).
+  // since `since` that are still idle in M here, or gives back those still
+  // clean (jdk_only: of the JDK's classes only); their ids go to out.
+  // Returns how many (djava_sos_hand_over).
   size_t HandOver(uint64_t since, uint64_t program, bool jdk_only, uint64_t* out, size_t max);
   void TakeChunkStats(djava_sos_chunk* c, djava_sos_stats* stats);
   // The bytes about to be produced name these ids (the produce callback

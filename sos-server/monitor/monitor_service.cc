@@ -361,7 +361,7 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
         if (r->second.node == e.from_node) released = std::move(r->second.ids);
         released_.erase(r);
       }
-      if (MovesData(e)) {
+      if (MovesData(e, !released.empty())) {
         const std::function<void()> later = transport_->SendLater(e.node, ev);
         if (mover_->Move(e.object, sos_nodes_.at(e.from_node), to->second, since,
                          e.thread.program, later, released)) {
@@ -378,12 +378,16 @@ void MonitorService::Deliver(const std::vector<Event>& events) {
   }
 }
 
-bool MonitorService::MovesData(const Event& e) const {
-  // A thread's grant handed over from another node. Not a lease: a Recall
-  // sent after it must not overtake it, and a lease's node keeps the
-  // monitor anyway.
-  return mover_ != nullptr && !e.lease && e.from_node != kNoNode && e.from_node != e.node &&
-         sos_nodes_.count(e.from_node) != 0 && sos_nodes_.count(e.node) != 0;
+bool MonitorService::MovesData(const Event& e, bool released) const {
+  // A thread's grant handed over from another node, or back to the
+  // releasing node with what it wrote home for the release: it handed its
+  // data over because another node wanted the monitor, but a thread of its
+  // own was ahead in the queue (one a notifyAll woke there), and would
+  // fault it back in. Not a lease: a Recall sent after it must not
+  // overtake it, and a lease's node keeps the monitor anyway.
+  return mover_ != nullptr && !e.lease && e.from_node != kNoNode &&
+         (e.from_node != e.node || released) && sos_nodes_.count(e.from_node) != 0 &&
+         sos_nodes_.count(e.node) != 0;
 }
 
 }  // namespace monitor

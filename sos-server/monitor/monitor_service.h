@@ -78,8 +78,9 @@ class MonitorService {
   void Deliver(const std::vector<Event>& events);
   // The programs the monitor table failed in `events` fail at the barriers too.
   void FailBarriersOf(const std::vector<Event>& events, std::vector<Event>* out);
-  // Whether a grant waits for its object's chunk to move (DataMover).
-  bool MovesData(const Event& e) const;
+  // Whether e's grant waits for data to move with it (DataMover);
+  // `released`: the releasing node wrote some home for its release.
+  bool MovesData(const Event& e, bool released) const;
   // An Exit's or Wait's `released`, for the grant its release makes.
   void NoteReleased(NodeId node, ObjectId obj,
                     const google::protobuf::RepeatedField<uint64_t>& ids);

@@ -72,6 +72,15 @@ class DataWithLocksTest : public ::testing::TestWithParam<bool> {
     rmdir(dir_.c_str());
   }
   void TakeTurns(bool lock_of_its_own);
+  // Nodes a and b whose monitor clients take their tenures' marks from
+  // their caches, and a counter a made (xa; xb: its handle on b).
+  struct MarkedPair {
+    djava_sos_client *a, *b;
+    djava_monitor_client *ma, *mb;
+    djava_sos_chunk *xa, *xb;
+    uint64_t id;
+  };
+  MarkedPair Pair();
   // The directory's push crossings since `before`, once they reach `n` or
   // after 10 s: the last turn's may still be on its way (nothing a test
   // waits for follows it).
@@ -247,20 +256,25 @@ TEST_P(DataWithLocksTest, ALockOfItsOwnBringsWhatItsHolderTookUnderIt) {
 
 uint64_t MarkOf(void* sos) { return djava_sos_exclusive_mark(static_cast<djava_sos_client*>(sos)); }
 
+DataWithLocksTest::MarkedPair DataWithLocksTest::Pair() {
+  auto [a, ma] = Node("a");
+  auto [b, mb] = Node("b");
+  djava_monitor_set_mark_source(ma, MarkOf, a);
+  djava_monitor_set_mark_source(mb, MarkOf, b);
+  djava_sos_chunk* xa = NewCounter(a);
+  const uint64_t id = xa != nullptr ? djava_sos_id(xa) : 0;
+  return {a, b, ma, mb, xa, xa != nullptr ? djava_sos_chunk_for(b, id) : nullptr, id};
+}
+
 // Data leaves with the release: the holder hears that the other node is
 // queued, writes home and drops what it took under the monitor, and names
 // it in its Exit. With the directory moving data with locks, the next
 // holder is granted it with the monitor; without, it finds it at home.
 TEST_P(DataWithLocksTest, WhatAReleaseHandsOverGoesAheadOfIt) {
   const bool moves = GetParam();
-  auto [a, ma] = Node("a");
-  auto [b, mb] = Node("b");
-  djava_monitor_set_mark_source(ma, MarkOf, a);
-  djava_monitor_set_mark_source(mb, MarkOf, b);
-  djava_sos_chunk* xa = NewCounter(a);
-  ASSERT_NE(xa, nullptr);
-  const uint64_t id = djava_sos_id(xa);
-  djava_sos_chunk* xb = djava_sos_chunk_for(b, id);
+  const MarkedPair p = Pair();
+  ASSERT_NE(p.xa, nullptr);
+  auto [a, b, ma, mb, xa, xb, id] = p;
 
   constexpr int kTurns = 20;
   ASSERT_EQ(djava_monitor_enter_grouped(ma, id, kProgram, 1), DJAVA_MON_OK);
@@ -325,6 +339,98 @@ TEST_P(DataWithLocksTest, WhatAReleaseHandsOverGoesAheadOfIt) {
             DJAVA_MON_OK);
   EXPECT_EQ(Value(xa), static_cast<uint64_t>(kTurns + 1));
   EXPECT_EQ(Value(xb), static_cast<uint64_t>(kTurns + 1));
+}
+
+// How many threads are queued to enter the monitor of obj, as the owning
+// thread `asker` sees it, once they are `n` (or after 10 s).
+int64_t QueuedToEnterCount(djava_monitor_client* m, uint64_t obj, uint64_t asker, int64_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int64_t queued = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int owned = 0;
+    int64_t count = 0;
+    uint64_t keys[8], threads[8];
+    if (djava_monitor_state(m, obj, kProgram, asker, &owned, nullptr, keys, threads, 8,
+                            &count) != DJAVA_MON_OK)
+      return -1;
+    queued = 0;
+    for (int64_t i = 0; i < count && i < 8; i++) queued += keys[i] == DJAVA_MON_ENTERING_KEY;
+    if (queued >= n) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return queued;
+}
+
+// A release hands its data over because another node wants the monitor,
+// but a thread of its own node is ahead in the queue (one a notifyAll woke
+// there): what it wrote home comes back with that thread's grant instead of
+// faulting in. That thread only reads it, so its copy is clean: its release
+// gives it back without bytes and names it, and it goes to the other
+// node's thread with the monitor.
+TEST_P(DataWithLocksTest, AReleaseToItsOwnNodeBringsWhatItHandedOverBack) {
+  const bool moves = GetParam();
+  const MarkedPair p = Pair();
+  ASSERT_NE(p.xa, nullptr);
+  auto [a, b, ma, mb, xa, xb, id] = p;
+  Value(xb);  // in the directory, and read-shared: a's next write takes it back
+
+  ASSERT_EQ(djava_monitor_enter_grouped(ma, id, kProgram, 1), DJAVA_MON_OK);
+  Add(xa, 1);
+  // a's thread 2 queues first, then b's thread 3.
+  std::promise<int> a2_entered, b3_entered;
+  std::thread a2([&] { a2_entered.set_value(djava_monitor_enter_grouped(ma, id, kProgram, 2)); });
+  ASSERT_EQ(QueuedToEnterCount(ma, id, 1, 1), 1);
+  std::thread b3([&] { b3_entered.set_value(djava_monitor_enter_grouped(mb, id, kProgram, 3)); });
+  ASSERT_EQ(QueuedToEnterCount(ma, id, 1, 2), 2);
+  uint64_t since = 0;
+  ASSERT_EQ(djava_monitor_release_wanted(ma, id, kProgram, 1, 0, &since), 1);
+  uint64_t ids[8];
+  ASSERT_EQ(djava_sos_hand_over(a, since, kProgram, 0, ids, 8), 1u);
+  djava_monitor_note_released(ma, id, kProgram, 1, ids, 1);
+  const uint64_t a_misses = Misses(a), pushes = sos_->DirectoryStatistics().pushes;
+  const uint64_t a_crossings = sos_->DirectoryStatistics().push_crossings;
+  ASSERT_EQ(djava_monitor_exit(ma, id, kProgram, 1), DJAVA_MON_OK);
+  auto f2 = a2_entered.get_future();
+  ASSERT_EQ(f2.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  a2.join();
+  ASSERT_EQ(f2.get(), DJAVA_MON_OK);
+  EXPECT_EQ(Value(xa), 1u);  // thread 2 reads what thread 1 wrote
+  if (moves) {
+    EXPECT_EQ(sos_->DirectoryStatistics().pushes, pushes + 1) << "back with the grant";
+    // The push's grant may reach the cache after the monitor's (two
+    // connections): a miss then crosses it, and the grant answers it.
+    const uint64_t crossings = CrossingsSince(a_crossings, Misses(a) - a_misses);
+    EXPECT_EQ(Misses(a) - a_misses, crossings);
+  }
+
+  // Thread 2 read it only: its release gives the clean copy back.
+  ASSERT_EQ(djava_monitor_release_wanted(ma, id, kProgram, 2, 0, &since), 1);
+  const size_t n = djava_sos_hand_over(a, since, kProgram, 0, ids, 8);
+  if (moves) {
+    ASSERT_EQ(n, 1u) << "the clean copy goes back";
+    EXPECT_EQ(ids[0], id);
+  }
+  djava_monitor_note_released(ma, id, kProgram, 2, ids, n);
+  const uint64_t b_misses = Misses(b), b_pushes = sos_->DirectoryStatistics().pushes;
+  const uint64_t b_crossings = sos_->DirectoryStatistics().push_crossings;
+  ASSERT_EQ(djava_monitor_exit(ma, id, kProgram, 2), DJAVA_MON_OK);
+  auto f3 = b3_entered.get_future();
+  ASSERT_EQ(f3.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  b3.join();
+  ASSERT_EQ(f3.get(), DJAVA_MON_OK);
+  Add(xb, 1);
+  if (moves) {
+    // Granted from home at once, or (when the exit reached the service
+    // before the give-back reached the directory: two connections) by a
+    // flush of a that the give-back, ahead of a's reply, answered.
+    EXPECT_EQ(sos_->DirectoryStatistics().pushes, b_pushes + 1) << "with the monitor";
+    EXPECT_EQ(sos_->DirectoryStatistics().clean_returns, 1u) << "a's copy went back clean";
+    const uint64_t crossings = CrossingsSince(b_crossings, Misses(b) - b_misses);
+    EXPECT_EQ(Misses(b) - b_misses, crossings);
+  }
+  ASSERT_EQ(djava_monitor_exit(mb, id, kProgram, 3), DJAVA_MON_OK);
+  EXPECT_EQ(Value(xa), 2u);
+  EXPECT_EQ(sos_->DirectoryStatistics().lost, 0u);
 }
 
 // A node that handed a copy over and touches it again at once (another of

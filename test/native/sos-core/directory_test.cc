@@ -1411,6 +1411,65 @@ TEST_F(PushTest, WhatTheReleaserWroteHomeAndDroppedIsGrantedWithNoFlush) {
   EXPECT_EQ(out[0].data, "x");
 }
 
+TEST_F(PushTest, AReleaseToItsOwnNodeTakesBackOnlyWhatItWroteHome) {
+  // b handed its data over for another node, but a thread of b is next (a
+  // woken waiter there): what b dropped goes back to it with the lock, and
+  // nothing else is asked of b, which holds the rest.
+  ChunkId lock = Published(a, c, "lock", 1);
+  ChunkId data = MakeChunkId(a, 2), kept = MakeChunkId(a, 3);
+  const uint64_t mark = dir.ExclusiveMark(b);
+  WrittenAtB(data);
+  WrittenAtB(kept);  // taken under the lock too, not handed over
+  EXPECT_FALSE(dir.PushWithLock(lock, b, b, mark, 0, CountSent()))
+      << "nothing written home: nothing to move";
+  EXPECT_TRUE(sink.Take().empty());
+  dir.WriteBack(b, data, Image("w"), /*drop=*/true);
+  sink.Take();
+  ASSERT_TRUE(dir.PushWithLock(lock, b, b, mark, 0, CountSent(), {data}));
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u) << "one grant, no flush";
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].node, b);
+  EXPECT_EQ(out[0].id, data);
+  EXPECT_EQ(out[0].access, sospb::EXCLUSIVE);
+  EXPECT_EQ(out[0].data, "w");
+  EXPECT_TRUE(out[0].clean) << "unasked, so read as S until written";
+  EXPECT_EQ(sent_calls, 1);
+  // b owns it again: a's read flushes b.
+  dir.Read(a, 10, data);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].node, b);
+}
+
+TEST_F(PushTest, AReleaseToItsOwnNodeThatOvertakesItsWriteBackWaitsForIt) {
+  ChunkId lock = Published(a, c, "lock", 1);
+  ChunkId data = MakeChunkId(a, 2);
+  WrittenAtB(data);
+  // The release names data before its write-back reached the directory.
+  ASSERT_TRUE(dir.PushWithLock(lock, b, b, Directory::kNoMark, 0, CountSent(), {data}));
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].node, b);
+  const uint64_t txn = out[0].txn;
+  EXPECT_EQ(sent_calls, 0) << "the lock waits";
+  // The write-back crossing the flush answers it: b gets its bytes back.
+  dir.WriteBack(b, data, Image("w"), /*drop=*/true);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].kind, "writtenback");
+  EXPECT_FALSE(out[0].has_data) << "not accepted: it answered the flush";
+  EXPECT_EQ(out[1].kind, "grant");
+  EXPECT_EQ(out[1].node, b);
+  EXPECT_EQ(out[1].data, "w");
+  EXPECT_EQ(sent_calls, 1);
+  dir.FlushReply(b, data, txn, nullptr);  // b's reply, without bytes: ignored
+  EXPECT_TRUE(sink.Take().empty());
+  EXPECT_EQ(dir.Stats().lost, 0u);
+}
+
 TEST_F(PushTest, AReleasedCopySomebodyAskedForMeanwhileStaysWithItsRequests) {
   ChunkId lock = Published(a, c, "lock", 1);
   ChunkId data = MakeChunkId(a, 2), other = MakeChunkId(a, 3);

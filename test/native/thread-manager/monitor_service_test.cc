@@ -190,6 +190,33 @@ TEST_F(MonitorServiceTest, NoDataMovesWithinANodeOrForANodeWithoutACache) {
   EXPECT_TRUE(mover_.moves.empty());
 }
 
+TEST_F(MonitorServiceTest, WhatAReleaseNamesGoesBackWhenItsOwnNodeIsNext) {
+  // Node 1 wrote its data home for node 2, which wants the monitor, but a
+  // thread of node 1 is ahead of node 2's in the queue.
+  Connect(1, 11);
+  Connect(2, 12);
+  Enter(1, 100);
+  Enter(1, 101);
+  Enter(2, 200);
+  Grants();
+  monitorpb::MonitorRequest exit;
+  exit.mutable_exit()->set_object(kObj);
+  exit.mutable_exit()->mutable_thread()->set_program(7);
+  exit.mutable_exit()->mutable_thread()->set_thread(100);
+  exit.mutable_exit()->add_released(0x41);
+  service_.OnMessage(1, exit, 0);
+  ASSERT_EQ(mover_.moves.size(), 1u);
+  EXPECT_EQ(mover_.moves[0].from, 11u);
+  EXPECT_EQ(mover_.moves[0].to, 11u) << "back where it came from";
+  EXPECT_EQ(mover_.moves[0].released, (std::vector<uint64_t>{0x41}));
+  EXPECT_TRUE(Grants().empty()) << "the grant waits for the data";
+  ASSERT_EQ(mover_.pending.size(), 1u);
+  mover_.pending[0]();
+  auto g = Grants();
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0], std::make_pair(NodeId{1}, uint64_t{101}));
+}
+
 TEST_F(MonitorServiceTest, ALeaseNeverWaitsForData) {
   MonitorTable::Options o;
   o.leases = true;
