@@ -9,6 +9,7 @@ LocalMonitors::Send LocalMonitors::Enter(uint64_t obj, LocalThread t, uint64_t j
     s.count++;
     return Send::kNothing;
   }
+  if (TakeKept(&s, t, java_thread)) return Send::kNothing;
   // The lease lets the node grant a free monitor to its own threads without
   // a message -- unless it was recalled: then even local threads go through
   // the service and queue behind the node that asked (no livelock).
@@ -33,9 +34,10 @@ LocalMonitors::Send LocalMonitors::TryEnter(uint64_t obj, LocalThread t, uint64_
     s.count++;
     return Send::kNothing;
   }
+  if (TakeKept(&s, t, java_thread)) return Send::kNothing;
   // Owned by another thread here (with or without a lease: either way it
-  // holds the monitor at the service too).
-  if (s.owned) return Send::kBusy;
+  // holds the monitor at the service too), or kept for one.
+  if (s.owned || s.lingering) return Send::kBusy;
   if (s.lease) {
     // Recalled with nobody owning cannot last (the lease goes back at
     // once); were it so, someone is queued at the service: busy.
@@ -47,6 +49,17 @@ LocalMonitors::Send LocalMonitors::TryEnter(uint64_t obj, LocalThread t, uint64_
     return Send::kNothing;
   }
   return Send::kEnter;
+}
+
+bool LocalMonitors::TakeKept(State* s, LocalThread t, uint64_t java_thread) {
+  if (!s->lingering || s->owner != t) return false;
+  // Its own release, kept back: the tenure goes on.
+  s->lingering = false;
+  s->linger_takes++;
+  s->owned = true;
+  s->owner_java_thread = java_thread;
+  s->count = 1;
+  return true;
 }
 
 bool LocalMonitors::HandOn(State* s, Successor* next) {
@@ -67,7 +80,7 @@ bool LocalMonitors::HandOn(State* s, Successor* next) {
 }
 
 bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send, Successor* next,
-                         std::vector<uint64_t>* released) {
+                         std::vector<uint64_t>* released, bool may_linger) {
   *send = Send::kNothing;
   if (next != nullptr) *next = Successor();
   auto it = states_.find(obj);
@@ -77,7 +90,15 @@ bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send, Successor* nex
   s.owned = false;
   s.owner_java_thread = 0;
   if (!s.lease) {
-    if (!HandOn(&s, next)) EndTenure(&s, released);
+    if (!HandOn(&s, next)) {
+      if (may_linger &&
+          s.linger_takes < (s.wanted_elsewhere ? kLingerTakesWanted : kLingerTakes)) {
+        s.lingering = true;
+        *send = Send::kLinger;
+        return true;
+      }
+      EndTenure(&s, released);
+    }
     *send = Send::kExit;
   } else if (s.recall_pending) {
     s.lease = false;
@@ -105,11 +126,39 @@ bool LocalMonitors::BeginWait(uint64_t obj, LocalThread t, Successor* next,
   return true;
 }
 
+bool LocalMonitors::ReleasesToService(uint64_t obj, LocalThread t) const {
+  auto it = states_.find(obj);
+  if (it == states_.end()) return false;
+  const State& s = it->second;
+  return s.owned && s.owner == t && s.count == 1 && !s.lease && s.successors.empty();
+}
+
+bool LocalMonitors::Lingering(uint64_t obj, LocalThread t, uint64_t* since, bool* wanted) const {
+  auto it = states_.find(obj);
+  if (it == states_.end() || !it->second.lingering || it->second.owner != t) return false;
+  *since = it->second.tenure_mark;
+  *wanted = it->second.wanted_elsewhere;
+  return true;
+}
+
+bool LocalMonitors::EndLinger(uint64_t obj, LocalThread t, const std::vector<uint64_t>& handed,
+                              std::vector<uint64_t>* released) {
+  auto it = states_.find(obj);
+  if (it == states_.end() || !it->second.lingering || it->second.owner != t) return false;
+  State& s = it->second;
+  s.lingering = false;
+  s.released = handed;
+  EndTenure(&s, released);
+  MaybeErase(obj);
+  return true;
+}
+
 void LocalMonitors::EndTenure(State* s, std::vector<uint64_t>* released) {
   if (released != nullptr) *released = std::move(s->released);
   s->released.clear();
   s->wanted_elsewhere = false;
   s->waiters_elsewhere = false;
+  s->linger_takes = 0;
 }
 
 void LocalMonitors::StartTenure(uint64_t obj, bool wanted_elsewhere, uint64_t mark,
@@ -122,6 +171,7 @@ void LocalMonitors::StartTenure(uint64_t obj, bool wanted_elsewhere, uint64_t ma
   auto it = states_.find(obj);
   if (it == states_.end() || !it->second.owned || it->second.lease) return;
   it->second.tenure = tenure;
+  it->second.linger_takes = 0;
   it->second.tenure_mark = mark;
   it->second.wanted_elsewhere = wanted_elsewhere;
   it->second.waiters_elsewhere = waiters_elsewhere;
@@ -138,7 +188,7 @@ void LocalMonitors::OnWanted(uint64_t obj, uint64_t tenure) {
   // here; one that overtook its grant is kept for it.
   auto it = states_.find(obj);
   if (it != states_.end() && !it->second.lease &&
-      (it->second.owned || !it->second.successors.empty()) &&
+      (it->second.owned || it->second.lingering || !it->second.successors.empty()) &&
       (tenure == 0 || it->second.tenure == tenure)) {
     it->second.wanted_elsewhere = true;
     return;
@@ -270,7 +320,7 @@ bool LocalMonitors::HoldsLease(uint64_t obj) const {
 
 bool LocalMonitors::Idle() const {
   for (const auto& kv : states_)
-    if (kv.second.owned || !kv.second.saved.empty()) return false;
+    if (kv.second.owned || kv.second.lingering || !kv.second.saved.empty()) return false;
   return true;
 }
 
@@ -303,7 +353,8 @@ void LocalMonitors::MaybeErase(uint64_t obj) {
   auto it = states_.find(obj);
   if (it == states_.end()) return;
   const State& s = it->second;
-  if (!s.owned && !s.lease && s.saved.empty() && s.successors.empty()) states_.erase(it);
+  if (!s.owned && !s.lingering && !s.lease && s.saved.empty() && s.successors.empty())
+    states_.erase(it);
 }
 
 }  // namespace monitor

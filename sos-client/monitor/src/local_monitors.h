@@ -45,7 +45,7 @@ struct LocalThread {
 
 class LocalMonitors {
  public:
-  enum class Send { kNothing, kEnter, kExit, kWait, kNotify, kReturnLease, kSignal, kBusy };
+  enum class Send { kNothing, kEnter, kExit, kWait, kNotify, kReturnLease, kSignal, kBusy, kLinger };
 
   // A thread the service granted the monitor after its owner (a successor).
   // `outcome` is the caller's, returned with it by the hand-off (how the
@@ -72,8 +72,30 @@ class LocalMonitors {
   // monitor now; the Exit names it), else next->thread is {0, 0}.
   // *released (if given): the ids NoteReleased left for this release, when
   // it goes to the service (kExit without a successor).
+  //
+  // may_linger: a last exit that would release to the service keeps the
+  // monitor back instead (*send kLinger): no thread owns it, but the node
+  // still holds it for t, whose next Enter takes it without a message, and
+  // nobody else's (another thread here queues at the service). The tenure
+  // goes on until EndLinger releases it (MonitorClient, after a moment).
+  // Bounded: while another node wants the monitor, a tenure keeps it back
+  // kLingerTakesWanted times, else kLingerTakes (a thread that loops on a
+  // synchronized block must not starve the others).
+  static constexpr int kLingerTakes = 4;
+  static constexpr int kLingerTakesWanted = 1;
   bool Exit(uint64_t obj, LocalThread t, Send* send, Successor* next = nullptr,
-            std::vector<uint64_t>* released = nullptr);
+            std::vector<uint64_t>* released = nullptr, bool may_linger = false);
+  // Whether t's exit of obj now would be its last and release the monitor
+  // to the service (not under a lease, no successor here).
+  bool ReleasesToService(uint64_t obj, LocalThread t) const;
+  // A linger of t on obj is still on: *since is its tenure's mark, *wanted
+  // whether another node wants the monitor.
+  bool Lingering(uint64_t obj, LocalThread t, uint64_t* since, bool* wanted) const;
+  // Ends t's linger on obj, if still on: the release goes to the service
+  // now, naming `handed` as written home for it (*released). False if t
+  // entered again meanwhile (or the linger is gone).
+  bool EndLinger(uint64_t obj, LocalThread t, const std::vector<uint64_t>& handed,
+                 std::vector<uint64_t>* released);
   // Object.wait: false if `t` does not own the monitor. Otherwise the monitor
   // is released locally with its count saved: send Wait and block. *next as
   // for Exit.
@@ -152,6 +174,8 @@ class LocalMonitors {
     int count = 0;
     bool lease = false;
     bool recall_pending = false;
+    bool lingering = false;  // owner's release kept back (Exit's may_linger)
+    int linger_takes = 0;    // in this tenure: bounded, so another node gets its turn
     std::map<LocalThread, int> saved;  // threads in wait(): their counts
     std::deque<Successor> successors;  // handed the monitor next, in order
     // The tenure (StartTenure): its mark, whether another node wants the
@@ -167,6 +191,8 @@ class LocalMonitors {
   static constexpr size_t kEarlyWantedKept = 1024;
   // The tenure ends with a release to the service.
   static void EndTenure(State* s, std::vector<uint64_t>* released);
+  // t's enter takes back the release it kept back, if it did.
+  static bool TakeKept(State* s, LocalThread t, uint64_t java_thread);
   // The owner released the monitor (not under a lease): the first successor
   // owns it now (*next; false if there is none).
   bool HandOn(State* s, Successor* next);

@@ -1,6 +1,7 @@
 // C ABI of the monitor client (include/djava/monitor_client.h). Nothing may
 // escape: every entry point catches everything. djava_monitor_connect lives
 // in monitor_connect.cc (it needs the wire library).
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <vector>
@@ -111,6 +112,24 @@ void djava_monitor_set_mark_source(djava_monitor_client* c, uint64_t (*mark)(voi
       m->SetMarkSource(nullptr);
     else
       m->SetMarkSource([mark, context] { return mark(context); });
+    return 0;
+  });
+}
+
+void djava_monitor_set_hand_over(djava_monitor_client* c,
+                                 size_t (*hand_over)(void* context, uint64_t since,
+                                                     uint64_t program, uint64_t* out, size_t max),
+                                 void* context) {
+  Guard(c, 0, 0, [&](MonitorClient* m) {
+    if (hand_over == nullptr) {
+      m->SetHandOver(nullptr);
+    } else {
+      m->SetHandOver([hand_over, context](uint64_t since, uint64_t program) {
+        uint64_t ids[8];  // as many as the directory moves with a lock
+        const size_t n = hand_over(context, since, program, ids, 8);
+        return std::vector<uint64_t>(ids, ids + std::min<size_t>(n, 8));
+      });
+    }
     return 0;
   });
 }

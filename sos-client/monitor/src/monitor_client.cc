@@ -1,5 +1,6 @@
 #include "monitor_client.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -53,12 +54,22 @@ MonitorClient::MonitorClient(std::vector<std::unique_ptr<Channel>> shards,
 
 MonitorClient::~MonitorClient() {
   Close();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    linger_stop_ = true;
+  }
+  linger_cv_.notify_all();
+  if (linger_thread_.joinable()) linger_thread_.join();
   for (auto& t : readers_) t.join();
 }
 
 void MonitorClient::Close() {
   {
     std::unique_lock<std::mutex> lock(mu_);
+    // Releases kept back go now: the node is leaving.
+    std::vector<std::pair<uint64_t, LocalThread>> kept;
+    for (const auto& l : lingers_) kept.push_back(l.first);
+    for (const auto& [obj, t] : kept) EndLinger(&lock, obj, t, /*hand_over=*/false);
     if (!closed_ && !AnyBlocked() && local_.Idle() && !LeaveLocked(&lock))
       std::fprintf(stderr, "djava monitor client: the monitor service did not confirm this "
                            "node's leave: %s\n", closed_ ? io_error_.c_str() : "timed out");
@@ -183,7 +194,18 @@ int MonitorClient::EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread
   const auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
-  if (local_.Enter(obj, t, java_thread) == LocalMonitors::Send::kNothing) return DJAVA_MON_OK;
+  uint64_t since;
+  bool wanted;
+  const bool kept = grouped && local_.Lingering(obj, t, &since, &wanted);
+  if (local_.Enter(obj, t, java_thread) == LocalMonitors::Send::kNothing) {
+    if (kept) {
+      lingers_.erase({obj, t});
+      auto h = linger_history_.find({obj, t});
+      if (h != linger_history_.end()) h->second.score = std::min(h->second.score + 1, 3);
+    }
+    return DJAVA_MON_OK;
+  }
+  if (grouped) NoteEnterAfterRelease(obj, t);
   auto p = std::make_shared<Pending>();
   p->obj = obj;
   p->enter = true;
@@ -249,10 +271,87 @@ void MonitorClient::SetMarkSource(std::function<uint64_t()> mark) {
   mark_ = std::move(mark);
 }
 
+void MonitorClient::SetHandOver(
+    std::function<std::vector<uint64_t>(uint64_t since, uint64_t program)> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  hand_over_ = std::move(f);
+}
+
 bool MonitorClient::ReleaseWanted(uint64_t obj, LocalThread t, bool whole, uint64_t* since) {
   if (!told_wanted_.load(std::memory_order_relaxed)) return false;
   std::lock_guard<std::mutex> lock(mu_);
+  // A release kept back hands over when it goes, if it goes.
+  if (!whole && WouldLinger(obj, t)) return false;
   return mark_ != nullptr && local_.ReleaseWanted(obj, t, whole, since);
+}
+
+bool MonitorClient::WouldLinger(uint64_t obj, LocalThread t) const {
+  if (hand_over_ == nullptr) return false;
+  auto h = linger_history_.find({obj, t});
+  return h != linger_history_.end() && h->second.score > 0 && local_.ReleasesToService(obj, t);
+}
+
+void MonitorClient::NoteEnterAfterRelease(uint64_t obj, LocalThread t) {
+  auto h = linger_history_.find({obj, t});
+  if (h == linger_history_.end()) return;
+  if (std::chrono::steady_clock::now() - h->second.released <= linger_for_)
+    h->second.score = std::min(h->second.score + 1, 3);
+}
+
+void MonitorClient::NoteReleaseToService(uint64_t obj, LocalThread t) {
+  if (linger_history_.size() >= kLingerHistoryKept && linger_history_.count({obj, t}) == 0)
+    linger_history_.clear();  // a forgotten one only lingers later
+  linger_history_[{obj, t}].released = std::chrono::steady_clock::now();
+}
+
+void MonitorClient::EndLinger(std::unique_lock<std::mutex>* lock, uint64_t obj, LocalThread t,
+                              bool hand_over) {
+  lingers_.erase({obj, t});
+  uint64_t since = 0;
+  bool wanted = false;
+  if (!local_.Lingering(obj, t, &since, &wanted)) return;
+  std::vector<uint64_t> handed;
+  if (hand_over && wanted && mark_ != nullptr && hand_over_ != nullptr &&
+      failed_programs_.count(t.program) == 0) {
+    // Never under mu_: writing a chunk home may wait for a safepoint, which
+    // may wait for a thread of the JVM waiting for mu_.
+    auto write_home = hand_over_;
+    lock->unlock();
+    handed = write_home(since, t.program);
+    lock->lock();
+  }
+  std::vector<uint64_t> released;
+  if (!local_.EndLinger(obj, t, handed, &released)) return;  // entered again meanwhile
+  auto h = linger_history_.find({obj, t});
+  if (h != linger_history_.end()) h->second.score = std::max(h->second.score - 2, -3);
+  NoteReleaseToService(obj, t);
+  // A failed program's monitors are gone at the service already.
+  if (failed_programs_.count(t.program) != 0 || closed_) return;
+  monitorpb::MonitorRequest req;
+  uint64_t o;
+  ToProto(obj, t, &o, req.mutable_exit()->mutable_thread());
+  req.mutable_exit()->set_object(o);
+  for (uint64_t id : released) req.mutable_exit()->add_released(id);
+  SendLocked(ShardOf(obj), &req);  // a lost connection fails every waiter anyway
+}
+
+void MonitorClient::LingerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!linger_stop_) {
+    if (lingers_.empty()) {
+      linger_cv_.wait(lock);
+      continue;
+    }
+    auto first = lingers_.begin();
+    for (auto it = lingers_.begin(); it != lingers_.end(); ++it)
+      if (it->second < first->second) first = it;
+    if (std::chrono::steady_clock::now() < first->second) {
+      linger_cv_.wait_until(lock, first->second);
+      continue;
+    }
+    const auto [obj, t] = first->first;
+    EndLinger(&lock, obj, t);
+  }
 }
 
 void MonitorClient::NoteReleased(uint64_t obj, LocalThread t, const std::vector<uint64_t>& ids) {
@@ -266,9 +365,16 @@ int MonitorClient::Exit(uint64_t obj, LocalThread t) {
   LocalMonitors::Send send;
   LocalMonitors::Successor next;
   std::vector<uint64_t> released;
-  if (!local_.Exit(obj, t, &send, &next, &released))
+  if (!local_.Exit(obj, t, &send, &next, &released, WouldLinger(obj, t)))
     return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
   monitorpb::MonitorRequest req;
+  if (send == LocalMonitors::Send::kLinger) {
+    lingers_[{obj, t}] = std::chrono::steady_clock::now() + linger_for_;
+    if (!linger_thread_.joinable()) linger_thread_ = std::thread([this] { LingerLoop(); });
+    linger_cv_.notify_all();
+    return DJAVA_MON_OK;
+  }
+  if (send == LocalMonitors::Send::kExit && next.thread.thread == 0) NoteReleaseToService(obj, t);
   if (send == LocalMonitors::Send::kExit) {
     uint64_t o;
     ToProto(obj, t, &o, req.mutable_exit()->mutable_thread());

@@ -82,6 +82,17 @@ class MonitorClient {
   // exclusive chunks stand (djava_sos_exclusive_mark), asked as each enter
   // or wait is sent; unset, no release hands data over.
   void SetMarkSource(std::function<uint64_t()> mark);
+  // What a release kept back hands over when it goes (the JVM's
+  // djava_sos_hand_over): the ids written home for it, given the tenure's
+  // mark and the program. Set, a thread that tends to enter a monitor again
+  // right after its exit keeps it a moment (Linger below).
+  void SetHandOver(std::function<std::vector<uint64_t>(uint64_t since, uint64_t program)> f);
+  // How long a release is kept back, and how soon after its release a
+  // thread's enter counts as at once (50 µs; tests take longer).
+  void SetLingerFor(std::chrono::microseconds d) {
+    std::lock_guard<std::mutex> lock(mu_);
+    linger_for_ = d;
+  }
   // LocalMonitors::ReleaseWanted and NoteReleased, for the JVM's exit and
   // wait: whether the release will leave for a node that wants the
   // monitor, and what it wrote home for it.
@@ -209,6 +220,37 @@ class MonitorClient {
   void OnEvent(size_t shard, const monitorpb::MonitorEvent& ev);
   // Close's clean part: true when every shard confirmed the Leave.
   bool LeaveLocked(std::unique_lock<std::mutex>* lock);
+
+  // Lingering (docs/THREAD-MANAGER.md, "A release kept back a moment"): a
+  // thread that exits a Java monitor and enters it again at once (a woken
+  // waiter's re-check, then its next turn; a notifier's next turn) would
+  // hand the monitor to the service and queue behind everyone for it. Seen
+  // doing so, its last exit keeps the monitor for it for linger_for_; its
+  // enter within that takes it with no message, else the release goes then.
+  std::chrono::microseconds linger_for_{50};
+  struct LingerHistory {
+    std::chrono::steady_clock::time_point released;  // its last release to the service
+    int score = 0;  // > 0: its exits linger
+  };
+  using ThreadOn = std::pair<uint64_t, LocalThread>;  // a monitor and a thread of it
+  // Whether t's exit of obj now keeps it back (with mu_).
+  bool WouldLinger(uint64_t obj, LocalThread t) const;
+  // A grouped enter that asks the service: was it t's again, right after
+  // its release? (with mu_)
+  void NoteEnterAfterRelease(uint64_t obj, LocalThread t);
+  void NoteReleaseToService(uint64_t obj, LocalThread t);
+  // Ends a linger now: hands over (outside mu_; not when leaving) and
+  // sends the Exit.
+  void EndLinger(std::unique_lock<std::mutex>* lock, uint64_t obj, LocalThread t,
+                 bool hand_over = true);
+  void LingerLoop();
+  std::function<std::vector<uint64_t>(uint64_t, uint64_t)> hand_over_;
+  std::map<ThreadOn, LingerHistory> linger_history_;
+  static constexpr size_t kLingerHistoryKept = 4096;
+  std::map<ThreadOn, std::chrono::steady_clock::time_point> lingers_;  // until when
+  std::condition_variable linger_cv_;
+  bool linger_stop_ = false;
+  std::thread linger_thread_;
 
   std::mutex mu_;
   LocalMonitors local_;

@@ -30,6 +30,95 @@ TEST(LocalMonitorsTest, ReentryIsLocalAndExitTellsServiceOnlyAtZero) {
   EXPECT_FALSE(m.Exit(kObj, B, &s));
 }
 
+TEST(LocalMonitorsTest, AReleaseKeptBackIsTheSameThreadsAloneUntilItEnds) {
+  LocalMonitors m;
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
+  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, /*lease=*/false, /*wanted=*/true));
+  m.StartTenure(kObj, /*wanted_elsewhere=*/false, /*mark=*/42);
+  EXPECT_TRUE(m.ReleasesToService(kObj, A));
+  Send s;
+  ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, /*may_linger=*/true));
+  EXPECT_EQ(Send::kLinger, s);
+  EXPECT_FALSE(m.Owns(kObj, A)) << "no thread owns it";
+  EXPECT_FALSE(m.Idle()) << "the node still holds it";
+  EXPECT_FALSE(m.Exit(kObj, A, &s)) << "exiting again is still illegal";
+  // Nobody else here takes it: B queues at the service, and a try is busy.
+  EXPECT_EQ(Send::kBusy, m.TryEnter(kObj, B));
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, B));
+  // A takes it back without a message, in the same tenure.
+  EXPECT_EQ(Send::kNothing, m.Enter(kObj, A));
+  EXPECT_TRUE(m.Owns(kObj, A));
+  EXPECT_EQ(1, m.Count(kObj, A));
+  uint64_t since = 0;
+  bool wanted = false;
+  EXPECT_FALSE(m.Lingering(kObj, A, &since, &wanted));
+  std::vector<uint64_t> released;
+  EXPECT_FALSE(m.EndLinger(kObj, A, {7}, &released)) << "taken again: nothing to end";
+  // Kept back again, and this time it goes: the tenure's mark, and a
+  // wanted notice that arrived meanwhile, are there for the hand-over.
+  ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, /*may_linger=*/true));
+  EXPECT_EQ(Send::kLinger, s);
+  ASSERT_TRUE(m.Lingering(kObj, A, &since, &wanted));
+  EXPECT_FALSE(wanted);
+  m.OnWanted(kObj);
+  ASSERT_TRUE(m.Lingering(kObj, A, &since, &wanted));
+  EXPECT_EQ(42u, since);
+  EXPECT_TRUE(wanted);
+  EXPECT_FALSE(m.Lingering(kObj, B, &since, &wanted));
+  ASSERT_TRUE(m.EndLinger(kObj, A, {7, 8}, &released));
+  EXPECT_EQ((std::vector<uint64_t>{7, 8}), released);
+  EXPECT_TRUE(m.Idle());
+  EXPECT_FALSE(m.EndLinger(kObj, A, {}, &released)) << "once";
+  // Released: A's next enter asks the service.
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
+}
+
+TEST(LocalMonitorsTest, ATenureKeepsItsReleaseBackOnlySoOftenWhileAnotherNodeWaits) {
+  // A thread looping on a synchronized block must not keep the monitor
+  // from the other node's threads for good.
+  LocalMonitors m;
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
+  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, false, true));
+  m.StartTenure(kObj, /*wanted_elsewhere=*/true, 0);
+  Send s;
+  for (int i = 0; i < LocalMonitors::kLingerTakesWanted; i++) {
+    ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
+    ASSERT_EQ(Send::kLinger, s);
+    ASSERT_EQ(Send::kNothing, m.Enter(kObj, A));
+  }
+  ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
+  EXPECT_EQ(Send::kExit, s) << "its turn is over";
+  // Nobody else waiting: a few more, then the release goes all the same.
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
+  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, false, true));
+  m.StartTenure(kObj, /*wanted_elsewhere=*/false, 0);
+  for (int i = 0; i < LocalMonitors::kLingerTakes; i++) {
+    ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
+    ASSERT_EQ(Send::kLinger, s);
+    ASSERT_EQ(Send::kNothing, m.Enter(kObj, A));
+  }
+  ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
+  EXPECT_EQ(Send::kExit, s);
+}
+
+TEST(LocalMonitorsTest, NoReleaseIsKeptBackUnderALeaseOrWithASuccessor) {
+  LocalMonitors m;
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
+  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, /*lease=*/true, /*wanted=*/true));
+  EXPECT_FALSE(m.ReleasesToService(kObj, A));
+  Send s;
+  ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, /*may_linger=*/true));
+  EXPECT_EQ(Send::kNothing, s) << "the lease keeps it anyway";
+  LocalMonitors n;
+  EXPECT_EQ(Send::kEnter, n.Enter(kObj, A));
+  EXPECT_EQ(Send::kNothing, n.OnGranted(kObj, A, false, true, 0, {{B, 0, 0}}));
+  EXPECT_FALSE(n.ReleasesToService(kObj, A));
+  LocalMonitors::Successor next;
+  ASSERT_TRUE(n.Exit(kObj, A, &s, &next, nullptr, /*may_linger=*/true));
+  EXPECT_EQ(Send::kExit, s) << "handed on to B here";
+  EXPECT_EQ(B, next.thread);
+}
+
 TEST(LocalMonitorsTest, LeaseMakesReacquireLocal) {
   LocalMonitors m;
   m.Enter(kObj, A);

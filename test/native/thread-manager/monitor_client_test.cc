@@ -950,6 +950,130 @@ namespace djava {
 namespace monitor {
 namespace {
 
+// No leases, so every release would go to the service; wanted notices, so
+// a kept-back release hands over when another node waits.
+MonitorTable::Options LingerOptions() {
+  MonitorTable::Options o;
+  o.leases = false;
+  o.wanted_notices = true;
+  return o;
+}
+
+// A thread that exits a monitor and enters it again at once, time after
+// time, keeps it a moment after its exit: its enter then costs no message,
+// and another node's thread gets it when the moment is over, with what the
+// tenure took handed over first.
+TEST(MonitorLingerTest, AThreadThatEntersAgainAtOnceKeepsTheMonitorAMoment) {
+  test::InProcMonitorHost host(LingerOptions());
+  auto a = NewNode(&host), b = NewNode(&host);
+  std::mutex mu;
+  std::vector<std::pair<uint64_t, uint64_t>> handed;  // (since, program)
+  a->SetMarkSource([] { return uint64_t{42}; });
+  a->SetHandOver([&](uint64_t since, uint64_t program) {
+    std::lock_guard<std::mutex> l(mu);
+    handed.emplace_back(since, program);
+    return std::vector<uint64_t>{};
+  });
+  a->SetLingerFor(std::chrono::milliseconds(300));
+  LocalThread a1{kProg, 1}, b1{kProg, 2};
+  // Not yet seen entering again: the release goes at once.
+  ASSERT_EQ(DJAVA_MON_OK, a->EnterGrouped(kObj, a1));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+  // Seen now; this exit keeps the monitor back, and the enter after it
+  // takes it without a message.
+  ASSERT_EQ(DJAVA_MON_OK, a->EnterGrouped(kObj, a1));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+  const size_t requests = host.Requests();
+  ASSERT_EQ(DJAVA_MON_OK, a->EnterGrouped(kObj, a1));
+  EXPECT_EQ(1, a->Count(kObj, a1));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+  EXPECT_EQ(requests, host.Requests()) << "kept back: no enter, no exit sent";
+  // Kept back, the monitor is a1's still at the service: b1 waits until
+  // the moment is over, and the release hands over first.
+  const auto start = steady_clock::now();
+  std::promise<int> entered;
+  std::thread t([&] { entered.set_value(b->EnterGrouped(kObj, b1)); });
+  auto f = entered.get_future();
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  t.join();
+  ASSERT_EQ(DJAVA_MON_OK, f.get());
+  EXPECT_GE(steady_clock::now() - start, milliseconds(100));
+  {
+    std::lock_guard<std::mutex> l(mu);
+    ASSERT_EQ(1u, handed.size()) << "wanted by b: handed over";
+    EXPECT_EQ(std::make_pair(uint64_t{42}, kProg), handed[0]);
+  }
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, b1));
+  // A moment that ran out counts against keeping: after an enter that is
+  // not at once, the next release goes at once.
+  std::this_thread::sleep_for(milliseconds(350));
+  ASSERT_EQ(DJAVA_MON_OK, a->EnterGrouped(kObj, a1));
+  const size_t before = host.Requests();
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+  for (int i = 0; i < 200 && host.Requests() == before; i++)
+    std::this_thread::sleep_for(milliseconds(1));
+  EXPECT_EQ(before + 1, host.Requests()) << "the exit went at once";
+  EXPECT_EQ(DJAVA_MON_OK, b->TryEnter(kObj, b1, 0));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, b1));
+}
+
+// A thread that loops on a synchronized block keeps its release back only
+// so often while another node's thread waits: the other gets its turn
+// long before the loop ends.
+TEST(MonitorLingerTest, ALoopingThreadDoesNotStarveAnotherNode) {
+  test::InProcMonitorHost host(LingerOptions());
+  auto a = NewNode(&host), b = NewNode(&host);
+  a->SetMarkSource([] { return uint64_t{1}; });
+  a->SetHandOver([](uint64_t, uint64_t) { return std::vector<uint64_t>{}; });
+  a->SetLingerFor(std::chrono::milliseconds(50));  // every enter counts as at once
+  LocalThread a1{kProg, 1}, b1{kProg, 2};
+  constexpr int kLoops = 2000;
+  std::atomic<int> done{0};
+  std::atomic<bool> b_queued{false};
+  std::atomic<int> done_when_b_entered{-1};
+  std::thread looper([&] {
+    for (int i = 0; i < kLoops; i++) {
+      ASSERT_EQ(DJAVA_MON_OK, a->EnterGrouped(kObj, a1));
+      done = i + 1;
+      ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+      // Once b is queued, the loop is slow enough to watch (a millisecond
+      // a turn), and still much faster than a starving b would allow.
+      if (b_queued && done_when_b_entered < 0) std::this_thread::sleep_for(milliseconds(1));
+    }
+  });
+  while (done < 20) std::this_thread::yield();
+  std::thread other([&] {
+    b_queued = true;
+    ASSERT_EQ(DJAVA_MON_OK, b->EnterGrouped(kObj, b1));
+    done_when_b_entered = done.load();
+    ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, b1));
+  });
+  other.join();
+  looper.join();
+  ASSERT_GE(done_when_b_entered.load(), 20);
+  EXPECT_LT(done_when_b_entered.load(), kLoops) << "b waited for the whole loop";
+}
+
+// Only a Java monitor's (grouped) enters are watched: a synchronizer's
+// release always goes at once.
+TEST(MonitorLingerTest, ASynchronizersReleaseIsNeverKeptBack) {
+  MonitorTable::Options o;
+  o.leases = false;
+  test::InProcMonitorHost host(o);
+  auto a = NewNode(&host);
+  a->SetHandOver([](uint64_t, uint64_t) { return std::vector<uint64_t>{}; });
+  a->SetLingerFor(std::chrono::milliseconds(300));
+  LocalThread a1{kProg, 1};
+  for (int i = 0; i < 4; i++) {
+    ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, a1));
+    const size_t before = host.Requests();
+    ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+    for (int k = 0; k < 200 && host.Requests() == before; k++)
+      std::this_thread::sleep_for(milliseconds(1));
+    EXPECT_EQ(before + 1, host.Requests()) << "round " << i;
+  }
+}
+
 TEST(MonitorServiceTest, EmptyRequestClosesOnlyThatConnection) {
   test::InProcMonitorHost host;
   auto good = NewNode(&host);

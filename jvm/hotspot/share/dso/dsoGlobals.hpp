@@ -49,6 +49,11 @@
           "a thread server. Off: threads stay on their node, which still "    \
           "shares the heap (for testing the shared heap alone)")              \
                                                                               \
+  product(bool, DjavaMonitorLinger, true, DIAGNOSTIC,                         \
+          "A thread that exits a shared monitor and enters it again at "      \
+          "once, time after time, keeps it a moment after its exit "          \
+          "instead of releasing it to the monitor service at once")           \
+                                                                              \
   product(ccstr, DjavaNodeLibrary, NULL, DIAGNOSTIC,                          \
           "The node library to load (default: lib/libdjava_node.so in "       \
           "java.home)")                                                       \

@@ -139,6 +139,13 @@ static uint64_t exclusive_mark(void* sos) {
   return DsoNode::lib().djava_sos_exclusive_mark((djava_sos_client*)sos);
 }
 
+// The monitor client's hand-over (djava_monitor_set_hand_over): a Java
+// monitor's release kept back a moment hands over as an exit does
+// (DsoMonitors::hand_over_before_release), from the client's own thread.
+static size_t hand_over(void* sos, uint64_t since, uint64_t program, uint64_t* out, size_t max) {
+  return DsoNode::lib().djava_sos_hand_over((djava_sos_client*)sos, since, program, 0, out, max);
+}
+
 bool DsoNode::connect(const char* secret, const char* node_name, char* what, char* why,
                       size_t length) {
   _tm = _lib.djava_tm_connect(DjavaCluster, secret, why, length);
@@ -207,6 +214,9 @@ bool DsoNode::connect(const char* secret, const char* node_name, char* what, cha
   // A monitor's tenure begins at a mark of this node's exclusive chunks, so
   // that what its holder took meanwhile can leave with the release.
   _lib.djava_monitor_set_mark_source(_monitors, exclusive_mark, _sos);
+  if (DjavaMonitorLinger) {
+    _lib.djava_monitor_set_hand_over(_monitors, hand_over, _sos);
+  }
   if (is_thread_server()) {
     log_info(dso)("joined the cluster at %s as thread server %s (sos node %u) for %u threads, "
                   "sos-servers %s", DjavaCluster, node_name, _node_number,

@@ -100,6 +100,7 @@ class JavaThread;
   X(djava_monitor_state)                                                      \
   X(djava_monitor_exit)                                                       \
   X(djava_monitor_set_mark_source)                                            \
+  X(djava_monitor_set_hand_over)                                              \
   X(djava_monitor_release_wanted)                                             \
   X(djava_monitor_note_released)                                              \
   X(djava_monitor_wait_keyed)                                                 \
@@ -132,7 +133,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 28;
+  static const uint32_t abi_version = 29;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

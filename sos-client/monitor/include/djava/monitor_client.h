@@ -111,6 +111,18 @@ int djava_monitor_exit(djava_monitor_client* c, uint64_t object, uint64_t progra
  * Unset (the default), no release hands data over. */
 void djava_monitor_set_mark_source(djava_monitor_client* c, uint64_t (*mark)(void* context),
                                    void* context);
+/* What a Java monitor's release kept back a moment hands over when it goes
+ * (the JVM's djava_sos_hand_over): given the tenure's mark and the
+ * program, write home what the tenure took and put its ids in out (at most
+ * max); returns how many. Called on the client's own thread, with no lock
+ * of the client held. Set, a thread that exits a monitor it enters grouped
+ * and enters it again at once, time after time, keeps it for a moment
+ * after its exit (no message if it enters within it); unset (the default),
+ * no release is kept back. */
+void djava_monitor_set_hand_over(djava_monitor_client* c,
+                                 size_t (*hand_over)(void* context, uint64_t since,
+                                                     uint64_t program, uint64_t* out, size_t max),
+                                 void* context);
 /* 1 if the thread's next release of the monitor (its last exit; with
  * `whole`, a wait) leaves it to a thread of another node that is queued for
  * it, with no thread of this node to hand it on to: then *since is the
