@@ -49,10 +49,11 @@
           "a thread server. Off: threads stay on their node, which still "    \
           "shares the heap (for testing the shared heap alone)")              \
                                                                               \
-  product(bool, DjavaMonitorLinger, true, DIAGNOSTIC,                         \
+  product(bool, DjavaMonitorLinger, false, DIAGNOSTIC,                        \
           "A thread that exits a shared monitor and enters it again at "      \
           "once, time after time, keeps it a moment after its exit "          \
-          "instead of releasing it to the monitor service at once")           \
+          "instead of releasing it to the monitor service at once (every "    \
+          "node of the cluster should agree)")                                \
                                                                               \
   product(ccstr, DjavaNodeLibrary, NULL, DIAGNOSTIC,                          \
           "The node library to load (default: lib/libdjava_node.so in "       \
