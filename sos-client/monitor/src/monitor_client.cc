@@ -292,6 +292,7 @@ bool MonitorClient::WouldLinger(uint64_t obj, LocalThread t) const {
 }
 
 void MonitorClient::NoteEnterAfterRelease(uint64_t obj, LocalThread t) {
+  if (hand_over_ == nullptr) return;  // nothing is kept back: no history to keep
   auto h = linger_history_.find({obj, t});
   if (h == linger_history_.end()) return;
   if (std::chrono::steady_clock::now() - h->second.released <= linger_for_)
@@ -299,6 +300,7 @@ void MonitorClient::NoteEnterAfterRelease(uint64_t obj, LocalThread t) {
 }
 
 void MonitorClient::NoteReleaseToService(uint64_t obj, LocalThread t) {
+  if (hand_over_ == nullptr) return;
   if (linger_history_.size() >= kLingerHistoryKept && linger_history_.count({obj, t}) == 0)
     linger_history_.clear();  // a forgotten one only lingers later
   linger_history_[{obj, t}].released = std::chrono::steady_clock::now();
