@@ -160,10 +160,13 @@ public class ClusterProcessors {
                 notCommon[3] = unless(ForkJoinPool.commonPool()
                         .submit((Callable<ForkJoinPool>) ForkJoinTask::getPool).get(30, TimeUnit.SECONDS), common);
                 remoteParallelism[0] = ForkJoinPool.getCommonPoolParallelism();
-                // Bounded rounds: this thread takes part, and may finish a round alone.
+                // Bounded rounds: this thread takes part, and may finish a round alone
+                // before a worker has woken on a loaded machine (-Xint under make test),
+                // so it pauses at each of its own elements to leave the pool its share.
                 for (int r = 0; r < ROUNDS && !streamInCommonPool[0]; r++) {
                     streamInCommonPool[0] = IntStream.range(0, 256).parallel()
-                            .map(i -> ForkJoinTask.getPool() == common ? 1 + (int) (work(i) & 0) : 0)
+                            .map(i -> ForkJoinTask.getPool() == common ? 1 + (int) (work(i) & 0)
+                                    : pauseThenZero())
                             .sum() > 0;
                 }
             } catch (Exception e) {
@@ -188,6 +191,16 @@ public class ClusterProcessors {
             c.check(streamInCommonPool[0], "no element of a parallel stream on a server ran in the "
                     + "program's common pool in " + ROUNDS + " rounds");
         }
+    }
+
+    /** Gives the pool's workers a moment to take elements; 0. */
+    static int pauseThenZero() {
+        try {
+            Thread.sleep(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
     }
 
     /** null if got is expected, else what got is. */

@@ -82,8 +82,15 @@ public final class Node {
     static native void registerProgram(long program, ClassLoader loader, int processors);
 
     /**
-     * Forgets an ended program (its threads here were stopped): its shared objects, once those
-     * threads are gone, and its class loader. Returns what was done, for the server's log.
+     * A program ended: this node stops serving it. Its class loader goes first, before its
+     * threads here are stopped, so that one of them ends without dispatching its uncaught
+     * exception: the handler (its thread group) went with the program.
+     */
+    static native void endProgram(long program);
+
+    /**
+     * Forgets an ended program (endProgram, then its threads here were stopped): its shared
+     * objects, once those threads are gone. Returns what was done, for the server's log.
      */
     static native String dropProgram(long program);
 

@@ -188,6 +188,7 @@ public final class ThreadServer {
 
     private static void drop(long id) {
         Program p = programs.remove(id);
+        Node.endProgram(id);
         if (p == null) {
             // None of its threads ran here, but its objects may have come all
             // the same (sent along with an object a thread here read, moved

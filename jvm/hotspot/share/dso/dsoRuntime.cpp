@@ -243,22 +243,29 @@ NODE_ENTRY(void, Node_registerProgram(JNIEnv* env, jclass, jlong program, jobjec
   DsoProgramValues::begin((uint64_t)program);
 JVM_END
 
-// The program ended: its objects, loader and classes go, so that the server
-// serves the next program as it was. Returns what was done, for the log.
-NODE_ENTRY(jstring, Node_dropProgram(JNIEnv* env, jclass, jlong program))
-  if (!require_member(thread)) return NULL;
+// The program ended: this node stops serving it. The loader goes before the
+// program's threads here are stopped (DsoThreads::thread_exiting then ends
+// one without dispatching its uncaught exception, whose handler went with
+// the program); a thread of the program that called System.exit waits for
+// it to go before it ends (DsoThreads).
+NODE_ENTRY(void, Node_endProgram(JNIEnv* env, jclass, jlong program))
+  if (!require_member(thread)) return;
   // A program that ran no thread here has no table of its own to print.
   if (PrintDistributedStatistics && DsoHeap::runs_program((uint64_t)program)) {
     char title[64];
     jio_snprintf(title, sizeof(title), ", program " UINT64_FORMAT, (uint64_t)program);
     DsoStatistics::print(thread, tty, (uint64_t)program, title);
   }
-  // The loader first: a thread of the program that called System.exit
-  // waits for it to go before it ends (DsoThreads), and drop_program waits
-  // for the program's threads.
   DsoHeap::drop_loader((uint64_t)program);
   DsoProcessors::forget((uint64_t)program);
   DsoProgramValues::forget((uint64_t)program);
+JVM_END
+
+// Then its objects and classes go, once its threads here are gone
+// (drop_program waits for them), so that the server serves the next program
+// as it was. Returns what was done, for the log.
+NODE_ENTRY(jstring, Node_dropProgram(JNIEnv* env, jclass, jlong program))
+  if (!require_member(thread)) return NULL;
   char summary[200];
   DsoHeap::drop_program(thread, (uint64_t)program, summary, sizeof(summary));
   oop text = java_lang_String::create_oop_from_str(summary, CHECK_NULL);
@@ -477,6 +484,7 @@ static JNINativeMethod node_methods[] = {
   { CC"fetchResource", CC"(JLjava/lang/String;I)[B", FN_PTR(Node_fetchResource) },
   { CC"console", CC"(JJI[BII)V", FN_PTR(Node_console) },
   { CC"registerProgram", CC"(JLjava/lang/ClassLoader;I)V", FN_PTR(Node_registerProgram) },
+  { CC"endProgram", CC"(J)V", FN_PTR(Node_endProgram) },
   { CC"dropProgram", CC"(J)Ljava/lang/String;", FN_PTR(Node_dropProgram) },
   { CC"answerStatistics", CC"(JJ)V", FN_PTR(Node_answerStatistics) },
   { CC"startThread", CC"(Ljava/lang/Thread;Ljava/lang/ClassLoader;J)V",
