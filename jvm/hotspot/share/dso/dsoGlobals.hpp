@@ -49,7 +49,7 @@
           "a thread server. Off: threads stay on their node, which still "    \
           "shares the heap (for testing the shared heap alone)")              \
                                                                               \
-  product(bool, DjavaMonitorLinger, false, DIAGNOSTIC,                        \
+  product(bool, DjavaMonitorLinger, true, DIAGNOSTIC,                        \
           "A thread that exits a shared monitor and enters it again at "      \
           "once, time after time, keeps it a moment after its exit "          \
           "instead of releasing it to the monitor service at once (every "    \
