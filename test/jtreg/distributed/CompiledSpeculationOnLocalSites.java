@@ -6,51 +6,14 @@
  *          the whole check), then get objects another node wrote. They read that node's
  *          values, and that node reads what they wrote.
  * @library /lib
- * @run main/othervm -XX:CompileCommand=quiet
- *                   -XX:CompileCommand=dontinline,CompiledSpeculationOnLocalSites::sum
- *                   -XX:CompileCommand=dontinline,CompiledSpeculationOnLocalSites::bump
- *                   -XX:CompileCommand=dontinline,CompiledSpeculationOnLocalSites::element
- *                   -XX:CompileCommand=dontinline,CompiledSpeculationOnLocalSites::setElement
+ * @run main/othervm -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,AccessSites::*
  *                   CompiledSpeculationOnLocalSites
  */
 public class CompiledSpeculationOnLocalSites {
     static final int WARM_UP = 200_000;  // past C2's thresholds, tiered or alone
 
-    static final class Cell {
-        long a;
-        long b;
-    }
-
-    // The methods compiled hot on local objects (not inlined into the
-    // warm-up loop, so that their own code is what runs afterwards).
-    static long sum(Cell c) {
-        return c.a + c.b;
-    }
-
-    static void bump(Cell c, long by) {
-        c.a += by;
-        c.b -= by;
-    }
-
-    static long element(long[] values, int i) {
-        return values[i];
-    }
-
-    static void setElement(long[] values, int i, long v) {
-        values[i] = v;
-    }
-
     static long warmUp() {
-        Cell local = new Cell();
-        long[] values = new long[16];
-        long sink = 0;
-        for (int i = 0; i < WARM_UP; i++) {
-            bump(local, i);
-            sink += sum(local);
-            setElement(values, i & 15, i);
-            sink += element(values, (i + 1) & 15);
-        }
-        return sink;
+        return AccessSites.warmUp(new AccessSites.Cell(), new long[16], WARM_UP);
     }
 
     public static void main(String[] args) throws Exception {
@@ -59,7 +22,7 @@ public class CompiledSpeculationOnLocalSites {
         Thread.sleep(1000);  // the compilers' queue drains
         sink += warmUp();
 
-        Cell shared = new Cell();
+        AccessSites.Cell shared = new AccessSites.Cell();
         long[] values = new long[16];
         Thread writer = new Thread(() -> {
             shared.a = 40;
@@ -68,11 +31,11 @@ public class CompiledSpeculationOnLocalSites {
         }, "writer");
         writer.start();
         writer.join();
-        checks.equal("sum of a cell another node wrote", sum(shared), 42L);
-        checks.equal("an element another node wrote", element(values, 5), 55L);
+        checks.equal("sum of a cell another node wrote", AccessSites.sum(shared), 42L);
+        checks.equal("an element another node wrote", AccessSites.element(values, 5), 55L);
 
-        bump(shared, 8);
-        setElement(values, 6, 66);
+        AccessSites.bump(shared, 8);
+        AccessSites.setElement(values, 6, 66);
         long[] seen = new long[3];
         Thread reader = new Thread(() -> {
             seen[0] = shared.a;

@@ -49,6 +49,11 @@
           "a thread server. Off: threads stay on their node, which still "    \
           "shares the heap (for testing the shared heap alone)")              \
                                                                               \
+  product(bool, DjavaSpeculateCachedHits, true, DIAGNOSTIC,                  \
+          "C2 tests an access site whose replicas always passed the cached "  \
+          "test in C1's profiling code with that test and a trap on a miss, " \
+          "instead of a call of the slow path")                               \
+                                                                              \
   product(bool, DjavaMonitorLinger, true, DIAGNOSTIC,                        \
           "A thread that exits a shared monitor and enters it again at "      \
           "once, time after time, keeps it a moment after its exit "          \

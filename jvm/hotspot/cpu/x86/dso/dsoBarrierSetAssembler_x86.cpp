@@ -305,13 +305,17 @@ void DsoBarrierSetAssembler::generate_c1_access_stub(LIR_Assembler* ce, DsoAcces
   const Register tmp = stub->tmp()->as_pointer_register();
   const int kind = stub->kind();
   const bool is_write = (kind & DsoCompiledAccess::write) != 0;
-  Label slow, thread_status;
+  Label seen, slow, thread_status;
   __ bind(*stub->entry());
   if (stub->shared_seen() != NULL) {
     // Profiled code: a replica reached this site (r10, rscratch1, is never
-    // allocated by C1).
+    // allocated by C1). Set only while clear, so that it does not take back
+    // site_missed (two threads racing may, once: that costs C2 a trap).
     __ mov64(rscratch1, (int64_t)stub->shared_seen());
-    __ movb(Address(rscratch1, 0), 1);
+    __ cmpb(Address(rscratch1, 0), 0);
+    __ jcc(Assembler::notEqual, seen);
+    __ movb(Address(rscratch1, 0), DsoCompiledAccess::site_shared);
+    __ bind(seen);
   }
   if ((kind & DsoCompiledAccess::dynamic) != 0) {
     // What the compiler could not tell (r10, rscratch1, is never allocated
@@ -356,6 +360,11 @@ void DsoBarrierSetAssembler::generate_c1_access_stub(LIR_Assembler* ce, DsoAcces
                      *stub->continuation(), slow);
   }
   __ bind(slow);
+  if (stub->shared_seen() != NULL) {
+    // And failed the cached test: C2 calls the slow path here too.
+    __ mov64(rscratch1, (int64_t)stub->shared_seen());
+    __ movb(Address(rscratch1, 0), DsoCompiledAccess::site_shared | DsoCompiledAccess::site_missed);
+  }
   call_c1_slow_path(ce, stub, kind);
   if ((kind & DsoCompiledAccess::dynamic) != 0 && !is_write) {
     __ bind(thread_status);

@@ -411,14 +411,14 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
   volatile jbyte* shared_seen = shareable && kit->is_LibraryCallKit() == NULL
                                     ? DsoCompiledAccess::shared_seen(kit->method(), kit->bci(), false)
                                     : NULL;
-  if (shared_seen != NULL && Atomic::load(shared_seen) == 0 &&
-      !kit->too_many_traps(Deoptimization::Reason_dso_shared)) {
+  const jbyte seen = shared_seen != NULL ? Atomic::load(shared_seen) : -1;
+  if (seen == 0 && !kit->too_many_traps(Deoptimization::Reason_dso_shared)) {
     Node* is_local = gvn.transform(new BoolNode(cmp, BoolTest::ge));
     {
       BuildCutout unless(kit, is_local, PROB_MAX);
       Node* site = kit->makecon(TypeRawPtr::make((address)shared_seen));
-      kit->store_to_memory(kit->control(), site, kit->intcon(1), T_BYTE, Compile::AliasIdxRaw,
-                           MemNode::unordered);
+      kit->store_to_memory(kit->control(), site, kit->intcon(DsoCompiledAccess::site_shared),
+                           T_BYTE, Compile::AliasIdxRaw, MemNode::unordered);
       reexecute_bytecode(kit, access.type());
       kit->uncommon_trap(Deoptimization::Reason_dso_shared, Deoptimization::Action_make_not_entrant);
     }
@@ -476,7 +476,30 @@ Node* DsoBarrierSetC2::check(C2ParseAccess& access, int kind) {
       hit_ctl = gvn.transform(new IfTrueNode(hit_iff));
       miss_ctl = gvn.transform(new IfFalseNode(hit_iff));
     }
-    {
+    // A site C1's profiling code saw replicas reach, each of them passing
+    // the cached test: C2 speculates that they go on passing it, and a
+    // miss traps instead of calling the stub. Then no path rejoins the
+    // code from a call, and C2 splits no value around one. The trap marks
+    // the site first, and leaves the code in place: a rare miss costs a
+    // deoptimization, not a recompilation (PerBytecodeTrapLimit such traps
+    // in the method make it not entrant; the recompiled method calls the
+    // stub at the marked sites).
+    const bool trap_on_miss = DjavaSpeculateCachedHits && hit != NULL &&
+                              seen == DsoCompiledAccess::site_shared &&
+                              !kit->too_many_traps(Deoptimization::Reason_dso_miss);
+    if (trap_on_miss) {
+      PreserveJVMState trap(kit);
+      kit->set_control(miss_ctl);
+      Node* site = kit->makecon(TypeRawPtr::make((address)shared_seen));
+      kit->store_to_memory(kit->control(), site,
+                           kit->intcon(DsoCompiledAccess::site_shared | DsoCompiledAccess::site_missed),
+                           T_BYTE, Compile::AliasIdxRaw, MemNode::unordered);
+      reexecute_bytecode(kit, access.type());
+      kit->uncommon_trap(Deoptimization::Reason_dso_miss, Deoptimization::Action_maybe_recompile);
+      ctl[stub_path] = kit->top();
+      io[stub_path] = kit->top();
+      mem[stub_path] = kit->top();
+    } else {
       PreserveJVMState stub(kit);
       kit->set_control(miss_ctl);
       reexecute_bytecode(kit, access.type());

@@ -46,7 +46,12 @@
  * rejoins the code, and every value live across it is split around the
  * call: most of C2's time went to that). The trap marks the site and
  * makes the method not entrant; the recompiled method checks the site in
- * full.
+ * full. A site whose replicas, in C1's profiling code, all passed the
+ * cached test keeps that test and traps on a miss instead of calling the
+ * stub (DsoCompiledAccess::site_missed), for the same reason: no call
+ * rejoins the code. That trap keeps the method's code (a deoptimization
+ * per miss) until the method traps so a few times; the recompiled method
+ * calls the stub at the marked sites.
  *
  * The mark of a field's or an element's object is one load for all of the
  * object's checks until memory changes (a call, a barrier), and leaves
