@@ -90,9 +90,12 @@ bool LocalMonitors::Exit(uint64_t obj, LocalThread t, Send* send, Successor* nex
   s.owned = false;
   s.owner_java_thread = 0;
   if (!s.lease) {
+    const bool promised = s.linger_promised;
+    s.linger_promised = false;
     if (!HandOn(&s, next)) {
       if (may_linger &&
-          s.linger_takes < (s.wanted_elsewhere ? kLingerTakesWanted : kLingerTakes)) {
+          (promised ||
+           s.linger_takes < (s.wanted_elsewhere ? kLingerTakesWanted : kLingerTakes))) {
         s.lingering = true;
         *send = Send::kLinger;
         return true;
@@ -133,6 +136,14 @@ bool LocalMonitors::ReleasesToService(uint64_t obj, LocalThread t) const {
   return s.owned && s.owner == t && s.count == 1 && !s.lease && s.successors.empty();
 }
 
+bool LocalMonitors::PromiseLinger(uint64_t obj, LocalThread t) {
+  if (!ReleasesToService(obj, t)) return false;
+  State& s = states_.find(obj)->second;
+  if (s.linger_takes >= (s.wanted_elsewhere ? kLingerTakesWanted : kLingerTakes)) return false;
+  s.linger_promised = true;
+  return true;
+}
+
 bool LocalMonitors::Lingering(uint64_t obj, LocalThread t, uint64_t* since, bool* wanted) const {
   auto it = states_.find(obj);
   if (it == states_.end() || !it->second.lingering || it->second.owner != t) return false;
@@ -159,6 +170,7 @@ void LocalMonitors::EndTenure(State* s, std::vector<uint64_t>* released) {
   s->wanted_elsewhere = false;
   s->waiters_elsewhere = false;
   s->linger_takes = 0;
+  s->linger_promised = false;
 }
 
 void LocalMonitors::StartTenure(uint64_t obj, bool wanted_elsewhere, uint64_t mark,

@@ -88,6 +88,12 @@ class LocalMonitors {
   // Whether t's exit of obj now would be its last and release the monitor
   // to the service (not under a lease, no successor here).
   bool ReleasesToService(uint64_t obj, LocalThread t) const;
+  // Whether t's last exit of obj, made with may_linger, keeps it back: it
+  // releases to the service and the tenure's bound allows one more. True
+  // promises the linger to that exit even if the monitor is wanted
+  // meanwhile (a wanted notice arriving between the two): the caller
+  // skipped the release's hand-over, which the linger's end makes instead.
+  bool PromiseLinger(uint64_t obj, LocalThread t);
   // A linger of t on obj is still on: *since is its tenure's mark, *wanted
   // whether another node wants the monitor.
   bool Lingering(uint64_t obj, LocalThread t, uint64_t* since, bool* wanted) const;
@@ -176,6 +182,7 @@ class LocalMonitors {
     bool recall_pending = false;
     bool lingering = false;  // owner's release kept back (Exit's may_linger)
     int linger_takes = 0;    // in this tenure: bounded, so another node gets its turn
+    bool linger_promised = false;  // PromiseLinger's, for the exit that follows
     std::map<LocalThread, int> saved;  // threads in wait(): their counts
     std::deque<Successor> successors;  // handed the monitor next, in order
     // The tenure (StartTenure): its mark, whether another node wants the

@@ -280,8 +280,9 @@ void MonitorClient::SetHandOver(
 bool MonitorClient::ReleaseWanted(uint64_t obj, LocalThread t, bool whole, uint64_t* since) {
   if (!told_wanted_.load(std::memory_order_relaxed)) return false;
   std::lock_guard<std::mutex> lock(mu_);
-  // A release kept back hands over when it goes, if it goes.
-  if (!whole && WouldLinger(obj, t)) return false;
+  // A release kept back hands over when it goes, if it goes; one past its
+  // tenure's bound is not kept back, and hands over now.
+  if (!whole && WouldLinger(obj, t) && local_.PromiseLinger(obj, t)) return false;
   return mark_ != nullptr && local_.ReleaseWanted(obj, t, whole, since);
 }
 

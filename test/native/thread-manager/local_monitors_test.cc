@@ -101,6 +101,46 @@ TEST(LocalMonitorsTest, ATenureKeepsItsReleaseBackOnlySoOftenWhileAnotherNodeWai
   EXPECT_EQ(Send::kExit, s);
 }
 
+// The exit that its tenure's bound lets go is not promised a linger, so
+// its caller hands the tenure's data over with it; one promised a linger
+// keeps it back even if the monitor is wanted between promise and exit
+// (the caller skipped the hand-over, which the linger's end makes).
+TEST(LocalMonitorsTest, OnlyAnExitTheBoundAllowsIsPromisedALinger) {
+  LocalMonitors m;
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
+  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, false, true));
+  m.StartTenure(kObj, /*wanted_elsewhere=*/true, 0);
+  Send s;
+  for (int i = 0; i < LocalMonitors::kLingerTakesWanted; i++) {
+    ASSERT_TRUE(m.PromiseLinger(kObj, A));
+    ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
+    ASSERT_EQ(Send::kLinger, s);
+    ASSERT_EQ(Send::kNothing, m.Enter(kObj, A));
+  }
+  uint64_t since;
+  EXPECT_FALSE(m.PromiseLinger(kObj, A)) << "past the bound: the release hands over";
+  EXPECT_TRUE(m.ReleaseWanted(kObj, A, /*whole=*/false, &since));
+  ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
+  EXPECT_EQ(Send::kExit, s);
+
+  // Promised while nobody else wanted it; wanted before the exit.
+  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
+  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, false, true));
+  m.StartTenure(kObj, /*wanted_elsewhere=*/false, 0);
+  for (int i = 0; i < LocalMonitors::kLingerTakesWanted; i++) {
+    ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
+    ASSERT_EQ(Send::kLinger, s);
+    ASSERT_EQ(Send::kNothing, m.Enter(kObj, A));
+  }
+  ASSERT_TRUE(m.PromiseLinger(kObj, A));
+  m.OnWanted(kObj);
+  ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
+  EXPECT_EQ(Send::kLinger, s) << "promised: kept back, to hand over when it ends";
+  bool wanted = false;
+  ASSERT_TRUE(m.Lingering(kObj, A, &since, &wanted));
+  EXPECT_TRUE(wanted);
+}
+
 TEST(LocalMonitorsTest, NoReleaseIsKeptBackUnderALeaseOrWithASuccessor) {
   LocalMonitors m;
   EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));

@@ -1054,6 +1054,47 @@ TEST(MonitorLingerTest, ALoopingThreadDoesNotStarveAnotherNode) {
   EXPECT_LT(done_when_b_entered.load(), kLoops) << "b waited for the whole loop";
 }
 
+// The JVM asks ReleaseWanted before each last exit and hands the tenure's
+// data over when it says so. A looping thread's exit that its tenure's
+// bound does not let linger must say so: its release goes to the waiting
+// node at once, and nothing else would hand over (the data would not
+// travel with the monitor, and the next holder would miss it).
+TEST(MonitorLingerTest, AReleaseItsBoundLetsGoHandsOverWithTheExit) {
+  test::InProcMonitorHost host(LingerOptions());
+  auto a = NewNode(&host), b = NewNode(&host);
+  std::atomic<int> handed_at_end{0};
+  a->SetMarkSource([] { return uint64_t{5}; });
+  a->SetHandOver([&](uint64_t, uint64_t) {
+    handed_at_end++;
+    return std::vector<uint64_t>{};
+  });
+  a->SetLingerFor(std::chrono::milliseconds(50));  // every enter counts as at once
+  LocalThread a1{kProg, 1}, b1{kProg, 2};
+  std::atomic<bool> a_holds{false}, b_queued{false}, b_entered{false};
+  std::atomic<int> handed_at_exit{0};
+  std::thread looper([&] {
+    for (int i = 0; i < 2000 && !b_entered; i++) {
+      ASSERT_EQ(DJAVA_MON_OK, a->EnterGrouped(kObj, a1));
+      if (i == 20) {  // b queues while a holds the monitor
+        a_holds = true;
+        while (!b_queued) std::this_thread::yield();
+      }
+      uint64_t since = 0;
+      if (a->ReleaseWanted(kObj, a1, /*whole=*/false, &since)) handed_at_exit++;
+      ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+      if (i >= 20) std::this_thread::sleep_for(milliseconds(1));
+    }
+  });
+  while (!a_holds) std::this_thread::yield();
+  ASSERT_EQ(DJAVA_MON_WAITING, b->EnterPolled(kObj, b1, 0, 0, /*poll_ms=*/5, /*grouped=*/true));
+  b_queued = true;
+  ASSERT_EQ(DJAVA_MON_OK, b->EnterMore(b1, -1));
+  b_entered = true;
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, b1));
+  looper.join();
+  EXPECT_GE(handed_at_exit + handed_at_end, 1) << "the release b got handed nothing over";
+}
+
 // Only a Java monitor's (grouped) enters are watched: a synchronizer's
 // release always goes at once.
 TEST(MonitorLingerTest, ASynchronizersReleaseIsNeverKeptBack) {
