@@ -73,30 +73,37 @@ TEST(LocalMonitorsTest, AReleaseKeptBackIsTheSameThreadsAloneUntilItEnds) {
   EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
 }
 
+// A is granted kObj, in a tenure wanted by another node or not.
+void BeginTenure(LocalMonitors* m, bool wanted_elsewhere) {
+  ASSERT_EQ(Send::kEnter, m->Enter(kObj, A));
+  ASSERT_EQ(Send::kNothing, m->OnGranted(kObj, A, false, true));
+  m->StartTenure(kObj, wanted_elsewhere, 0);
+}
+
+// A's exit keeps kObj back and A takes it again, `times` times; each exit
+// promised its linger first if `promise`.
+void KeepBackAndTake(LocalMonitors* m, int times, bool promise) {
+  Send s;
+  for (int i = 0; i < times; i++) {
+    if (promise) ASSERT_TRUE(m->PromiseLinger(kObj, A));
+    ASSERT_TRUE(m->Exit(kObj, A, &s, nullptr, nullptr, true));
+    ASSERT_EQ(Send::kLinger, s);
+    ASSERT_EQ(Send::kNothing, m->Enter(kObj, A));
+  }
+}
+
 TEST(LocalMonitorsTest, ATenureKeepsItsReleaseBackOnlySoOftenWhileAnotherNodeWaits) {
   // A thread looping on a synchronized block must not keep the monitor
   // from the other node's threads for good.
   LocalMonitors m;
-  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
-  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, false, true));
-  m.StartTenure(kObj, /*wanted_elsewhere=*/true, 0);
+  ASSERT_NO_FATAL_FAILURE(BeginTenure(&m, /*wanted_elsewhere=*/true));
+  ASSERT_NO_FATAL_FAILURE(KeepBackAndTake(&m, LocalMonitors::kLingerTakesWanted, false));
   Send s;
-  for (int i = 0; i < LocalMonitors::kLingerTakesWanted; i++) {
-    ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
-    ASSERT_EQ(Send::kLinger, s);
-    ASSERT_EQ(Send::kNothing, m.Enter(kObj, A));
-  }
   ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
   EXPECT_EQ(Send::kExit, s) << "its turn is over";
   // Nobody else waiting: a few more, then the release goes all the same.
-  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
-  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, false, true));
-  m.StartTenure(kObj, /*wanted_elsewhere=*/false, 0);
-  for (int i = 0; i < LocalMonitors::kLingerTakes; i++) {
-    ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
-    ASSERT_EQ(Send::kLinger, s);
-    ASSERT_EQ(Send::kNothing, m.Enter(kObj, A));
-  }
+  ASSERT_NO_FATAL_FAILURE(BeginTenure(&m, /*wanted_elsewhere=*/false));
+  ASSERT_NO_FATAL_FAILURE(KeepBackAndTake(&m, LocalMonitors::kLingerTakes, false));
   ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
   EXPECT_EQ(Send::kExit, s);
 }
@@ -107,16 +114,9 @@ TEST(LocalMonitorsTest, ATenureKeepsItsReleaseBackOnlySoOftenWhileAnotherNodeWai
 // (the caller skipped the hand-over, which the linger's end makes).
 TEST(LocalMonitorsTest, OnlyAnExitTheBoundAllowsIsPromisedALinger) {
   LocalMonitors m;
-  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
-  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, false, true));
-  m.StartTenure(kObj, /*wanted_elsewhere=*/true, 0);
+  ASSERT_NO_FATAL_FAILURE(BeginTenure(&m, /*wanted_elsewhere=*/true));
+  ASSERT_NO_FATAL_FAILURE(KeepBackAndTake(&m, LocalMonitors::kLingerTakesWanted, true));
   Send s;
-  for (int i = 0; i < LocalMonitors::kLingerTakesWanted; i++) {
-    ASSERT_TRUE(m.PromiseLinger(kObj, A));
-    ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
-    ASSERT_EQ(Send::kLinger, s);
-    ASSERT_EQ(Send::kNothing, m.Enter(kObj, A));
-  }
   uint64_t since;
   EXPECT_FALSE(m.PromiseLinger(kObj, A)) << "past the bound: the release hands over";
   EXPECT_TRUE(m.ReleaseWanted(kObj, A, /*whole=*/false, &since));
@@ -124,14 +124,8 @@ TEST(LocalMonitorsTest, OnlyAnExitTheBoundAllowsIsPromisedALinger) {
   EXPECT_EQ(Send::kExit, s);
 
   // Promised while nobody else wanted it; wanted before the exit.
-  EXPECT_EQ(Send::kEnter, m.Enter(kObj, A));
-  EXPECT_EQ(Send::kNothing, m.OnGranted(kObj, A, false, true));
-  m.StartTenure(kObj, /*wanted_elsewhere=*/false, 0);
-  for (int i = 0; i < LocalMonitors::kLingerTakesWanted; i++) {
-    ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
-    ASSERT_EQ(Send::kLinger, s);
-    ASSERT_EQ(Send::kNothing, m.Enter(kObj, A));
-  }
+  ASSERT_NO_FATAL_FAILURE(BeginTenure(&m, /*wanted_elsewhere=*/false));
+  ASSERT_NO_FATAL_FAILURE(KeepBackAndTake(&m, LocalMonitors::kLingerTakesWanted, false));
   ASSERT_TRUE(m.PromiseLinger(kObj, A));
   m.OnWanted(kObj);
   ASSERT_TRUE(m.Exit(kObj, A, &s, nullptr, nullptr, true));
