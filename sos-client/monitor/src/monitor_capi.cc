@@ -67,7 +67,7 @@ void djava_monitor_disconnect(djava_monitor_client* c) {
 
 int djava_monitor_enter(djava_monitor_client* c, uint64_t object, uint64_t program,
                         uint64_t thread) {
-  return djava_monitor_enter_polled(c, object, program, thread, 0, 0, -1);
+  return djava_monitor_enter_polled(c, object, program, thread, 0, 0, -1, 0);
 }
 
 int djava_monitor_enter_grouped(djava_monitor_client* c, uint64_t object, uint64_t program,
@@ -79,10 +79,10 @@ int djava_monitor_enter_grouped(djava_monitor_client* c, uint64_t object, uint64
 
 int djava_monitor_enter_polled(djava_monitor_client* c, uint64_t object, uint64_t program,
                                uint64_t thread, uint64_t java_thread, int64_t timeout_ms,
-                               int64_t poll_ms) {
+                               int64_t poll_ms, uint32_t flags) {
   return Guard(c, [&](MonitorClient* m) {
     return m->EnterPolled(object, LocalThread{program, thread}, java_thread, timeout_ms,
-                          poll_ms);
+                          poll_ms, /*grouped=*/false, (flags & DJAVA_MON_ENTER_BARGING) != 0);
   });
 }
 
@@ -117,16 +117,17 @@ void djava_monitor_set_mark_source(djava_monitor_client* c, uint64_t (*mark)(voi
 }
 
 void djava_monitor_set_hand_over(djava_monitor_client* c,
-                                 size_t (*hand_over)(void* context, uint64_t since,
-                                                     uint64_t program, uint64_t* out, size_t max),
+                                 size_t (*hand_over)(void* context, uint64_t object,
+                                                     uint64_t since, uint64_t program,
+                                                     uint64_t* out, size_t max),
                                  void* context) {
   Guard(c, 0, 0, [&](MonitorClient* m) {
     if (hand_over == nullptr) {
       m->SetHandOver(nullptr);
     } else {
-      m->SetHandOver([hand_over, context](uint64_t since, uint64_t program) {
+      m->SetHandOver([hand_over, context](uint64_t object, uint64_t since, uint64_t program) {
         uint64_t ids[8];  // as many as the directory moves with a lock
-        const size_t n = hand_over(context, since, program, ids, 8);
+        const size_t n = hand_over(context, object, since, program, ids, 8);
         return std::vector<uint64_t>(ids, ids + std::min<size_t>(n, 8));
       });
     }

@@ -188,7 +188,8 @@ bool MonitorClient::AnyBlocked() const {
 }
 
 int MonitorClient::EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread,
-                               int64_t timeout_ms, int64_t poll_ms, bool grouped) {
+                               int64_t timeout_ms, int64_t poll_ms, bool grouped,
+                               bool barging) {
   if (timeout_ms < 0) return SetError(DJAVA_MON_BAD_ARGUMENT, "timeout value is negative");
   // Taken before the lock: the time spent waiting for it counts.
   const auto start = std::chrono::steady_clock::now();
@@ -196,7 +197,9 @@ int MonitorClient::EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread
   if (int st = Check(t)) return st;
   uint64_t since;
   bool wanted;
-  const bool kept = grouped && local_.Lingering(obj, t, &since, &wanted);
+  // Only an enter that promises no order may find its own release kept.
+  const bool unordered = grouped || barging;
+  const bool kept = unordered && local_.Lingering(obj, t, &since, &wanted);
   if (local_.Enter(obj, t, java_thread) == LocalMonitors::Send::kNothing) {
     if (kept) {
       lingers_.erase({obj, t});
@@ -205,7 +208,7 @@ int MonitorClient::EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread
     }
     return DJAVA_MON_OK;
   }
-  if (grouped) NoteEnterAfterRelease(obj, t);
+  if (unordered) NoteEnterAfterRelease(obj, t);
   auto p = std::make_shared<Pending>();
   p->obj = obj;
   p->enter = true;
@@ -271,8 +274,7 @@ void MonitorClient::SetMarkSource(std::function<uint64_t()> mark) {
   mark_ = std::move(mark);
 }
 
-void MonitorClient::SetHandOver(
-    std::function<std::vector<uint64_t>(uint64_t since, uint64_t program)> f) {
+void MonitorClient::SetHandOver(HandOverFn f) {
   std::lock_guard<std::mutex> lock(mu_);
   hand_over_ = std::move(f);
 }
@@ -320,7 +322,7 @@ void MonitorClient::EndLinger(std::unique_lock<std::mutex>* lock, uint64_t obj, 
     // may wait for a thread of the JVM waiting for mu_.
     auto write_home = hand_over_;
     lock->unlock();
-    handed = write_home(since, t.program);
+    handed = write_home(obj, since, t.program);
     lock->lock();
   }
   std::vector<uint64_t> released;

@@ -70,8 +70,12 @@ class MonitorClient {
   // 0: no timeout. poll_ms >= 0: returns DJAVA_MON_WAITING after poll_ms
   // while still queued; continue with EnterMore (the deadline still
   // applies) or end it with Cancel. poll_ms < 0: blocks until the end.
+  // barging: the lock lets a thread take it ahead of queued ones (a
+  // non-fair ReentrantLock), so the thread's release may be kept back a
+  // moment as a grouped monitor's is (Linger below); the service still
+  // queues the enter in order.
   int EnterPolled(uint64_t obj, LocalThread t, uint64_t java_thread, int64_t timeout_ms,
-                  int64_t poll_ms, bool grouped = false);
+                  int64_t poll_ms, bool grouped = false, bool barging = false);
   int EnterMore(LocalThread t, int64_t poll_ms);
   // An enter that never queues: DJAVA_MON_OK (held now) or DJAVA_MON_BUSY
   // (nothing held, nothing queued). Decided locally when the node can
@@ -83,10 +87,12 @@ class MonitorClient {
   // or wait is sent; unset, no release hands data over.
   void SetMarkSource(std::function<uint64_t()> mark);
   // What a release kept back hands over when it goes (the JVM's
-  // djava_sos_hand_over): the ids written home for it, given the tenure's
-  // mark and the program. Set, a thread that tends to enter a monitor again
-  // right after its exit keeps it a moment (Linger below).
-  void SetHandOver(std::function<std::vector<uint64_t>(uint64_t since, uint64_t program)> f);
+  // djava_sos_hand_over): the ids written home for it, given the monitor,
+  // the tenure's mark and the program. Set, a thread that tends to enter a
+  // monitor again right after its exit keeps it a moment (Linger below).
+  using HandOverFn =
+      std::function<std::vector<uint64_t>(uint64_t obj, uint64_t since, uint64_t program)>;
+  void SetHandOver(HandOverFn f);
   // How long a release is kept back, and how soon after its release a
   // thread's enter counts as at once (50 µs; tests take longer).
   void SetLingerFor(std::chrono::microseconds d) {
@@ -244,7 +250,7 @@ class MonitorClient {
   void EndLinger(std::unique_lock<std::mutex>* lock, uint64_t obj, LocalThread t,
                  bool hand_over = true);
   void LingerLoop();
-  std::function<std::vector<uint64_t>(uint64_t, uint64_t)> hand_over_;
+  HandOverFn hand_over_;
   std::map<ThreadOn, LingerHistory> linger_history_;
   static constexpr size_t kLingerHistoryKept = 4096;
   std::map<ThreadOn, std::chrono::steady_clock::time_point> lingers_;  // until when

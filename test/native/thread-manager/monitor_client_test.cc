@@ -969,8 +969,9 @@ TEST(MonitorLingerTest, AThreadThatEntersAgainAtOnceKeepsTheMonitorAMoment) {
   std::mutex mu;
   std::vector<std::pair<uint64_t, uint64_t>> handed;  // (since, program)
   a->SetMarkSource([] { return uint64_t{42}; });
-  a->SetHandOver([&](uint64_t since, uint64_t program) {
+  a->SetHandOver([&](uint64_t obj, uint64_t since, uint64_t program) {
     std::lock_guard<std::mutex> l(mu);
+    EXPECT_EQ(kObj, obj);
     handed.emplace_back(since, program);
     return std::vector<uint64_t>{};
   });
@@ -1024,7 +1025,7 @@ TEST(MonitorLingerTest, ALoopingThreadDoesNotStarveAnotherNode) {
   test::InProcMonitorHost host(LingerOptions());
   auto a = NewNode(&host), b = NewNode(&host);
   a->SetMarkSource([] { return uint64_t{1}; });
-  a->SetHandOver([](uint64_t, uint64_t) { return std::vector<uint64_t>{}; });
+  a->SetHandOver([](uint64_t, uint64_t, uint64_t) { return std::vector<uint64_t>{}; });
   a->SetLingerFor(std::chrono::milliseconds(50));  // every enter counts as at once
   LocalThread a1{kProg, 1}, b1{kProg, 2};
   constexpr int kLoops = 2000;
@@ -1064,7 +1065,7 @@ TEST(MonitorLingerTest, AReleaseItsBoundLetsGoHandsOverWithTheExit) {
   auto a = NewNode(&host), b = NewNode(&host);
   std::atomic<int> handed_at_end{0};
   a->SetMarkSource([] { return uint64_t{5}; });
-  a->SetHandOver([&](uint64_t, uint64_t) {
+  a->SetHandOver([&](uint64_t, uint64_t, uint64_t) {
     handed_at_end++;
     return std::vector<uint64_t>{};
   });
@@ -1095,14 +1096,46 @@ TEST(MonitorLingerTest, AReleaseItsBoundLetsGoHandsOverWithTheExit) {
   EXPECT_GE(handed_at_exit + handed_at_end, 1) << "the release b got handed nothing over";
 }
 
-// Only a Java monitor's (grouped) enters are watched: a synchronizer's
-// release always goes at once.
-TEST(MonitorLingerTest, ASynchronizersReleaseIsNeverKeptBack) {
+// A non-fair lock's (barging) enter may take its own release back as a
+// Java monitor's does: the lock lets a thread go ahead of queued ones
+// anyway. The release kept back hands over, naming the monitor, when
+// another node wants it.
+TEST(MonitorLingerTest, ANonFairLocksReleaseIsKeptBackAsAMonitorsIs) {
+  test::InProcMonitorHost host(LingerOptions());
+  auto a = NewNode(&host), b = NewNode(&host);
+  std::atomic<uint64_t> handed_for{0};
+  a->SetMarkSource([] { return uint64_t{7}; });
+  a->SetHandOver([&](uint64_t obj, uint64_t, uint64_t) {
+    handed_for = obj;
+    return std::vector<uint64_t>{};
+  });
+  a->SetLingerFor(std::chrono::milliseconds(300));
+  LocalThread a1{kProg, 1}, b1{kProg, 2};
+  auto lock = [&](MonitorClient* m, LocalThread t) {
+    return m->EnterPolled(kObj, t, 0, 0, -1, /*grouped=*/false, /*barging=*/true);
+  };
+  ASSERT_EQ(DJAVA_MON_OK, lock(a.get(), a1));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+  ASSERT_EQ(DJAVA_MON_OK, lock(a.get(), a1));  // at once: seen entering again
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));  // kept back
+  const size_t requests = host.Requests();
+  ASSERT_EQ(DJAVA_MON_OK, lock(a.get(), a1));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+  EXPECT_EQ(requests, host.Requests()) << "kept back: no enter, no exit sent";
+  // b's enter, barging or not, waits for the moment's end at the service.
+  ASSERT_EQ(DJAVA_MON_OK, b->EnterPolled(kObj, b1, 0, 5000, -1));
+  EXPECT_EQ(kObj, handed_for.load()) << "wanted by b: handed over";
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, b1));
+}
+
+// Only enters that promise no order (a Java monitor's, grouped, and a
+// non-fair lock's) are watched: a fair lock's release always goes at once.
+TEST(MonitorLingerTest, AFairLocksReleaseIsNeverKeptBack) {
   MonitorTable::Options o;
   o.leases = false;
   test::InProcMonitorHost host(o);
   auto a = NewNode(&host);
-  a->SetHandOver([](uint64_t, uint64_t) { return std::vector<uint64_t>{}; });
+  a->SetHandOver([](uint64_t, uint64_t, uint64_t) { return std::vector<uint64_t>{}; });
   a->SetLingerFor(std::chrono::milliseconds(300));
   LocalThread a1{kProg, 1};
   for (int i = 0; i < 4; i++) {

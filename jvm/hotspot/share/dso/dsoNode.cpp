@@ -15,6 +15,7 @@
 #include "dso/dsoThreads.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoStatistics.hpp"
+#include "dso/dsoSynchronizers.hpp"
 #include "utilities/ostream.hpp"
 #include "classfile/javaClasses.inline.hpp"
 #include "classfile/symbolTable.hpp"
@@ -139,11 +140,16 @@ static uint64_t exclusive_mark(void* sos) {
   return DsoNode::lib().djava_sos_exclusive_mark((djava_sos_client*)sos);
 }
 
-// The monitor client's hand-over (djava_monitor_set_hand_over): a Java
-// monitor's release kept back a moment hands over as an exit does
-// (DsoMonitors::hand_over_before_release), from the client's own thread.
-static size_t hand_over(void* sos, uint64_t since, uint64_t program, uint64_t* out, size_t max) {
-  return DsoNode::lib().djava_sos_hand_over((djava_sos_client*)sos, since, program, 0, out, max);
+// The monitor client's hand-over (djava_monitor_set_hand_over): a release
+// kept back a moment hands over as its exit would have
+// (DsoMonitors::hand_over_before_release), from the client's own thread: a
+// synchronizer's only the JDK's objects, as SharedSynchronizers' exit.
+static size_t hand_over(void* sos, uint64_t monitor, uint64_t since, uint64_t program,
+                        uint64_t* out, size_t max) {
+  const uint32_t flags =
+      DsoSynchronizers::is_synchronizer_monitor(monitor) ? DJAVA_SOS_HAND_OVER_JDK_ONLY : 0;
+  return DsoNode::lib().djava_sos_hand_over((djava_sos_client*)sos, since, program, flags, out,
+                                            max);
 }
 
 bool DsoNode::connect(const char* secret, const char* node_name, char* what, char* why,

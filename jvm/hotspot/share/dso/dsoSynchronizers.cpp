@@ -45,8 +45,12 @@
 #include "runtime/os.hpp"
 #include "services/threadService.hpp"
 
-static uint64_t monitor_of(oop sync) {
+uint64_t DsoSynchronizers::monitor_of(oop sync) {
   return DsoHeap::id_of(sync) ^ (UCONST64(1) << 63);
+}
+
+static uint64_t monitor_of(oop sync) {
+  return DsoSynchronizers::monitor_of(sync);
 }
 
 static void throw_for(JavaThread* current, int status, const char* what, oop sync, TRAPS) {
@@ -250,7 +254,7 @@ static jint enter_result(JavaThread* thread, Handle h, DsoReplica* e, jlong star
 // after queued_report_ms: it stays queued, and goes on with enterLockMore0.
 JVM_ENTRY(static jint, SS_enterLock0(JNIEnv* env, jclass, jobject sync, jlong java_thread,
                                      jlong millis, jboolean interruptible,
-                                     jboolean report_queued))
+                                     jboolean report_queued, jboolean barging))
   Handle h(thread, JNIHandles::resolve_non_null(sync));
   if (!shared_here(thread, h())) {
     return DJAVA_MON_OK;  // the node left: the lock is this last thread's alone
@@ -273,7 +277,9 @@ JVM_ENTRY(static jint, SS_enterLock0(JNIEnv* env, jclass, jobject sync, jlong ja
       ThreadToNativeFromVM in_native(thread);
       status = DsoNode::lib().djava_monitor_enter_polled(DsoMonitors::client(), monitor_of(h()),
                                                          program, key, (uint64_t)java_thread,
-                                                         millis, poll);
+                                                         millis, poll,
+                                                         barging != JNI_FALSE
+                                                             ? DJAVA_MON_ENTER_BARGING : 0);
     }
     if (report_queued == JNI_FALSE) {
       status = finish_enter(thread, program, key, interruptible != JNI_FALSE, status);
@@ -496,7 +502,7 @@ static JNINativeMethod synchronizer_methods[] = {
   { CC"await0",    CC"(Ljava/lang/Object;JJJZJ)J", FN_PTR(SS_await0) },
   { CC"signal0",   CC"(Ljava/lang/Object;JZJ)V", FN_PTR(SS_signal0) },
   { CC"queue0",    CC"(Ljava/lang/Object;)[J",  FN_PTR(SS_queue0) },
-  { CC"enterLock0", CC"(Ljava/lang/Object;JJZZ)I", FN_PTR(SS_enterLock0) },
+  { CC"enterLock0", CC"(Ljava/lang/Object;JJZZZ)I", FN_PTR(SS_enterLock0) },
   { CC"enterLockMore0", CC"(Ljava/lang/Object;ZZ)I", FN_PTR(SS_enterLockMore0) },
   { CC"tryEnter0", CC"(Ljava/lang/Object;J)Z",  FN_PTR(SS_tryEnter0) },
   { CC"count0",    CC"(Ljava/lang/Object;)I",   FN_PTR(SS_count0) },

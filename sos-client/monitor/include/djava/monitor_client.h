@@ -84,10 +84,15 @@ int djava_monitor_enter_grouped(djava_monitor_client* c, uint64_t object, uint64
  * caller can look at its interrupt status; it stays queued and continues
  * with djava_monitor_enter_more (the deadline of this call still applies)
  * or gives up with djava_monitor_cancel. poll_ms < 0: no polls. Re-entry
- * and enters under this node's lease return OK at once, with no message. */
+ * and enters under this node's lease return OK at once, with no message.
+ * flags: DJAVA_MON_ENTER_BARGING for a lock that lets a thread take it
+ * ahead of queued ones (a non-fair ReentrantLock): the thread's release
+ * may then be kept back a moment, as a grouped enter's is (see
+ * djava_monitor_set_hand_over); the service still queues it in order. */
+#define DJAVA_MON_ENTER_BARGING 1u
 int djava_monitor_enter_polled(djava_monitor_client* c, uint64_t object, uint64_t program,
                                uint64_t thread, uint64_t java_thread, int64_t timeout_ms,
-                               int64_t poll_ms);
+                               int64_t poll_ms, uint32_t flags);
 /* Continues an enter_polled that returned DJAVA_MON_WAITING; same results
  * (poll_ms < 0: until it ends). After djava_monitor_cancel it returns
  * DJAVA_MON_CANCELLED once (the cancelled enter's result), then, as for a
@@ -111,17 +116,18 @@ int djava_monitor_exit(djava_monitor_client* c, uint64_t object, uint64_t progra
  * Unset (the default), no release hands data over. */
 void djava_monitor_set_mark_source(djava_monitor_client* c, uint64_t (*mark)(void* context),
                                    void* context);
-/* What a Java monitor's release kept back a moment hands over when it goes
- * (the JVM's djava_sos_hand_over): given the tenure's mark and the
+/* What a release kept back a moment hands over when it goes (the JVM's
+ * djava_sos_hand_over): given the monitor, the tenure's mark and the
  * program, write home what the tenure took and put its ids in out (at most
  * max); returns how many. Called on the client's own thread, with no lock
  * of the client held. Set, a thread that exits a monitor it enters grouped
- * and enters it again at once, time after time, keeps it for a moment
- * after its exit (no message if it enters within it); unset (the default),
- * no release is kept back. */
+ * (or barging) and enters it again at once, time after time, keeps it for
+ * a moment after its exit (no message if it enters within it); unset (the
+ * default), no release is kept back. */
 void djava_monitor_set_hand_over(djava_monitor_client* c,
-                                 size_t (*hand_over)(void* context, uint64_t since,
-                                                     uint64_t program, uint64_t* out, size_t max),
+                                 size_t (*hand_over)(void* context, uint64_t object,
+                                                     uint64_t since, uint64_t program,
+                                                     uint64_t* out, size_t max),
                                  void* context);
 /* 1 if the thread's next release of the monitor (its last exit; with
  * `whole`, a wait) leaves it to a thread of another node that is queued for

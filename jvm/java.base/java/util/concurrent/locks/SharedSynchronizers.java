@@ -92,10 +92,19 @@ final class SharedSynchronizers {
     private static native long[] queue0(Object sync);
     /**
      * Enters the synchronizer's monitor for a lock (millis 0: no timeout):
-     * NOTIFIED (0) if held now, TIMED_OUT or INTERRUPTED if not.
+     * NOTIFIED (0) if held now, TIMED_OUT or INTERRUPTED if not. barging:
+     * the lock lets a thread take it ahead of queued ones (not fair), so
+     * a thread that takes it again right after its unlock may keep it a
+     * moment past the unlock, as a monitor's owner does.
      */
     private static native int enterLock0(Object sync, long thread, long millis,
-                                         boolean interruptible, boolean reportQueued);
+                                         boolean interruptible, boolean reportQueued,
+                                         boolean barging);
+
+    /** A non-fair lock: its releases may be kept back (enterLock0). */
+    private static boolean barging(ReentrantLock.Sync s) {
+        return !(s instanceof ReentrantLock.FairSync);
+    }
     /**
      * With reportQueued, enterLock0 returns WAITING once the thread is
      * queued at the service (still queued); it goes on here, to the
@@ -202,7 +211,7 @@ final class SharedSynchronizers {
         if (timed && (millis = millisUntil(deadline)) == 0L) {
             return tryLock(s);
         }
-        int status = enterLock0(s, currentThreadId(), millis, interruptible, true);
+        int status = enterLock0(s, currentThreadId(), millis, interruptible, true, barging(s));
         boolean parked = status == WAITING;
         if (parked) {
             // Still waiting: parked on the lock, as an AQS acquirer is once
@@ -267,7 +276,7 @@ final class SharedSynchronizers {
         if (!tryEnter0(s, me)) {
             boolean entered = false;
             while (s.getState() == 0) {
-                if (enterLock0(s, me, 1L, false, false) == NOTIFIED) {
+                if (enterLock0(s, me, 1L, false, false, barging(s)) == NOTIFIED) {
                     entered = true;
                     break;
                 }
