@@ -16,6 +16,9 @@
 //   Sync round P N       P threads, N rounds of a barrier made of one
 //                        monitor's wait and notifyAll (a clocked simulation)
 //   Sync uncontended N   one thread, N lock and unlock of a shared ReentrantLock
+//   Sync interrupt N     one thread waits in Object.wait, another interrupts
+//                        it, N times: from the interrupt until the waiter
+//                        is back from its InterruptedException
 //
 // Each prints one line "SHAPE: ops N us_per_op X nodes K": the operations
 // timed (all but the first tenth, the warm-up; for turns, the hand-offs),
@@ -239,6 +242,50 @@ public class Sync {
         if (counter[0] != ops) throw new AssertionError("counted " + counter[0]);
     }
 
+    static final class Interrupted {
+        volatile Thread waiter;
+        volatile boolean waiting;
+        volatile int caught;
+    }
+
+    static void interrupt(int times) throws Exception {
+        Object lock = new Object();
+        Interrupted s = new Interrupted();
+        runThreads("interrupt", 2, times - times / 10, (me, r) -> {
+            if (me == 0) {
+                s.waiter = Thread.currentThread();
+                for (int k = 0; k < times; k++) {
+                    synchronized (lock) {
+                        s.waiting = true;
+                        try {
+                            lock.wait();
+                            throw new AssertionError("woken without an interrupt");
+                        } catch (InterruptedException expected) {
+                            s.waiting = false;
+                        }
+                    }
+                    s.caught = k + 1;
+                }
+            } else {
+                Thread waiter;
+                while ((waiter = s.waiter) == null) Thread.onSpinWait();
+                long spent = 0;
+                for (int k = 0; k < times; k++) {
+                    while (!s.waiting) Thread.onSpinWait();
+                    synchronized (lock) {
+                        // The waiter released the monitor: it is in the wait set.
+                    }
+                    long t0 = System.nanoTime();
+                    waiter.interrupt();
+                    while (s.caught != k + 1) Thread.onSpinWait();
+                    if (k >= times / 10) spent += System.nanoTime() - t0;
+                }
+                r.start = 0;
+                r.end = spent;
+            }
+        });
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "barrier": barrier(Integer.parseInt(args[1]), Integer.parseInt(args[2])); break;
@@ -250,6 +297,7 @@ public class Sync {
             case "spin": spin(Integer.parseInt(args[1])); break;
             case "round": round(Integer.parseInt(args[1]), Integer.parseInt(args[2])); break;
             case "uncontended": uncontended(Integer.parseInt(args[1])); break;
+            case "interrupt": interrupt(Integer.parseInt(args[1])); break;
             default: throw new IllegalArgumentException("no such shape: " + args[0]);
         }
     }

@@ -59,6 +59,7 @@ SHAPES = {
     "spin": (["spin", "{n}"], 2, 500, 50, 100),
     "round 4": (["round", "4", "{n}"], 4, 400, 40, 60),
     "uncontended": (["uncontended", "{n}"], 1, 20000, 2000, 2000),
+    "interrupt": (["interrupt", "{n}"], 2, 200, 20, 40),
 }
 LINE = re.compile(r"^(?P<shape>[\w ]+): ops (?P<ops>\d+) us_per_op (?P<us>[\d.]+) "
                   r"nodes (?P<nodes>\d+)$", re.M)

@@ -100,6 +100,13 @@ int djava_monitor_try_enter(djava_monitor_client* c, uint64_t object, uint64_t p
   });
 }
 
+void djava_monitor_poke(djava_monitor_client* c, uint64_t thread) {
+  Guard(c, 0, 0, [&](MonitorClient* m) {
+    m->Poke(thread);
+    return 0;
+  });
+}
+
 int djava_monitor_exit(djava_monitor_client* c, uint64_t object, uint64_t program,
                        uint64_t thread) {
   return Guard(c, [&](MonitorClient* m) { return m->Exit(object, LocalThread{program, thread}); });

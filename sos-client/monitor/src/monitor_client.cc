@@ -150,7 +150,8 @@ int MonitorClient::Block(std::unique_lock<std::mutex>* lock, LocalThread t,
   using Clock = std::chrono::steady_clock;
   const bool polled = poll_ms >= 0;
   const Clock::time_point poll_end = Clock::now() + std::chrono::milliseconds(poll_ms);
-  auto done = [&p] { return p->done; };
+  if (polled && poked_.erase(t.thread) != 0) p->poked = true;
+  auto done = [&p, polled] { return p->done || (polled && p->poked); };
   while (!p->done) {
     const Clock::time_point now = Clock::now();
     // The deadline first: a poll that ends with it reports the timeout.
@@ -158,7 +159,10 @@ int MonitorClient::Block(std::unique_lock<std::mutex>* lock, LocalThread t,
       GiveUp(t, p.get(), DJAVA_MON_TIMED_OUT, "monitor enter timed out");
       break;
     }
-    if (polled && now >= poll_end) return DJAVA_MON_WAITING;
+    if (polled && (p->poked || now >= poll_end)) {
+      p->poked = false;
+      return DJAVA_MON_WAITING;
+    }
     if (!polled && !p->has_deadline) {
       p->cv.wait(*lock, done);
     } else {
@@ -173,6 +177,18 @@ int MonitorClient::Block(std::unique_lock<std::mutex>* lock, LocalThread t,
   last_place = p->woken_place;
   if (p->barrier) last_barrier = p->barrier_result;
   return p->status;
+}
+
+void MonitorClient::Poke(uint64_t thread) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [t, p] : pending_) {
+    if (t.thread != thread || p->done) continue;
+    p->poked = true;
+    p->cv.notify_all();
+    return;
+  }
+  if (poked_.size() >= kPokedKept) poked_.clear();
+  poked_.insert(thread);
 }
 
 MonitorClient::Pending* MonitorClient::Awaiting(LocalThread t, uint64_t obj) {

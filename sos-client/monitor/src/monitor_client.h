@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -143,6 +144,11 @@ class MonitorClient {
   // has the barrier's state after it.
   int BarrierOp(uint64_t obj, LocalThread t, int op);
   int Interrupt(LocalThread target);
+  // Something the thread of key `thread` (any program) looks at between
+  // polls changed (the JVM: its interrupt status): its polled enter, wait
+  // or arrive returns DJAVA_MON_WAITING now, or at its next poll if it is
+  // between two, still queued. Never blocks; nothing if it is not polling.
+  void Poke(uint64_t thread);
   int Cancel(LocalThread t);
   int FreeProgram(uint64_t program);
   int Ping();
@@ -193,6 +199,7 @@ class MonitorClient {
     uint64_t owner_java_thread = 0;
     LinePlace woken_place;            // a Wait's, from its grant
     BarrierResult barrier_result;     // an Arrive's or BarrierOp's
+    bool poked = false;               // Poke: the thread's next poll ends at once
   };
   // The home shard of an object: the sos directory's own partition, so an
   // object's monitor and its data live on the same server.
@@ -251,6 +258,11 @@ class MonitorClient {
                  bool hand_over = true);
   void LingerLoop();
   HandOverFn hand_over_;
+  // Threads poked while not polling (Poke): their next poll ends at once,
+  // for a poke that came after the thread looked but before it waited.
+  // Bounded: a forgotten one only waits out its poll.
+  std::set<uint64_t> poked_;
+  static constexpr size_t kPokedKept = 1024;
   std::map<ThreadOn, LingerHistory> linger_history_;
   static constexpr size_t kLingerHistoryKept = 4096;
   std::map<ThreadOn, std::chrono::steady_clock::time_point> lingers_;  // until when

@@ -298,6 +298,38 @@ TEST_P(MonitorClientTest, PolledWaitEndsWhenTheWaiterInterruptsItself) {
   EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, t));
 }
 
+// A poke (the JVM's: the thread was interrupted) ends the poll it falls in
+// at once, and a poke between two polls the next one: the JVM looks at the
+// thread's interrupt status then, not a poll interval later. The wait goes
+// on until the JVM decides; the poll here is far longer than the test.
+TEST_P(MonitorClientTest, APokeEndsTheCurrentOrNextPollAtOnce) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2};
+  constexpr int64_t kLongPoll = 600000;
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  std::promise<int> first;
+  std::thread waiter([&] { first.set_value(a->Wait(kObj, ta, 0, kLongPoll)); });
+  auto f = first.get_future();
+  // Poked while it polls (or, if the poke comes first, before it does).
+  std::this_thread::sleep_for(milliseconds(20));
+  a->Poke(ta.thread);
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  waiter.join();
+  EXPECT_EQ(DJAVA_MON_WAITING, f.get());
+  // Between two polls: the next returns at once, still in the wait set.
+  a->Poke(ta.thread);
+  EXPECT_EQ(DJAVA_MON_WAITING, a->WaitMore(ta, kLongPoll));
+  // A poke of another thread, or of no thread, ends nothing.
+  a->Poke(tb.thread);
+  a->Poke(99);
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->Notify(kObj, tb, false));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  EXPECT_EQ(DJAVA_MON_OK, a->WaitMore(ta, -1)) << "still in the wait set: notified";
+  EXPECT_EQ(1, a->Count(kObj, ta));
+  EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
+}
+
 TEST_P(MonitorClientTest, PolledWaitCancelledBetweenPolls) {
   auto a = NewNode(&host_), b = NewNode(&host_);
   LocalThread ta{kProg, 1}, tb{kProg, 2};

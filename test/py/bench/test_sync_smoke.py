@@ -8,7 +8,7 @@ bench/ measures that."""
 from smoke import run_driver
 
 SHAPES = ["barrier 4", "abq", "lbq", "reentrant", "monitor", "locked", "spin", "round 4",
-          "uncontended"]
+          "uncontended", "interrupt"]
 
 
 def test_every_shape_runs_across_nodes(tmp_path):

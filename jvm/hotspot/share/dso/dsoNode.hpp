@@ -108,6 +108,7 @@ class JavaThread;
   X(djava_monitor_wait_in_line)                                               \
   X(djava_monitor_last_place)                                                 \
   X(djava_monitor_interrupt)                                                  \
+  X(djava_monitor_poke)                                                       \
   X(djava_monitor_notify)                                                     \
   X(djava_monitor_signal)                                                     \
   X(djava_monitor_queue)                                                      \
@@ -133,7 +134,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 30;
+  static const uint32_t abi_version = 31;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

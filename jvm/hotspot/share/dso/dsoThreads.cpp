@@ -641,6 +641,14 @@ JavaThread* DsoThreads::thread_here_at_safepoint(oop thread_obj) {
   return ThreadsSMRSupport::get_java_thread_list()->includes(t) ? t : NULL;
 }
 
+void DsoThreads::interrupted(JavaThread* target) {
+  djava_monitor_client* client = DsoMonitors::client();
+  if (client == NULL || !DsoNode::is_member() || DsoNode::is_leaving()) {
+    return;
+  }
+  DsoNode::lib().djava_monitor_poke(client, DsoMonitors::thread_key(target));
+}
+
 bool DsoThreads::is_interrupted(JavaThread* current, bool clear) {
   oop thread_obj = current->threadObj();
   if (thread_obj == NULL || !DsoMark::is_shared(thread_obj->mark()) || !DsoNode::is_member()) {

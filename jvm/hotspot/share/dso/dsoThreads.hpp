@@ -160,6 +160,11 @@ class DsoThreads : AllStatic {
   // The thread's interrupt status, read (and cleared) coherently when its
   // Thread object is shared: another node may have set it.
   static bool is_interrupted(JavaThread* current, bool clear);
+  // JavaThread::interrupt of `target`, which runs here (patches/0037): a
+  // wait, enter or barrier arrival of it at the monitor service looks at its
+  // interrupt status now rather than at its next poll, and sends the
+  // interrupt there. Takes no lock of the VM, never blocks.
+  static void interrupted(JavaThread* target);
 
   // How many threads this node shipped, and how many program threads it
   // started here because they reach what cannot be shared

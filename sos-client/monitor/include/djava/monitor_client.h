@@ -254,6 +254,12 @@ int djava_monitor_barrier_op(djava_monitor_client* c, uint64_t object, uint64_t 
 /* Thread.interrupt() of (program, thread): if it waits on a shared monitor it
  * leaves the wait set and its wait returns INTERRUPTED. */
 int djava_monitor_interrupt(djava_monitor_client* c, uint64_t program, uint64_t thread);
+/* What the thread `thread` (a key, of any program) looks at between polls
+ * changed (its interrupt status): its polled enter, wait or arrive returns
+ * DJAVA_MON_WAITING now instead of at the poll's end, still queued; if it
+ * is between two polls, or about to make its first, that one returns at
+ * once. Never blocks, sends nothing; callable from any thread. */
+void djava_monitor_poke(djava_monitor_client* c, uint64_t thread);
 /* Ends a blocked enter/wait (also one between polls) of a local thread
  * with DJAVA_MON_CANCELLED. */
 int djava_monitor_cancel(djava_monitor_client* c, uint64_t program, uint64_t thread);
