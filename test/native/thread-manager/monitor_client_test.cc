@@ -1062,28 +1062,30 @@ TEST(MonitorLingerTest, ALoopingThreadDoesNotStarveAnotherNode) {
   LocalThread a1{kProg, 1}, b1{kProg, 2};
   constexpr int kLoops = 2000;
   std::atomic<int> done{0};
-  std::atomic<bool> b_queued{false};
+  std::atomic<bool> a_holds{false}, b_queued{false};
   std::atomic<int> done_when_b_entered{-1};
   std::thread looper([&] {
     for (int i = 0; i < kLoops; i++) {
       ASSERT_EQ(DJAVA_MON_OK, a->EnterGrouped(kObj, a1));
       done = i + 1;
+      if (i == 20) {  // b queues while a holds the monitor: the loop is no race with it
+        a_holds = true;
+        while (!b_queued) std::this_thread::yield();
+      }
       ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
       // Once b is queued, the loop is slow enough to watch (a millisecond
       // a turn), and still much faster than a starving b would allow.
-      if (b_queued && done_when_b_entered < 0) std::this_thread::sleep_for(milliseconds(1));
+      if (i >= 20 && done_when_b_entered < 0) std::this_thread::sleep_for(milliseconds(1));
     }
   });
-  while (done < 20) std::this_thread::yield();
-  std::thread other([&] {
-    b_queued = true;
-    ASSERT_EQ(DJAVA_MON_OK, b->EnterGrouped(kObj, b1));
-    done_when_b_entered = done.load();
-    ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, b1));
-  });
-  other.join();
+  while (!a_holds) std::this_thread::yield();
+  ASSERT_EQ(DJAVA_MON_WAITING, b->EnterPolled(kObj, b1, 0, 0, /*poll_ms=*/5, /*grouped=*/true));
+  b_queued = true;
+  ASSERT_EQ(DJAVA_MON_OK, b->EnterMore(b1, -1));
+  done_when_b_entered = done.load();
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, b1));
   looper.join();
-  ASSERT_GE(done_when_b_entered.load(), 20);
+  ASSERT_GE(done_when_b_entered.load(), 21);
   EXPECT_LT(done_when_b_entered.load(), kLoops) << "b waited for the whole loop";
 }
 
@@ -1120,6 +1122,12 @@ TEST(MonitorLingerTest, AReleaseItsBoundLetsGoHandsOverWithTheExit) {
   });
   while (!a_holds) std::this_thread::yield();
   ASSERT_EQ(DJAVA_MON_WAITING, b->EnterPolled(kObj, b1, 0, 0, /*poll_ms=*/5, /*grouped=*/true));
+  // a hears that b wants the monitor before its loop goes on: b's Pong
+  // follows the service's handling of b's Enter, whose Wanted notice then
+  // comes before a's Pong. A release that crosses the notice is not one
+  // that knew to hand over, and may hand over nothing.
+  ASSERT_EQ(DJAVA_MON_OK, b->Ping());
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
   b_queued = true;
   ASSERT_EQ(DJAVA_MON_OK, b->EnterMore(b1, -1));
   b_entered = true;
