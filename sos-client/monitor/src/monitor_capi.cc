@@ -2,6 +2,7 @@
 // escape: every entry point catches everything. djava_monitor_connect lives
 // in monitor_connect.cc (it needs the wire library).
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -307,6 +308,18 @@ int djava_monitor_free_program(djava_monitor_client* c, uint64_t program) {
 
 int djava_monitor_ping(djava_monitor_client* c) {
   return Guard(c, [&](MonitorClient* m) { return m->Ping(); });
+}
+
+size_t djava_monitor_traffic(djava_monitor_client* c, char* out, size_t max) {
+  return Guard(c, size_t{0}, size_t{0}, [&](MonitorClient* m) {
+    const std::string text = m->TrafficByKind();
+    if (out != nullptr && max > 0) {
+      const size_t n = std::min(text.size(), max - 1);
+      std::memcpy(out, text.data(), n);
+      out[n] = '\0';
+    }
+    return text.size();
+  });
 }
 
 int djava_monitor_count(djava_monitor_client* c, uint64_t object, uint64_t program,

@@ -116,6 +116,7 @@ bool MonitorClient::SendLocked(size_t shard, monitorpb::MonitorRequest* req) {
   // Sent under mu_: the service sees this node's messages in the order of
   // the local state changes that caused them (e.g. Enter before ReturnLease).
   req->set_seq(++seq_);
+  sent_by_kind_[req->body_case()]++;
   return shards_[shard]->Send(*req);
 }
 
@@ -671,6 +672,28 @@ int MonitorClient::Count(uint64_t obj, LocalThread t) {
   return local_.Count(obj, t);
 }
 
+namespace {
+
+// "name count, name count" for the oneof `body` of message type M.
+template <typename M>
+std::string KindCounts(const std::map<int, uint64_t>& counts) {
+  std::string out;
+  for (const auto& [kind, n] : counts) {
+    const auto* field = M::descriptor()->FindFieldByNumber(kind);
+    if (!out.empty()) out += ", ";
+    out += (field != nullptr ? field->name() : "none") + " " + std::to_string(n);
+  }
+  return out.empty() ? "nothing" : out;
+}
+
+}  // namespace
+
+std::string MonitorClient::TrafficByKind() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return "sent " + KindCounts<monitorpb::MonitorRequest>(sent_by_kind_) + "; received " +
+         KindCounts<monitorpb::MonitorEvent>(received_by_kind_);
+}
+
 void MonitorClient::ReaderLoop(size_t shard) {
   monitorpb::MonitorEvent ev;
   while (shards_[shard]->Receive(&ev)) {
@@ -694,6 +717,7 @@ void MonitorClient::ReaderLoop(size_t shard) {
 
 void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
   std::unique_lock<std::mutex> lock(mu_);
+  received_by_kind_[ev.body_case()]++;
   switch (ev.body_case()) {
     case monitorpb::MonitorEvent::kGranted: {
       const auto& g = ev.granted();

@@ -330,6 +330,24 @@ TEST_P(MonitorClientTest, APokeEndsTheCurrentOrNextPollAtOnce) {
   EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
 }
 
+// What PrintDistributedStatistics shows of the monitor traffic: each
+// request and event counted by its kind.
+TEST_P(MonitorClientTest, TrafficIsCountedByKind) {
+  auto a = NewNode(&host_);
+  LocalThread t{kProg, 1};
+  EXPECT_EQ(std::string::npos, a->TrafficByKind().find("enter"));
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, t));
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, t));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  const std::string text = a->TrafficByKind();
+  EXPECT_NE(std::string::npos, text.find("sent enter 1,")) << text;
+  EXPECT_NE(std::string::npos, text.find("ping 1")) << text;
+  EXPECT_NE(std::string::npos, text.find("received granted 1,")) << text;
+  EXPECT_NE(std::string::npos, text.find("pong 1")) << text;
+  // Under a lease the exit stays here.
+  EXPECT_EQ(!GetParam(), text.find("exit 1") != std::string::npos) << text;
+}
+
 TEST_P(MonitorClientTest, PolledWaitCancelledBetweenPolls) {
   auto a = NewNode(&host_), b = NewNode(&host_);
   LocalThread ta{kProg, 1}, tb{kProg, 2};

@@ -109,6 +109,7 @@ class JavaThread;
   X(djava_monitor_last_place)                                                 \
   X(djava_monitor_interrupt)                                                  \
   X(djava_monitor_poke)                                                       \
+  X(djava_monitor_traffic)                                                    \
   X(djava_monitor_notify)                                                     \
   X(djava_monitor_signal)                                                     \
   X(djava_monitor_queue)                                                      \
@@ -134,7 +135,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 31;
+  static const uint32_t abi_version = 32;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

@@ -5,6 +5,7 @@
 #include "precompiled.hpp"
 #include "classfile/javaClasses.inline.hpp"
 #include "dso/dsoHeap.hpp"
+#include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
 #include "dso/dsoReplicaTable.hpp"
 #include "dso/dsoStatics.hpp"
@@ -397,6 +398,14 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
   st->print_cr("  messages of this node (every program, every connection): sent " UINT64_FORMAT
                " (" UINT64_FORMAT " bytes), received " UINT64_FORMAT " (" UINT64_FORMAT " bytes)",
                traffic[0], traffic[1], traffic[2], traffic[3]);
+  // The monitor service's part of those, by kind (monitor.proto's names).
+  if (DsoMonitors::client() != NULL) {
+    char monitor_traffic[512];
+    monitor_traffic[0] = '\0';
+    DsoNode::lib().djava_monitor_traffic(DsoMonitors::client(), monitor_traffic,
+                                         sizeof(monitor_traffic));
+    st->print_cr("  monitor service messages of this node, by kind: %s", monitor_traffic);
+  }
   uint64_t connections[2];
   DsoNode::lib().djava_node_connections(connections);
   st->print_cr("  connections of this node (-XX:DjavaTransport): " UINT64_FORMAT " over ucx, "

@@ -267,6 +267,11 @@ int djava_monitor_cancel(djava_monitor_client* c, uint64_t program, uint64_t thr
 int djava_monitor_free_program(djava_monitor_client* c, uint64_t program);
 /* One request/response round trip to shard 0 (benchmarks, liveness). */
 int djava_monitor_ping(djava_monitor_client* c);
+/* What the client sent to the service and received from it, by kind:
+ * "sent enter 12, exit 9; received granted 12" (monitor.proto's names),
+ * into out (at most max bytes with the NUL; NULL/0: only the length).
+ * Returns the text's length. */
+size_t djava_monitor_traffic(djava_monitor_client* c, char* out, size_t max);
 /* Re-entry count of the thread on the object (0: not owner). */
 int djava_monitor_count(djava_monitor_client* c, uint64_t object, uint64_t program,
                         uint64_t thread);
