@@ -116,7 +116,7 @@ bool MonitorClient::SendLocked(size_t shard, monitorpb::MonitorRequest* req) {
   // Sent under mu_: the service sees this node's messages in the order of
   // the local state changes that caused them (e.g. Enter before ReturnLease).
   req->set_seq(++seq_);
-  sent_by_kind_[req->body_case()]++;
+  sent_by_kind_[std::min<size_t>(req->body_case(), kKinds - 1)]++;
   return shards_[shard]->Send(*req);
 }
 
@@ -675,11 +675,13 @@ int MonitorClient::Count(uint64_t obj, LocalThread t) {
 namespace {
 
 // "name count, name count" for the oneof `body` of message type M.
-template <typename M>
-std::string KindCounts(const std::map<int, uint64_t>& counts) {
+template <typename M, size_t N>
+std::string KindCounts(const std::array<uint64_t, N>& counts) {
   std::string out;
-  for (const auto& [kind, n] : counts) {
-    const auto* field = M::descriptor()->FindFieldByNumber(kind);
+  for (size_t kind = 0; kind < N; kind++) {
+    const uint64_t n = counts[kind];
+    if (n == 0) continue;
+    const auto* field = M::descriptor()->FindFieldByNumber(static_cast<int>(kind));
     if (!out.empty()) out += ", ";
     out += (field != nullptr ? field->name() : "none") + " " + std::to_string(n);
   }
@@ -717,7 +719,7 @@ void MonitorClient::ReaderLoop(size_t shard) {
 
 void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
   std::unique_lock<std::mutex> lock(mu_);
-  received_by_kind_[ev.body_case()]++;
+  received_by_kind_[std::min<size_t>(ev.body_case(), kKinds - 1)]++;
   switch (ev.body_case()) {
     case monitorpb::MonitorEvent::kGranted: {
       const auto& g = ev.granted();

@@ -19,6 +19,7 @@
 #include "dso/dsoMark.hpp"
 #include "dso/dsoMonitors.hpp"
 #include "dso/dsoNode.hpp"
+#include "dso/dsoSynchronizers.hpp"
 #include "dso/dsoThreads.hpp"
 #include "jni.h"
 #include "logging/log.hpp"
@@ -30,7 +31,7 @@
 #include "services/threadService.hpp"
 
 static uint64_t barrier_of(oop barrier) {
-  return DsoHeap::id_of(barrier) ^ (UCONST64(1) << 63);
+  return DsoHeap::id_of(barrier) ^ DsoSynchronizers::synchronizer_bit;
 }
 
 static void throw_for(JavaThread* current, int status, const char* what, oop barrier, TRAPS) {

@@ -45,12 +45,8 @@
 #include "runtime/os.hpp"
 #include "services/threadService.hpp"
 
-uint64_t DsoSynchronizers::monitor_of(oop sync) {
-  return DsoHeap::id_of(sync) ^ (UCONST64(1) << 63);
-}
-
 static uint64_t monitor_of(oop sync) {
-  return DsoSynchronizers::monitor_of(sync);
+  return DsoHeap::id_of(sync) ^ DsoSynchronizers::synchronizer_bit;
 }
 
 static void throw_for(JavaThread* current, int status, const char* what, oop sync, TRAPS) {

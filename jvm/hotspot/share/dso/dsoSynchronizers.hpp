@@ -20,12 +20,13 @@ class DsoSynchronizers : AllStatic {
   // pays a field read. Before the tag, so every copy has it. No safepoint.
   static void prepare_publication(oop obj);
 
-  // A synchronizer's monitor at the service is not its object's (the one
-  // synchronized on it enters): the shared id with the top bit set, which
-  // no shared id has.
-  static uint64_t monitor_of(oop sync);
+  // A synchronizer's monitor at the service (a lock's, a barrier's) is not
+  // its object's, which synchronized on it enters: the shared id with this
+  // bit flipped. An object that can be locked has it clear (only foreign
+  // replicas' ids have it, and they refuse every use).
+  static const uint64_t synchronizer_bit = UCONST64(1) << 63;
   static bool is_synchronizer_monitor(uint64_t monitor) {
-    return (monitor >> 63) != 0;
+    return (monitor & synchronizer_bit) != 0;
   }
 };
 
