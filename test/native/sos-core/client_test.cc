@@ -85,7 +85,9 @@ class Server {
 
 uint64_t ReadU64(djava_sos_chunk* c, size_t offset = 0) {
   djava_sos_error e{};
-  EXPECT_EQ(djava_sos_load(c, &e), DJAVA_SOS_OK) << e.message;
+  const djava_sos_status status = djava_sos_load(c, &e);
+  EXPECT_EQ(status, DJAVA_SOS_OK) << e.message;
+  if (status != DJAVA_SOS_OK) return ~uint64_t{0};  // no bytes to read
   uint64_t v;
   std::memcpy(&v, static_cast<char*>(djava_sos_data(c)) + offset, 8);
   djava_sos_release(c);
@@ -836,8 +838,17 @@ TEST(SosClient, DirtyChunksOfACrashedNodeAreLostAndSaySo) {
   djava_sos_abandon(c);
 }
 
+// A server whose collector never runs: a test whose only holder of a chunk
+// goes before another node reads it (the collector may free such a chunk,
+// which nothing names, in between).
+SosService::Options WithoutCollector() {
+  SosService::Options o;
+  o.collect_check_ms = 0;
+  return o;
+}
+
 TEST(SosClient, CloseWritesEveryModifiedChunkBack) {
-  Server server;
+  Server server(WithoutCollector());
   djava_sos_client* a = server.Connect("a");
   std::vector<uint64_t> ids;
   for (int i = 0; i < 10; i++) {
@@ -856,7 +867,7 @@ TEST(SosClient, CloseWritesEveryModifiedChunkBack) {
 // hold handles. Modified chunks are written back; afterwards the handles
 // stay valid and every access, even of a cached copy, fails.
 TEST(SosClient, LeaveWritesBackAndThenEveryAccessFails) {
-  Server server;
+  Server server(WithoutCollector());
   djava_sos_client* a = server.Connect("a");
   djava_sos_chunk* c = djava_sos_alloc(a, 8, nullptr, nullptr);
   WriteU64(c, 42);
