@@ -1,5 +1,8 @@
 #include "wire/traffic.h"
 
+#include <google/protobuf/descriptor.h>
+
+#include <algorithm>
 #include <atomic>
 
 namespace djava {
@@ -25,6 +28,27 @@ Traffic ProcessTraffic() {
   t.connections_tcp = connections_tcp.load(std::memory_order_relaxed);
   t.connections_ucx = connections_ucx.load(std::memory_order_relaxed);
   return t;
+}
+
+std::string KindCounts::Describe(const google::protobuf::Descriptor* type) const {
+  std::string out;
+  for (size_t kind = 0; kind < kKinds; kind++) {
+    const uint64_t n = counts_[kind].load(std::memory_order_relaxed);
+    if (n == 0) continue;
+    const auto* field = type->FindFieldByNumber(static_cast<int>(kind));
+    if (!out.empty()) out += ", ";
+    out += (field != nullptr ? field->name() : "other") + " " + std::to_string(n);
+  }
+  return out.empty() ? "nothing" : out;
+}
+
+size_t CopyTextOut(const std::string& text, char* out, size_t max) {
+  if (out != nullptr && max > 0) {
+    const size_t n = std::min(text.size(), max - 1);
+    text.copy(out, n);
+    out[n] = '\0';
+  }
+  return text.size();
 }
 
 void CountSent(uint64_t bytes) {

@@ -585,7 +585,19 @@ void Client::SetState(djava_sos_chunk* c, uint64_t state, bool blocked) {
 
 bool Client::SendRequest(Home& home, sospb::NodeRequest* req) {
   if (broken_) return false;
+  requests_by_kind_.Count(req->body_case());
   return home.main->Send(*req);
+}
+
+bool Client::SendBypass(Home& home, const sospb::BypassMessage& m) {
+  bypass_by_kind_.Count(m.body_case());
+  return home.bypass->Send(m);
+}
+
+std::string Client::TrafficByKind() const {
+  return "requests " + requests_by_kind_.Describe(sospb::NodeRequest::descriptor()) +
+         "; on the bypass " + bypass_by_kind_.Describe(sospb::BypassMessage::descriptor()) +
+         "; received " + received_by_kind_.Describe(sospb::ServerMessage::descriptor());
 }
 
 djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error* error) {
@@ -909,7 +921,7 @@ void Client::PerformRevoke(djava_sos_chunk* c, bool along) {
     std::lock_guard<std::mutex> l(home.bypass_send_mu);
     if (described != nullptr) classes_.Describe(home.index, class_local, described);
     // A failed send means the server is gone; the receiver reports that.
-    home.bypass->Send(m);
+    SendBypass(home, m);
   }
   if (flush_epoch != 0) FlushSent(flush_epoch);
   SetState(c, state, false);
@@ -933,6 +945,7 @@ void Client::ReceiverLoop(Home* home) {
   while (why.empty() && home->main->Receive(&m)) {
     FreeForgotten();  // this thread holds no handle between messages
     std::shared_lock<std::shared_mutex> hold(handles_mu_);
+    received_by_kind_.Count(m.body_case());
     switch (m.body_case()) {
       case sospb::ServerMessage::kGrant:
         OnGrant(home, m);
@@ -1241,7 +1254,7 @@ void Client::AnswerWithNothing(uint64_t id, uint64_t txn, bool flush) {
   }
   Home& home = HomeOf(id);
   std::lock_guard<std::mutex> l(home.bypass_send_mu);
-  home.bypass->Send(m);
+  SendBypass(home, m);
 }
 
 void Client::AnswerPendingRevokeWithNothing(djava_sos_chunk* c) {
@@ -1548,7 +1561,7 @@ djava_sos_status Client::WriteBack(djava_sos_chunk* c, bool drop, uint64_t progr
     Home& home = HomeOf(c->id);
     std::lock_guard<std::mutex> bl(home.bypass_send_mu);
     classes_.Describe(home.index, c->class_local, ch);
-    home.bypass->Send(m);
+    SendBypass(home, m);
   }
   FlushSent(epoch);
   written_back_++;
@@ -1568,7 +1581,7 @@ void Client::GiveBackClean(djava_sos_chunk* c) {
   c->cv.notify_all();
   Home& home = HomeOf(c->id);
   std::lock_guard<std::mutex> bl(home.bypass_send_mu);
-  home.bypass->Send(m);
+  SendBypass(home, m);
   given_back_clean_++;
 }
 
@@ -1627,7 +1640,7 @@ bool Client::GiveBackStash(djava_sos_chunk* c) {
     Home& home = HomeOf(c->id);
     std::lock_guard<std::mutex> bl(home.bypass_send_mu);
     classes_.Describe(home.index, class_local, ch);
-    home.bypass->Send(m);
+    SendBypass(home, m);
   }
   FlushSent(epoch);
   written_back_++;
@@ -1794,7 +1807,7 @@ bool Client::ReleaseUnreferenced() {
         r->add_shipments(list[i].second);
       }
       std::lock_guard<std::mutex> l(homes_[h]->bypass_send_mu);
-      homes_[h]->bypass->Send(m);
+      SendBypass(*homes_[h], m);
       release_messages_++;
     }
   }

@@ -36,6 +36,7 @@
 #include "sos.pb.h"
 #include "sos/ids.h"
 #include "wire/connection.h"
+#include "wire/traffic.h"
 
 namespace djava {
 namespace sos {
@@ -215,6 +216,9 @@ class Client {
   void UnholdHandles() { handles_mu_.unlock_shared(); }
   size_t HandleCount();
   void GetStats(djava_sos_stats* stats) const;
+  // This cache's messages by kind, each way, for -XX:+PrintDistributedStatistics:
+  // "requests read 3, write 1; on the bypass ...; received grant 4, ...".
+  std::string TrafficByKind() const;
 
   // The slow paths of djava_sos_load/lock/release.
   djava_sos_status Access(djava_sos_chunk* c, bool write, djava_sos_error* error);
@@ -295,6 +299,8 @@ class Client {
   size_t Produce(djava_sos_chunk* c, std::string* data);
   bool Install(djava_sos_chunk* c, std::unique_lock<std::mutex>& l, djava_sos_error* error);
   bool SendRequest(Home& home, sospb::NodeRequest* req);
+  // A message on the bypass; the caller holds home.bypass_send_mu.
+  bool SendBypass(Home& home, const sospb::BypassMessage& m);
   void SetState(djava_sos_chunk* c, uint64_t state, bool blocked);
 
   djava_sos_chunk* Find(uint64_t id);
@@ -435,6 +441,9 @@ class Client {
   std::atomic<uint64_t> released_{0}, release_messages_{0}, written_back_{0};
   std::atomic<uint64_t> given_back_clean_{0};  // clean grants written back without bytes
   std::atomic<uint64_t> handed_over_{0};
+  // TrafficByKind's counts: main-connection requests, bypass messages, and
+  // what the servers sent.
+  wire::KindCounts requests_by_kind_, bypass_by_kind_, received_by_kind_;
   // The last chunks taken exclusively here (a ring), and how many in all:
   // what a monitor's release may hand over (HandOver), as the directory's
   // log is what it moves with a lock.

@@ -247,6 +247,11 @@ void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats)
   reinterpret_cast<const Client*>(client)->GetStats(stats);
 }
 
+size_t djava_sos_traffic(const djava_sos_client* client, char* out, size_t max) {
+  return djava::wire::CopyTextOut(reinterpret_cast<const Client*>(client)->TrafficByKind(), out,
+                                  max);
+}
+
 void djava_sos_chunk_stats(djava_sos_chunk* chunk, djava_sos_stats* stats) {
   std::lock_guard<std::mutex> l(chunk->mu);
   *stats = chunk->stats;

@@ -338,6 +338,11 @@ typedef struct {
                                 * (client-wide only) */
 } djava_sos_stats;
 void djava_sos_get_stats(const djava_sos_client* client, djava_sos_stats* stats);
+/* The cache's messages by kind, each way: "requests read 12, write 3; on the
+ * bypass invalidate_ack 2, flush_reply 5; received grant 15, invalidate 2"
+ * (sos.proto's names), into out (at most max bytes with the NUL; NULL/0:
+ * only the length). Returns the text's length. */
+size_t djava_sos_traffic(const djava_sos_client* client, char* out, size_t max);
 /* One chunk's share of those counters (a JVM's statistics per class). */
 void djava_sos_chunk_stats(djava_sos_chunk* chunk, djava_sos_stats* stats);
 /* The same, and the chunk's share starts again from zero (the JVM folds a

@@ -9,6 +9,7 @@
 
 #include "djava/monitor_client.h"
 #include "monitor_capi_internal.h"
+#include "wire/traffic.h"
 
 using djava::monitor::KeyedWaiter;
 using djava::monitor::LocalThread;
@@ -312,13 +313,7 @@ int djava_monitor_ping(djava_monitor_client* c) {
 
 size_t djava_monitor_traffic(djava_monitor_client* c, char* out, size_t max) {
   return Guard(c, size_t{0}, size_t{0}, [&](MonitorClient* m) {
-    const std::string text = m->TrafficByKind();
-    if (out != nullptr && max > 0) {
-      const size_t n = std::min(text.size(), max - 1);
-      std::memcpy(out, text.data(), n);
-      out[n] = '\0';
-    }
-    return text.size();
+    return djava::wire::CopyTextOut(m->TrafficByKind(), out, max);
   });
 }
 

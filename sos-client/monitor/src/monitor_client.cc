@@ -116,7 +116,7 @@ bool MonitorClient::SendLocked(size_t shard, monitorpb::MonitorRequest* req) {
   // Sent under mu_: the service sees this node's messages in the order of
   // the local state changes that caused them (e.g. Enter before ReturnLease).
   req->set_seq(++seq_);
-  sent_by_kind_[std::min<size_t>(req->body_case(), kKinds - 1)]++;
+  sent_by_kind_.Count(req->body_case());
   return shards_[shard]->Send(*req);
 }
 
@@ -672,28 +672,9 @@ int MonitorClient::Count(uint64_t obj, LocalThread t) {
   return local_.Count(obj, t);
 }
 
-namespace {
-
-// "name count, name count" for the oneof `body` of message type M.
-template <typename M, size_t N>
-std::string KindCounts(const std::array<uint64_t, N>& counts) {
-  std::string out;
-  for (size_t kind = 0; kind < N; kind++) {
-    const uint64_t n = counts[kind];
-    if (n == 0) continue;
-    const auto* field = M::descriptor()->FindFieldByNumber(static_cast<int>(kind));
-    if (!out.empty()) out += ", ";
-    out += (field != nullptr ? field->name() : "none") + " " + std::to_string(n);
-  }
-  return out.empty() ? "nothing" : out;
-}
-
-}  // namespace
-
 std::string MonitorClient::TrafficByKind() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return "sent " + KindCounts<monitorpb::MonitorRequest>(sent_by_kind_) + "; received " +
-         KindCounts<monitorpb::MonitorEvent>(received_by_kind_);
+  return "sent " + sent_by_kind_.Describe(monitorpb::MonitorRequest::descriptor()) +
+         "; received " + received_by_kind_.Describe(monitorpb::MonitorEvent::descriptor());
 }
 
 void MonitorClient::ReaderLoop(size_t shard) {
@@ -719,7 +700,7 @@ void MonitorClient::ReaderLoop(size_t shard) {
 
 void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
   std::unique_lock<std::mutex> lock(mu_);
-  received_by_kind_[std::min<size_t>(ev.body_case(), kKinds - 1)]++;
+  received_by_kind_.Count(ev.body_case());
   switch (ev.body_case()) {
     case monitorpb::MonitorEvent::kGranted: {
       const auto& g = ev.granted();

@@ -6,7 +6,6 @@
 #ifndef DJAVA_MONITOR_MONITOR_CLIENT_H_
 #define DJAVA_MONITOR_MONITOR_CLIENT_H_
 
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -24,6 +23,7 @@
 #include "sos/ids.h"
 #include "local_monitors.h"
 #include "monitor.pb.h"
+#include "wire/traffic.h"
 
 namespace djava {
 namespace monitor {
@@ -276,10 +276,8 @@ class MonitorClient {
   std::thread linger_thread_;
 
   std::mutex mu_;
-  // TrafficByKind's counts, by the oneof's case number (below kKinds:
-  // monitor.proto's field numbers), counted under mu_ on every message.
-  static constexpr size_t kKinds = 32;
-  std::array<uint64_t, kKinds> sent_by_kind_{}, received_by_kind_{};
+  // TrafficByKind's counts.
+  wire::KindCounts sent_by_kind_, received_by_kind_;
   LocalMonitors local_;
   std::function<uint64_t()> mark_;
   // Whether the service ever said another node wants a monitor here: until

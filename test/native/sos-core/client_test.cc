@@ -241,6 +241,37 @@ TEST(SosClient, EachChunkCountsItsOwnShareOfTheTraffic) {
   djava_sos_abandon(b);
 }
 
+TEST(SosClient, ItsMessagesAreCountedByKind) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_chunk* ca = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(ca, 1);
+  djava_sos_chunk* cb = djava_sos_chunk_for(b, djava_sos_id(ca));
+  EXPECT_EQ(ReadU64(cb), 1u);  // b reads: a's modified copy comes by a flush
+  WriteU64(ca, 2);             // a's upgrade invalidates b's copy
+  auto traffic = [](djava_sos_client* c) {
+    char text[512];
+    const size_t n = djava_sos_traffic(c, text, sizeof(text));
+    EXPECT_LT(n, sizeof(text));
+    EXPECT_EQ(n, djava_sos_traffic(c, nullptr, 0));  // the length alone
+    return std::string(text);
+  };
+  const std::string of_b = traffic(b);
+  EXPECT_NE(std::string::npos, of_b.find("requests read 1")) << of_b;
+  EXPECT_NE(std::string::npos, of_b.find("bypass invalidate_ack 1")) << of_b;
+  EXPECT_NE(std::string::npos, of_b.find("received grant 1, invalidate 1")) << of_b;
+  const std::string of_a = traffic(a);
+  EXPECT_NE(std::string::npos, of_a.find("write 1")) << of_a;
+  EXPECT_NE(std::string::npos, of_a.find("flush_reply 1")) << of_a;
+  EXPECT_NE(std::string::npos, of_a.find("received grant 1, flush 1")) << of_a;
+  char cut[8];
+  EXPECT_EQ(of_b.size(), djava_sos_traffic(b, cut, sizeof(cut)));
+  EXPECT_EQ(of_b.substr(0, sizeof(cut) - 1), std::string(cut));
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
 TEST(SosClient, TryAccessSucceedsOnlyWithTheCopyHereAndNeverAsks) {
   Server server;
   djava_sos_client* a = server.Connect("a");

@@ -86,6 +86,7 @@ class JavaThread;
   X(djava_sos_size)                                                           \
   X(djava_sos_chunk_stats)                                                    \
   X(djava_sos_get_stats)                                                      \
+  X(djava_sos_traffic)                                                        \
   X(djava_sos_word)                                                           \
   X(djava_sos_release_last)                                                   \
   X(djava_monitor_connect)                                                    \
@@ -135,7 +136,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 32;
+  static const uint32_t abi_version = 33;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

@@ -406,6 +406,10 @@ void DsoStatistics::print(JavaThread* current, outputStream* st, uint64_t progra
                                          sizeof(monitor_traffic));
     st->print_cr("  monitor service messages of this node, by kind: %s", monitor_traffic);
   }
+  // The shared-object cache's part, by kind (sos.proto's names).
+  char cache_traffic[1024];
+  DsoNode::lib().djava_sos_traffic(DsoNode::sos(), cache_traffic, sizeof(cache_traffic));
+  st->print_cr("  cache messages of this node, by kind: %s", cache_traffic);
   uint64_t connections[2];
   DsoNode::lib().djava_node_connections(connections);
   st->print_cr("  connections of this node (-XX:DjavaTransport): " UINT64_FORMAT " over ucx, "
