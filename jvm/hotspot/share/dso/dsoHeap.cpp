@@ -968,13 +968,15 @@ static bool begin_chunk_access(JavaThread* current, Handle obj, djava_sos_chunk*
 
 void DsoHeap::begin_access_range(JavaThread* current, Handle obj, jlong from, jlong to,
                                  bool write, TRAPS) {
-  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(obj->mark()));
+  markWord mark = obj->mark();
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(mark));
   djava_sos_chunk* chunk = e->_chunk;
   if (chunk == NULL) {
     ResourceMark rm(current);
     THROW_MSG(vmSymbols::java_lang_InternalError(),
-              err_msg("djava: shared object " UINT64_FORMAT_X " (%s) has no chunk on this node",
-                      e->_global_id, obj->klass()->external_name()));
+              err_msg("djava: shared object " UINT64_FORMAT_X " (%s) has no chunk on this node "
+                      "(mark " INTPTR_FORMAT ", replica entry %u)", e->_global_id,
+                      obj->klass()->external_name(), mark.value(), DsoMark::index(mark)));
   }
   if (e->_blocks == NULL) {
     if (begin_chunk_access(current, obj, chunk, write, THREAD) &&

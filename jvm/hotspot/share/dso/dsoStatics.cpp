@@ -163,7 +163,18 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
   uint64_t id = statics_id(program, ik->name());
   Handle mirror(current, ik->java_mirror());
   uint index = DsoReplicaTable::index_of(id);
-  if (index == 0 || DsoReplicaTable::replica(index) != mirror()) {
+  if (index != 0 && DsoReplicaTable::replica(index) != mirror()) {
+    // Another live object holds the class's statics id on this node: this
+    // mirror cannot become their replica (publish would name the other).
+    ResourceMark rm(current);
+    oop other = DsoReplicaTable::replica(index);
+    THROW_MSG_(vmSymbols::java_lang_InternalError(),
+               err_msg("djava: the static fields of %s name another object on this node "
+                       "(a %s, replica entry %u, statics " UINT64_FORMAT_X ")", ik->external_name(),
+                       other != NULL ? other->klass()->external_name() : "(collected object)",
+                       index, id), true);
+  }
+  if (index == 0) {
     // Defined before this node joined: shared now. The initializing thread
     // may hold the mirror with HotSpot's lock (synchronized (C.class)
     // around the first use); the cluster's monitor replaces it.
@@ -179,6 +190,16 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
                          "node holds its class object locked", ik->external_name()), true);
     }
     DsoMonitors::adopt_stack_lock(current, mirror, CHECK_(true));
+  }
+  markWord mark = mirror->mark();
+  if (mark.is_neutral() && (!DsoMark::is_shared(mark) || DsoMark::index(mark) != index)) {
+    // Every access below finds the statics through the mirror's tag. (A
+    // locked mirror's header is its locker's to read: adopt_stack_lock's.)
+    ResourceMark rm(current);
+    THROW_MSG_(vmSymbols::java_lang_InternalError(),
+               err_msg("djava: the class object of %s is not the replica of its static fields "
+                       "(its mark " INTPTR_FORMAT ", replica entry %u, statics " UINT64_FORMAT_X ")",
+                       ik->external_name(), mark.value(), index, id), true);
   }
   DsoReplica* e = DsoReplicaTable::entry(index);
   DsoReplicaTable::pin(e, mirror());
