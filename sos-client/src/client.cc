@@ -849,12 +849,7 @@ void Client::PerformRevoke(djava_sos_chunk* c, bool along) {
     fr->set_id(c->id);
     fr->set_txn(r.txn);
     const bool stash_m = c->stash != nullptr && c->stash->access == sospb::EXCLUSIVE;
-    if (c->write_back_pending && state == kStateS) {
-      // A flush asked before the server saw this node's write-back, which
-      // is ahead of this reply on the bypass and serves as the flush's
-      // reply: the server ignores this one. The copy goes as the flush says.
-      if (!r.keep_shared) state = kStateI;
-    } else if (state == kStateS && c->clean && !stash_m) {
+    if (state == kStateS && c->clean && !stash_m) {
       // A clean grant never written: nothing to send, the home copy is
       // current (the server knows the grant was clean).
       state = r.keep_shared ? kStateS : kStateI;
@@ -910,6 +905,13 @@ void Client::PerformRevoke(djava_sos_chunk* c, bool along) {
         else
           ResetStash(c);
       }
+    } else if (!r.keep_shared) {
+      // Nothing to send (a flush asked before the server saw this node's
+      // write-back, which is ahead of this reply on the bypass and serves as
+      // its reply, so the server ignores this one). After this flush the
+      // server lists this node as no sharer: a copy kept here would never
+      // be invalidated again.
+      state = kStateI;
     }
   }
   {
@@ -1553,7 +1555,11 @@ djava_sos_status Client::WriteBack(djava_sos_chunk* c, bool drop, uint64_t progr
   // bypass (Access waits for write_back_pending).
   c->write_back_pending = true;
   if (drop) m.mutable_write_back()->set_drop(true);
-  SetState(c, drop ? kStateI : kStateS, false);
+  // Unreadable until the answer, even when the copy is kept: the server may
+  // take the write-back for the reply to a flush crossing it and let
+  // another node write before this node sees that flush.
+  c->read_copy_on_answer = !drop;
+  SetState(c, kStateI, false);
   c->cv.notify_all();
   bytes_out_ += ch->data().size();
   c->stats.bytes_out += ch->data().size();
@@ -1684,9 +1690,18 @@ void Client::OnWrittenBack(const sospb::ServerMessage& m) {
   djava_sos_chunk* c = Find(m.written_back().id());
   if (c == nullptr) return;
   std::lock_guard<std::mutex> l(c->mu);
-  // Accepted: the read copy here is current at home. Superseded: a flush
-  // crossing it was answered with the same bytes and set the state.
+  // Accepted: the copy here is current at home, and the server lists this
+  // node as a sharer. Superseded: a flush crossing it was answered with the
+  // same bytes, and another node may have written since; the copy stays
+  // unreadable (a flush that kept it shared lists this node as a sharer of
+  // nothing: its invalidations are answered at once).
   c->write_back_pending = false;
+  if (c->read_copy_on_answer) {
+    c->read_copy_on_answer = false;
+    if (m.written_back().accepted() && (c->word.load() & kStateMask) == kStateI &&
+        !c->revoke.active && c->stash == nullptr && !c->installing && !c->freed)
+      SetState(c, kStateS, false);
+  }
   c->cv.notify_all();
 }
 

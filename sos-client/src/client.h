@@ -120,6 +120,11 @@ struct djava_sos_chunk {
   // read copy the server has not confirmed yet; a write waits for the
   // answer, and a flush crossing it is answered with these bytes.
   bool write_back_pending = false;
+  // The write-back keeps a read copy: the bytes stay in the object, but are
+  // read again only once the server accepts them (OnWrittenBack), which
+  // lists this node as a sharer. Until then a flush crossing the write-back
+  // may have let another node write (docs/SOS.md, "Write-back").
+  bool read_copy_on_answer = false;
   // Held by a clean exclusive grant (Grant.clean) and not written since:
   // the word says S, so reads hit, and the JVM, which pins only a copy in
   // M, may collect the object; the first write turns it M here with no
