@@ -650,8 +650,8 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
     }
     if (c->write_back_pending && (write || state == kStateI)) {
       // The server still has this node as the owner until the write-back
-      // arrives: an upgrade, or a read after a write-back that dropped the
-      // copy, sent now could overtake it.
+      // arrives: an upgrade, or a read (a write-back leaves no readable
+      // copy until its answer), sent now could overtake it.
       c->cv.wait(l);
       continue;
     }
@@ -1431,6 +1431,9 @@ djava_sos_status Client::DropCopy(djava_sos_chunk* c, uintptr_t orphan_user) {
   // callback finds for the chunk; a revocation under way finds the copy
   // invalid and acknowledges it.
   if ((w & kStateMask) == kStateS && !c->installing) SetState(c, kStateI, (w & kBlocked) != 0);
+  // The bytes a write-back kept were the orphan's: the new object has none
+  // to make readable when the server accepts it.
+  c->read_copy_on_answer = false;
   return DJAVA_SOS_OK;
 }
 

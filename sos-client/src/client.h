@@ -116,9 +116,9 @@ struct djava_sos_chunk {
     bool deferred = false;
   } revoke;
   bool freed = false;
-  // A write-back (Client::WriteBack) is on its way: the copy here is a
-  // read copy the server has not confirmed yet; a write waits for the
-  // answer, and a flush crossing it is answered with these bytes.
+  // A write-back (Client::WriteBack) is on its way: the copy here is not
+  // to be read or written until the answer (every access waits), and a
+  // flush crossing it is answered with these bytes.
   bool write_back_pending = false;
   // The write-back keeps a read copy: the bytes stay in the object, but are
   // read again only once the server accepts them (OnWrittenBack), which
@@ -168,8 +168,8 @@ class Client {
   // once nothing else here holds it, the retry thread releases it.
   void Unreferenced(djava_sos_chunk* c);
   void Unretain(djava_sos_chunk* c);
-  // Writes a chunk modified here home unasked and keeps a read copy
-  // (djava_sos_write_back), or none (drop). IN_USE when it is not idle in M
+  // Writes a chunk modified here home unasked and keeps a read copy once
+  // the server accepts it (djava_sos_write_back), or none (drop). IN_USE when it is not idle in M
   // here.
   // A hand-over's (drop) takes only a chunk of `program`, and never waits
   // for the chunk's mutex.

@@ -232,7 +232,8 @@ void djava_sos_discard(djava_sos_chunk* chunk);
  * nowhere else). Bytes being installed meanwhile stay (the install callback
  * puts them into the object the JVM has then). A clean grant never written
  * here (reads it as S) goes home without bytes, and the next access waits
- * for the server's answer before it asks again. Never waits. */
+ * for the server's answer before it asks again. A write-back's copy kept
+ * for the orphan is not made readable by the answer. Never waits. */
 djava_sos_status djava_sos_drop_copy(djava_sos_chunk* chunk, uintptr_t orphan_user);
 
 /* The distributed garbage collector (docs/SOS.md, "Freeing chunks while a
@@ -256,9 +257,10 @@ void djava_sos_unreferenced(djava_sos_chunk* chunk);
  * djava_sos_unreferenced does. Never wait. */
 void djava_sos_retain(djava_sos_chunk* chunk);
 /* Writes a chunk this node holds modified home, unasked, and keeps a read
- * copy: the JVM need no longer hold its object for its bytes (its produce
- * callback lets go, as for a flush). The next write here upgrades (a round
- * trip without bytes). DJAVA_SOS_IN_USE, with nothing done, unless the
+ * copy once the server accepts it (an access meanwhile waits for the
+ * answer): the JVM need no longer hold its object for its bytes (its
+ * produce callback lets go, as for a flush). The next write here upgrades
+ * (a round trip without bytes). DJAVA_SOS_IN_USE, with nothing done, unless the
  * chunk is in M here with nothing under way. Takes the chunk's mutex; the
  * JVM calls it in native state. */
 djava_sos_status djava_sos_write_back(djava_sos_chunk* chunk);

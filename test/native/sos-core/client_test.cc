@@ -310,6 +310,41 @@ TEST(SosClient, AFlushThatCrossedAWriteBackLeavesNoCopyUnlisted) {
   djava_sos_abandon(b);
 }
 
+// A write-back's copy becomes a read copy only with the server's answer,
+// and not at all once the JVM has dropped it (its object was collected: a
+// new object for the chunk has no bytes yet).
+TEST(SosClient, AWriteBacksCopyIsReadableOnlyOnceAcceptedAndNotOnceDropped) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  // Whether a copy readable without a request comes within a second.
+  auto readable_soon = [](djava_sos_chunk* c) {
+    for (int i = 0; i < 200; i++) {
+      if (djava_sos_try_load(c)) {
+        djava_sos_release(c);
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  };
+  djava_sos_chunk* kept = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(kept, 1);
+  ASSERT_EQ(djava_sos_write_back(kept), DJAVA_SOS_OK);
+  EXPECT_TRUE(readable_soon(kept)) << "the accepted write-back left no read copy";
+  djava_sos_chunk* dropped = djava_sos_alloc(a, 8, nullptr, nullptr);
+  WriteU64(dropped, 2);
+  ASSERT_EQ(djava_sos_write_back(dropped), DJAVA_SOS_OK);
+  EXPECT_EQ(djava_sos_drop_copy(dropped, 0), DJAVA_SOS_OK);
+  EXPECT_FALSE(readable_soon(dropped)) << "the answer made a dropped copy readable";
+  djava_sos_stats before{};
+  djava_sos_chunk_stats(dropped, &before);
+  EXPECT_EQ(ReadU64(dropped), 2u);
+  djava_sos_stats after{};
+  djava_sos_chunk_stats(dropped, &after);
+  EXPECT_EQ(after.misses, before.misses + 1);  // fetched from home
+  djava_sos_abandon(a);
+}
+
 TEST(SosClient, TryAccessSucceedsOnlyWithTheCopyHereAndNeverAsks) {
   Server server;
   djava_sos_client* a = server.Connect("a");
