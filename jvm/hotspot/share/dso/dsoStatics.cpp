@@ -192,9 +192,11 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
     DsoMonitors::adopt_stack_lock(current, mirror, CHECK_(true));
   }
   markWord mark = mirror->mark();
-  if (mark.is_neutral() && (!DsoMark::is_shared(mark) || DsoMark::index(mark) != index)) {
-    // Every access below finds the statics through the mirror's tag. (A
-    // locked mirror's header is its locker's to read: adopt_stack_lock's.)
+  if (!mark.is_neutral() || !DsoMark::is_shared(mark) || DsoMark::index(mark) != index) {
+    // Every step below finds the statics through the mirror's tag: with
+    // another mark (untagged, or displaced by HotSpot's lock, which another
+    // thread may have inflated while adopt_stack_lock ran) they would use
+    // some other entry, or none.
     ResourceMark rm(current);
     THROW_MSG_(vmSymbols::java_lang_InternalError(),
                err_msg("djava: the class object of %s is not the replica of its static fields "
