@@ -670,8 +670,8 @@ djava_sos_status Client::Access(djava_sos_chunk* c, bool write, djava_sos_error*
       if (write) {
         req.mutable_write()->set_id(c->id);
         req.mutable_write()->set_seen_version(c->seen_version);
+        req.mutable_write()->set_have_version(state == kStateS ? c->version : kNoVersion);
         if (state == kStateS) {
-          req.mutable_write()->set_have_version(c->version);
           upgrades_++;
           c->stats.upgrades++;
         }
@@ -1362,7 +1362,7 @@ djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
     p->add_seen_versions(c->seen_version);
     if (exclusive) {
       // An upgrade when this node holds a read copy, as Access's write asks.
-      p->add_have_versions(state == kStateS ? c->version : 0);
+      p->add_have_versions(state == kStateS ? c->version : kNoVersion);
       if (state == kStateS) {
         upgrades_++;
         c->stats.upgrades++;

@@ -452,6 +452,12 @@ class Client {
   // The last chunks taken exclusively here (a ring), and how many in all:
   // what a monitor's release may hand over (HandOver), as the directory's
   // log is what it moves with a lock.
+  // A write's have_version when this node holds no read copy: never a
+  // chunk's version. (0 is one: a chunk never granted exclusively is at
+  // version 0, and a node the server still lists as a sharer of it, with
+  // its copy dropped or not yet readable, would get write access without
+  // bytes.)
+  static constexpr uint64_t kNoVersion = UINT64_MAX;
   static constexpr size_t kExclusiveLog = 32;
   void NoteExclusive(uint64_t id);
   // Without a lock: every publication and exclusive grant notes one, with
