@@ -169,8 +169,8 @@ class Client {
   void Unreferenced(djava_sos_chunk* c);
   void Unretain(djava_sos_chunk* c);
   // Writes a chunk modified here home unasked and keeps a read copy once
-  // the server accepts it (djava_sos_write_back), or none (drop). IN_USE when it is not idle in M
-  // here.
+  // the server accepts it (djava_sos_write_back), or none (drop). IN_USE
+  // when it is not idle in M here.
   // A hand-over's (drop) takes only a chunk of `program`, and never waits
   // for the chunk's mutex.
   // refs: the ids the bytes written home name; later: set when the JVM

@@ -163,17 +163,6 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
   uint64_t id = statics_id(program, ik->name());
   Handle mirror(current, ik->java_mirror());
   uint index = DsoReplicaTable::index_of(id);
-  if (index != 0 && DsoReplicaTable::replica(index) != mirror()) {
-    // Another live object holds the class's statics id on this node: this
-    // mirror cannot become their replica (publish would name the other).
-    ResourceMark rm(current);
-    oop other = DsoReplicaTable::replica(index);
-    THROW_MSG_(vmSymbols::java_lang_InternalError(),
-               err_msg("djava: the static fields of %s name another object on this node "
-                       "(a %s, replica entry %u, statics " UINT64_FORMAT_X ")", ik->external_name(),
-                       other != NULL ? other->klass()->external_name() : "(collected object)",
-                       index, id), true);
-  }
   if (index == 0) {
     // Defined before this node joined: shared now. The initializing thread
     // may hold the mirror with HotSpot's lock (synchronized (C.class)
@@ -196,7 +185,8 @@ bool DsoStatics::initialize(InstanceKlass* ik, TRAPS) {
     // Every step below finds the statics through the mirror's tag: with
     // another mark (untagged, or displaced by HotSpot's lock, which another
     // thread may have inflated while adopt_stack_lock ran) they would use
-    // some other entry, or none.
+    // some other entry, or none. (An entry index_of found for another
+    // object is never this mirror's tag.)
     ResourceMark rm(current);
     THROW_MSG_(vmSymbols::java_lang_InternalError(),
                err_msg("djava: the class object of %s is not the replica of its static fields "
