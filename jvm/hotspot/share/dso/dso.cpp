@@ -118,9 +118,6 @@ void Dso::adjust_vm_flags() {
   // and C2 copies inline only arrays it tested local: patches/0033.)
   FLAG_SET_ERGO(UseVectorizedMismatchIntrinsic, false);
   FLAG_SET_ERGO(InlineNIOCheckIndex, false);
-  // Loop-invariant code motion hoists a field or element load out of its
-  // loop with the loop's entry state: its check's state must be its own.
-  FLAG_SET_ERGO(UseLoopInvariantCodeMotion, false);
 #endif
 }
 
