@@ -494,9 +494,11 @@ void MonitorTable::GrantNext(ObjectId obj, Monitor* m, TimeNs now, std::vector<E
   }
   m->wanted_told = options_.wanted_notices && !m->leased && WantedElsewhere(*m);
   e.wanted_elsewhere = m->wanted_told;
-  if (options_.wanted_notices && r.grouped && !m->leased) {
+  // Any wait set's: a condition's signal makes its waiters want the
+  // synchronizer as a notify makes Object.wait's want the monitor.
+  if (options_.wanted_notices && !m->leased) {
     for (const Waiter& w : m->waiters) {
-      if (w.key == 0 && w.node != r.node) {
+      if (w.node != r.node) {
         e.waiters_elsewhere = true;
         break;
       }

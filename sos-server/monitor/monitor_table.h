@@ -141,8 +141,9 @@ struct Event {
   // kGranted: a thread of another node is queued for the monitor already
   // (else a kWanted follows when one queues, once a tenure).
   bool wanted_elsewhere = false;
-  // kGranted: Object.wait's waiters of another node wait on the monitor
-  // (so a notify during the tenure makes them want it).
+  // kGranted: threads of another node wait on the monitor (Object.wait, or
+  // a condition's await), so a notify or signal during the tenure makes
+  // them want it.
   bool waiters_elsewhere = false;
   uint64_t tenure = 0;      // kGranted, kWanted: the grant's number (Monitor::tenure)
   std::string error;        // kFailed; thread.thread == 0: the whole program failed

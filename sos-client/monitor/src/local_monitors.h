@@ -129,8 +129,9 @@ class LocalMonitors {
   // exclusive chunks stood when its request was sent
   // (djava_sos_exclusive_mark), and
   // wanted_elsewhere whether another node's thread was queued already.
-  // waiters_elsewhere: threads of another node wait on it (Object.wait), so
-  // that a notify in the tenure (Notified) makes them want it.
+  // waiters_elsewhere: threads of another node wait on it (Object.wait, or
+  // a condition's await), so that a notify or signal in the tenure
+  // (Notified) makes them want it.
   // tenure: the grant's number (Granted.tenure; 0: none).
   void StartTenure(uint64_t obj, bool wanted_elsewhere, uint64_t mark,
                    bool waiters_elsewhere = false, uint64_t tenure = 0);

@@ -469,8 +469,9 @@ int MonitorClient::NotifyKeyed(uint64_t obj, LocalThread t, uint64_t key, bool a
   if (!local_.Notify(obj, t, &send))
     return SetError(DJAVA_MON_NOT_OWNER, "current thread is not owner");
   if (send == LocalMonitors::Send::kNothing) return DJAVA_MON_OK;  // leased: nobody waits
-  // Object.wait's waiters of other nodes, woken, queue for the monitor.
-  if (key == 0) local_.Notified(obj);
+  // The waiters of other nodes woken (Object.wait's, or a condition's)
+  // queue for the monitor.
+  local_.Notified(obj);
   monitorpb::MonitorRequest req;
   auto* n = req.mutable_notify();
   uint64_t o;

@@ -1154,6 +1154,30 @@ TEST(MonitorLingerTest, AReleaseItsBoundLetsGoHandsOverWithTheExit) {
   EXPECT_GE(handed_at_exit + handed_at_end, 1) << "the release b got handed nothing over";
 }
 
+// A shared lock's holder that signals a condition another node's thread
+// awaits (ReentrantLock and Condition taking turns) releases the lock to
+// that thread when it awaits in turn: the await's release hands its data
+// over, and the turn costs the hand-off's round trip alone.
+TEST(MonitorLingerTest, ASignalToAnotherNodesAwaitMakesTheAwaitsReleaseWanted) {
+  test::InProcMonitorHost host(LingerOptions());
+  auto a = NewNode(&host), b = NewNode(&host);
+  a->SetMarkSource([] { return uint64_t{3}; });
+  LocalThread a1{kProg, 1}, b1{kProg, 2};
+  constexpr uint64_t kCondition = 7;
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, b1));
+  int b_status = b->WaitKeyed(kObj, b1, kCondition, 0, /*timeout_ms=*/0, /*poll_ms=*/5);
+  ASSERT_EQ(DJAVA_MON_WAITING, b_status);
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, a1));
+  uint64_t since = 0;
+  EXPECT_FALSE(a->ReleaseWanted(kObj, a1, /*whole=*/true, &since)) << "nobody signalled yet";
+  ASSERT_EQ(DJAVA_MON_OK, a->NotifyKeyed(kObj, a1, kCondition, /*all=*/true));
+  ASSERT_TRUE(a->ReleaseWanted(kObj, a1, /*whole=*/true, &since));
+  EXPECT_EQ(3u, since);
+  ASSERT_EQ(DJAVA_MON_OK, a->Exit(kObj, a1));
+  ASSERT_EQ(DJAVA_MON_OK, WaitToEnd(b.get(), b1, b_status));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, b1));
+}
+
 // A non-fair lock's (barging) enter may take its own release back as a
 // Java monitor's does: the lock lets a thread go ahead of queued ones
 // anyway. The release kept back hands over, naming the monitor, when

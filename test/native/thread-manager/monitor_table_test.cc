@@ -1200,6 +1200,25 @@ TEST_F(WantedTest, AGrantSaysWhetherObjectWaitersOfAnotherNodeWait) {
   EXPECT_FALSE(ev[0].waiters_elsewhere) << "its node's own waiter";
 }
 
+TEST_F(WantedTest, ASynchronizersGrantSaysWhetherAConditionsWaitersOfAnotherNodeWait) {
+  // A shared ReentrantLock's enter (not grouped) and a Condition's await
+  // (wait set 7): the holder's signal makes the waiter want the lock, so
+  // its await's release hands its data over (the turn's one round trip).
+  table_.Enter(2, kObj, T(2), now_, &out_);
+  Take();
+  table_.Wait(2, kObj, T(2), 7, 0, kNoDeadline, now_, &out_);
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  auto ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_TRUE(ev[0].waiters_elsewhere);
+  EXPECT_FALSE(ev[0].wanted_elsewhere);
+  table_.Exit(1, kObj, T(1), now_, &out_);
+  table_.Enter(2, kObj, T(3), now_, &out_);
+  ev = Take();
+  ASSERT_EQ(1u, ev.size());
+  EXPECT_FALSE(ev[0].waiters_elsewhere) << "its node's own waiter";
+}
+
 TEST_F(WantedTest, ASynchronizersHolderIsToldButNeitherSignalsNorLeases) {
   // A synchronizer's holder (a shared ReentrantLock's) hears it too: what
   // it wrote under the lock leaves with its release (the JVM hands over
