@@ -33,6 +33,48 @@
 
 static const int no_check = DsoCompiledAccess::no_check;
 static const int unsupported = -2;
+// A store whose access its update's load began (below): no check, an end.
+static const int begun_by_load = -3;
+
+// An element's update, a[i] += x or b[i] ^= k: a primitive element loaded
+// and stored back in one block with nothing between but arithmetic, which
+// neither calls nor reaches a safepoint or the heap. The load's check then
+// gains write access, which the store ends: one check for the two, as one
+// bytecode's would be. A deoptimization in the check's slow path
+// re-executes the load, whose pending write access it ends first, as any
+// write's. Returns the update's store, or NULL.
+static StoreIndexed* store_of_update(LoadIndexed* load) {
+  if (load->mismatched() || is_reference_type(load->elt_type())) {
+    return NULL;
+  }
+  const int window = 32;
+  int seen = 0;
+  for (Instruction* i = load->next(); i != NULL && seen < window; i = i->next(), seen++) {
+    StoreIndexed* store = i->as_StoreIndexed();
+    if (store != NULL) {
+      bool same = store->array() == load->array() && store->index() == load->index() &&
+                  store->elt_type() == load->elt_type() && !store->mismatched();
+      return same ? store : NULL;
+    }
+    bool arithmetic = i->as_Constant() != NULL || i->as_ArithmeticOp() != NULL ||
+                      i->as_LogicOp() != NULL || i->as_ShiftOp() != NULL ||
+                      i->as_Convert() != NULL || i->as_NegateOp() != NULL;
+    if (!arithmetic || i->can_trap()) {
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+static bool stores_an_update(StoreIndexed* store) {
+  for (Instruction* i = store->block()->next(); i != NULL && i != store; i = i->next()) {
+    LoadIndexed* load = i->as_LoadIndexed();
+    if (load != NULL && store_of_update(load) == store) {
+      return true;
+    }
+  }
+  return false;
+}
 
 int DsoBarrierSetC1::check_kind(LIRAccess& access) {
   DecoratorSet decorators = access.decorators();
@@ -57,6 +99,15 @@ int DsoBarrierSetC1::check_kind(LIRAccess& access) {
   AccessField* field_access = x->as_AccessField();
   if (field_access != NULL && !field_access->is_static()) {
     return DsoCompiledAccess::of_instance_field(compilation->env(), field_access->field(), kind);
+  }
+  // Profiled code checks the two: C2 reads each site's profile.
+  if (!compilation->is_profiling()) {
+    if (x->as_LoadIndexed() != NULL && store_of_update(x->as_LoadIndexed()) != NULL) {
+      return DsoCompiledAccess::write;
+    }
+    if (x->as_StoreIndexed() != NULL && stores_an_update(x->as_StoreIndexed())) {
+      return begun_by_load;
+    }
   }
   return kind;
 }
@@ -139,7 +190,7 @@ int DsoBarrierSetC1::check_before(LIRAccess& access) {
     access.gen()->bailout("djava: an unchecked heap access");
     return no_check;
   }
-  if (kind != no_check) {
+  if (kind != no_check && kind != begun_by_load) {
     if ((access.decorators() & C1_NEEDS_PATCHING) != 0) {
       patch_offset_first(access);
     }
