@@ -71,10 +71,13 @@ def test_server_vm_node_compiles_with_c1_only():
     assert node["TieredStopAtLevel"] == "1"
     assert plain["TieredStopAtLevel"] == "4"
     for flag in ("UseCRC32Intrinsics", "UseAdler32Intrinsics", "UseFastJNIAccessors",
-                 "UseVectorizedMismatchIntrinsic", "InlineNIOCheckIndex",
-                 "UseLoopInvariantCodeMotion"):
+                 "UseVectorizedMismatchIntrinsic", "InlineNIOCheckIndex"):
         assert node[flag] == "false", flag
         assert plain[flag] == "true", flag
+    # C1's loop-invariant code motion stays on: on a node it leaves field and
+    # element loads, whose checks re-execute their own bytecode, in their
+    # loops (patches/0038).
+    assert node["UseLoopInvariantCodeMotion"] == "true"
     # System.arraycopy's intrinsic stays on for C2, which copies only arrays
     # it tested local; C1 refuses it on a node (patches/0033; the distributed
     # CompiledArrayCopiesOnSharedArrays fails if C1 copies a replica).
