@@ -527,6 +527,34 @@ def test_a_queue_between_nodes_moves_with_its_lock(classes):
     assert sum(misses.values()) < n // 2, misses
 
 
+def test_rows_of_a_matrix_are_fetched_several_at_a_time(classes):
+    # A reader on one thread server sums the 256 rows of a double[][] main
+    # made, a writer on the other writes every row, and a third thread sums
+    # them again: the sums are right. Each row reaches a node as a replica
+    # with no copy, named by an element of the matrix; the walk asks for the
+    # rows ahead of it, four more every fourth row (docs/HEAP.md, "Rows
+    # fetched ahead"), so the thread servers send about one request frame
+    # for four rows: measured 203 frames for 768 row misses, and 779 (one a
+    # miss) before.
+    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
+                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "rows"],
+                       capture_output=True, text=True, timeout=180,
+                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "rows: sums right" in p.stdout, p.stdout
+    kinds = re.compile(r"^djava statistics of \S+ \(thread server\)[^\n]*\n"
+                       r"(?:  (?!class )[^\n]*\n)*?"
+                       r"  cache messages of this node, by kind: requests ([^;]*);", re.M)
+    frames, misses = 0, 0
+    for m in kinds.finditer(p.stdout):
+        frames += sum(int(k) for k in re.findall(r"\w+ (\d+)", m.group(1)))
+    for header in [line for line in p.stdout.splitlines()
+                   if line.startswith("djava statistics of ") and "(thread server), program " in line]:
+        misses += stats_rows(p.stdout, header).get("double[]", [0, 0, 0])[2]
+    assert misses >= 256, p.stdout
+    assert frames < misses // 2, (frames, misses, p.stdout)
+
+
 def test_a_linked_queue_between_nodes_delivers_every_message(classes):
     # The same through a LinkedBlockingQueue: each message is a new node and
     # a new Integer that the producer's node made, which travel along with

@@ -878,6 +878,18 @@ static uint64_t state_of(volatile uint64_t* word) {
                       : __atomic_load_n(word, __ATOMIC_ACQUIRE) & DJAVA_SOS_WORD_STATE_MASK;
 }
 
+// Asks for the chunks ids names in one frame, for writing or reading, and
+// returns at once: a failure shows again in the access that follows.
+static void prefetch(JavaThread* current, const uint64_t* ids, size_t n, bool exclusive) {
+  djava_sos_error error;
+  ThreadToNativeFromVM in_native(current);
+  if (exclusive) {
+    DsoNode::lib().djava_sos_prefetch_exclusive(DsoNode::sos(), ids, n, &error);
+  } else {
+    DsoNode::lib().djava_sos_prefetch(DsoNode::sos(), ids, n, &error);
+  }
+}
+
 // Blocks fetched ahead on a sequential miss, with the missed one, in one
 // frame (docs/HEAP.md, Arrays in blocks).
 static const uint32_t blocks_ahead = 7;
@@ -911,14 +923,74 @@ static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, bool wri
     block_chunk(current, e, j, CHECK);
     ids[n++] = b->_base_id + 1 + j;
   }
-  djava_sos_error error;
-  ThreadToNativeFromVM in_native(current);
-  // A failure shows again in the access that follows.
-  if (exclusive) {
-    DsoNode::lib().djava_sos_prefetch_exclusive(DsoNode::sos(), ids, n, &error);
-  } else {
-    DsoNode::lib().djava_sos_prefetch(DsoNode::sos(), ids, n, &error);
+  prefetch(current, ids, n, exclusive);
+}
+
+// How far ahead of a walk over an array's elements the objects they name
+// are asked for, and how often (docs/HEAP.md, "Rows fetched ahead").
+static const uint named_ahead = 16;
+static const uint named_every = 4;
+
+// An access misses on obj, named by element k of reference array a (a row
+// of a double[][]), while the object element k - 1 names has a copy here: a
+// walk over a's elements (a matrix's rows, a grid's), which would miss on
+// each object in turn, a round trip apiece. At every named_every-th element
+// the objects of the next named_ahead elements that have no copy here are
+// asked for in one frame with obj (the cache leaves out those asked for
+// already; the access that follows waits for obj's answer like any other):
+// for writing if the access writes or k - 1's copy is modified here, else
+// for reading. So the walk waits at its start, and then only when it
+// overtakes the frames. The elements are read without an access of a: a
+// hint (whatever they name is a valid object; a wrong guess costs bytes,
+// and copies other nodes take back). Like the blocks fetched ahead
+// (fetch_ahead), only after a copy of the element before: a walk of every
+// other element, or a node's own band of rows, asks for nothing ahead.
+static void fetch_named_after(JavaThread* current, oop obj, DsoReplica* e, bool write) {
+  uint by = Atomic::load_acquire(&e->_named_by);
+  uint k = e->_named_at;
+  if (by == 0 || k == 0 || k % named_every != 0 ||
+      state_of(e->_word) != DJAVA_SOS_WORD_STATE_I) {
+    return;
   }
+  oop named_by = DsoReplicaTable::replica_if_live(by);
+  if (named_by == NULL || !named_by->is_objArray() ||
+      k >= (uint)objArrayOop(named_by)->length() || objArrayOop(named_by)->obj_at(k) != obj) {
+    return;  // collected, or its entry made anew since
+  }
+  objArrayOop a = objArrayOop(named_by);
+  oop before = a->obj_at(k - 1);
+  if (before == NULL || !DsoMark::is_shared(before)) {
+    return;
+  }
+  DsoReplica* be = DsoReplicaTable::entry(DsoMark::index(before->mark()));
+  uint64_t previous = be->_blocks != NULL ? DJAVA_SOS_WORD_STATE_I : state_of(be->_word);
+  if (previous == DJAVA_SOS_WORD_STATE_I) {
+    return;
+  }
+  bool exclusive = write || previous == DJAVA_SOS_WORD_STATE_M;
+  uint64_t ids[named_ahead + 1];
+  size_t n = 0;
+  ids[n++] = e->_global_id;
+  uint length = (uint)a->length();
+  for (uint j = k + 1; j < length && j <= k + named_ahead; j++) {
+    oop next = a->obj_at(j);
+    if (next == NULL || !DsoMark::is_shared(next)) {
+      continue;
+    }
+    DsoReplica* ne = DsoReplicaTable::entry(DsoMark::index(next->mark()));
+    if (ne->_blocks != NULL || ne->_chunk == NULL) {
+      continue;  // an array in blocks: its own walk fetches its blocks ahead
+    }
+    uint64_t state = state_of(ne->_word);
+    if (state == DJAVA_SOS_WORD_STATE_M || (!exclusive && state == DJAVA_SOS_WORD_STATE_S)) {
+      break;  // here already: the rest of the walk is this node's own
+    }
+    ids[n++] = ne->_global_id;
+  }
+  if (n < 2) {
+    return;
+  }
+  prefetch(current, ids, n, exclusive);
 }
 
 djava_sos_chunk* DsoHeap::chunk_at(JavaThread* current, oop obj, jlong offset, TRAPS) {
@@ -979,6 +1051,7 @@ void DsoHeap::begin_access_range(JavaThread* current, Handle obj, jlong from, jl
                       obj->klass()->external_name(), mark.value(), DsoMark::index(mark)));
   }
   if (e->_blocks == NULL) {
+    fetch_named_after(current, obj(), e, write);
     if (begin_chunk_access(current, obj, chunk, write, THREAD) &&
         (write || DsoReplicaTable::is_modified(chunk))) {
       // In M now (a write's grant, or a read's of a migratory chunk): the

@@ -484,8 +484,15 @@ void DsoMarshal::decode_elements(JavaThread* current, uint64_t program, Handle a
     return;
   }
   objArrayOop a = (objArrayOop)array();
+  uint named_by = DsoMark::is_shared(a) ? DsoMark::index(a->mark()) : 0;
   for (int i = from; i < to; i++) {
-    a->obj_at_put(i, refs.at(i - from)());
+    oop v = refs.at(i - from)();
+    a->obj_at_put(i, v);
+    if (named_by != 0 && v != NULL && DsoMark::is_shared(v)) {
+      DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(v->mark()));
+      e->_named_at = (uint)i;
+      Atomic::release_store(&e->_named_by, named_by);
+    }
   }
 }
 

@@ -344,6 +344,8 @@ void DsoReplicaTable::record(uint index, Handle h, uint64_t global_id, djava_sos
   e->_next_free = 0;
   e->_published_here = new_chunk;
   e->_held_bytes = new_chunk;
+  e->_named_by = 0;
+  e->_named_at = 0;
   e->_statics_state = 0;
   e->_fence_stamp = new_chunk ? fence_unstamped : 0;
   e->_lock_enters = 0;
@@ -510,6 +512,14 @@ void DsoReplicaTable::pin_blocked(DsoReplica* e, oop obj) {
 
 oop DsoReplicaTable::replica(uint index) {
   return entry(index)->_replica.resolve();
+}
+
+oop DsoReplicaTable::replica_if_live(uint index) {
+  MutexLocker ml(_lock, Mutex::_no_safepoint_check_flag);
+  if (index == 0 || index >= _high_water || _entries[index]._replica.is_empty()) {
+    return NULL;
+  }
+  return _entries[index]._replica.resolve();
 }
 
 uint DsoReplicaTable::index_of(uint64_t global_id) {

@@ -113,6 +113,12 @@ struct DsoReplica {
   // zeros until then). Its final fields that never change are read from
   // it whatever its state (DsoInterpreter::reads_kept_final).
   volatile bool    _held_bytes;
+  // The last reference array whose bytes arrived here naming it in an
+  // element (a row of a double[][]): that array's entry and the element's
+  // index (0 and 0: none). A walk over the array's elements fetches the
+  // objects of the elements ahead (DsoHeap, fetch_named_after).
+  volatile uint    _named_by;
+  volatile uint    _named_at;
   // A class's statics (a mirror): what this node knows of the class's
   // initialization cluster-wide, a DsoStatics::WireState. Until it is
   // known, writes to the mirror (java.lang.Class's own fields) publish no
@@ -215,6 +221,10 @@ class DsoReplicaTable : AllStatic {
 
   // The replica at index; NULL if GC collected it.
   static oop replica(uint index);
+  // The same for an index kept as a hint (DsoReplica::_named_by), whose
+  // entry may have been freed since, or be freed by another thread now:
+  // NULL then. Valid until the caller's next safepoint.
+  static oop replica_if_live(uint index);
 
   // The index of global_id's replica, or 0 if this node has none (or GC
   // collected it). The replica stays until the caller's next safepoint.

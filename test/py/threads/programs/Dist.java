@@ -356,6 +356,48 @@ public class Dist {
                            ", sum " + sum.get() + ", left " + q.size());
     }
 
+    // ---- rows of a matrix fetched ahead ------------------------------------
+    // main makes a double[256][64]; a reader on one thread server sums every
+    // row in order, then a writer on the other doubles every row in order
+    // (its first access to each row a write) and the reader sums again.
+    // Each row arrives as a replica that holds no bytes yet, named by an
+    // element of the matrix: a walk of the rows asks for them several at a
+    // time (docs/HEAP.md, "Rows fetched ahead").
+    static double sumOfRows(double[][] rows) {
+        double s = 0;
+        for (double[] row : rows) {
+            for (double v : row) s += v;
+        }
+        return s;
+    }
+
+    static void rows() throws Exception {
+        int n = 256, m = 64;
+        double[][] rows = new double[n][m];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < m; j++) rows[i][j] = i * m + j;
+        }
+        double[] sums = new double[2];
+        Thread reader = new Thread(() -> sums[0] = sumOfRows(rows));
+        reader.start();
+        reader.join();
+        Thread writer = new Thread(() -> {
+            for (int i = 0; i < n; i++) {
+                double[] row = rows[i];
+                for (int j = 0; j < m; j++) row[j] = 2 * (i * m + j);
+            }
+        });
+        writer.start();
+        writer.join();
+        Thread again = new Thread(() -> sums[1] = sumOfRows(rows));
+        again.start();
+        again.join();
+        double expected = (double) n * m * (n * m - 1) / 2;
+        System.out.println("rows: sums " + (sums[0] == expected && sums[1] == 2 * expected
+                           ? "right" : sums[0] + " and " + sums[1] + " where " + expected + " and "
+                           + 2 * expected + " were due"));
+    }
+
     // ---- LockSupport.park / unpark across nodes ----------------------------
     // Each round main unparks the parked thread (on a thread server), which
     // unparks main in turn (on the launcher): every wake-up is another node's.
@@ -726,6 +768,7 @@ public class Dist {
             case "linger": linger(); break;
             case "latch": latch(); break;
             case "queue": queue(args.length > 1 ? args[1] : "abq"); break;
+            case "rows": rows(); break;
             case "unpark": unpark(); break;
             case "interrupt": interrupt(); break;
             case "state": state(); break;
