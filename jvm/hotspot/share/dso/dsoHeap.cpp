@@ -926,29 +926,45 @@ static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, bool wri
   prefetch(current, ids, n, exclusive);
 }
 
+// The state here of the copy of the object element k of a names (I when it
+// is none, or an array in blocks).
+static uint64_t state_of_named(objArrayOop a, uint k) {
+  oop o = a->obj_at(k);
+  if (o == NULL || !DsoMark::is_shared(o)) {
+    return DJAVA_SOS_WORD_STATE_I;
+  }
+  DsoReplica* e = DsoReplicaTable::entry(DsoMark::index(o->mark()));
+  return e->_blocks != NULL ? DJAVA_SOS_WORD_STATE_I : state_of(e->_word);
+}
+
 // How far ahead of a walk over an array's elements the objects they name
 // are asked for, and how often (docs/HEAP.md, "Rows fetched ahead").
 static const uint named_ahead = 16;
 static const uint named_every = 4;
 
-// An access misses on obj, named by element k of reference array a (a row
-// of a double[][]), while the object element k - 1 names has a copy here: a
-// walk over a's elements (a matrix's rows, a grid's), which would miss on
-// each object in turn, a round trip apiece. At every named_every-th element
-// the objects of the next named_ahead elements that have no copy here are
-// asked for in one frame with obj (the cache leaves out those asked for
-// already; the access that follows waits for obj's answer like any other):
-// for writing if the access writes or k - 1's copy is modified here, else
-// for reading. So the walk waits at its start, and then only when it
-// overtakes the frames. The elements are read without an access of a: a
-// hint (whatever they name is a valid object; a wrong guess costs bytes,
-// and copies other nodes take back). Like the blocks fetched ahead
-// (fetch_ahead), only after a copy of the element before: a walk of every
-// other element, or a node's own band of rows, asks for nothing ahead.
+// An access misses on obj, which never had bytes here and which element k
+// of reference array a names (a row of a double[][] that arrived), while
+// the object element k - 1 names has a copy here that a walk like this one
+// left: a read copy for a read (and element k - 2's not modified here: a
+// sweep that writes the rows it reads, as a grid's does, would then write
+// each of them after the others' read copies were made), a modified one
+// for a write. A walk over a's
+// elements (a matrix's rows, a grid's) would miss on each object in turn,
+// a round trip apiece. At every named_every-th element the objects of the
+// next named_ahead elements that never had bytes here either are asked for
+// in one frame with obj (the cache leaves out those asked for already; the
+// access that follows waits for obj's answer like any other), for reading
+// or writing as the access. So the walk waits at its start, and then only
+// when it overtakes the frames. Only first copies: an object whose copy
+// here was taken away is being written elsewhere (a neighbour's rows in a
+// grid), and a read copy of it would cost that writer an upgrade. The
+// elements are read without an access of a: a hint (whatever they name is
+// a valid object; a wrong guess costs bytes, and copies other nodes take
+// back).
 static void fetch_named_after(JavaThread* current, oop obj, DsoReplica* e, bool write) {
   uint by = Atomic::load_acquire(&e->_named_by);
   uint k = e->_named_at;
-  if (by == 0 || k == 0 || k % named_every != 0 ||
+  if (by == 0 || k == 0 || k % named_every != 0 || Atomic::load_acquire(&e->_held_bytes) ||
       state_of(e->_word) != DJAVA_SOS_WORD_STATE_I) {
     return;
   }
@@ -958,16 +974,11 @@ static void fetch_named_after(JavaThread* current, oop obj, DsoReplica* e, bool 
     return;  // collected, or its entry made anew since
   }
   objArrayOop a = objArrayOop(named_by);
-  oop before = a->obj_at(k - 1);
-  if (before == NULL || !DsoMark::is_shared(before)) {
-    return;
+  if (state_of_named(a, k - 1) != (write ? DJAVA_SOS_WORD_STATE_M : DJAVA_SOS_WORD_STATE_S) ||
+      (!write && k >= 2 && state_of_named(a, k - 2) == DJAVA_SOS_WORD_STATE_M)) {
+    return;  // no walk, or one that writes what it reads (a grid's sweep)
   }
-  DsoReplica* be = DsoReplicaTable::entry(DsoMark::index(before->mark()));
-  uint64_t previous = be->_blocks != NULL ? DJAVA_SOS_WORD_STATE_I : state_of(be->_word);
-  if (previous == DJAVA_SOS_WORD_STATE_I) {
-    return;
-  }
-  bool exclusive = write || previous == DJAVA_SOS_WORD_STATE_M;
+  bool exclusive = write;
   uint64_t ids[named_ahead + 1];
   size_t n = 0;
   ids[n++] = e->_global_id;
@@ -981,9 +992,8 @@ static void fetch_named_after(JavaThread* current, oop obj, DsoReplica* e, bool 
     if (ne->_blocks != NULL || ne->_chunk == NULL) {
       continue;  // an array in blocks: its own walk fetches its blocks ahead
     }
-    uint64_t state = state_of(ne->_word);
-    if (state == DJAVA_SOS_WORD_STATE_M || (!exclusive && state == DJAVA_SOS_WORD_STATE_S)) {
-      break;  // here already: the rest of the walk is this node's own
+    if (Atomic::load_acquire(&ne->_held_bytes)) {
+      break;  // had bytes here: the walk is this node's own from here, or another's
     }
     ids[n++] = ne->_global_id;
   }
