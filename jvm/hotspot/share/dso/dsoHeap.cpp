@@ -948,9 +948,8 @@ static const uint named_every = 4;
 // left: a read copy for a read (and element k - 2's not modified here: a
 // sweep that writes the rows it reads, as a grid's does, would then write
 // each of them after the others' read copies were made), a modified one
-// for a write. A walk over a's
-// elements (a matrix's rows, a grid's) would miss on each object in turn,
-// a round trip apiece. At every named_every-th element the objects of the
+// for a write. A walk over a's elements (a matrix's rows, a grid's) would
+// miss on each object in turn, a round trip apiece. At every named_every-th element the objects of the
 // next named_ahead elements that never had bytes here either are asked for
 // in one frame with obj (the cache leaves out those asked for already; the
 // access that follows waits for obj's answer like any other), for reading

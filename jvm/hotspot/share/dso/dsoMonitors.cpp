@@ -328,6 +328,13 @@ int DsoMonitors::wait_polled(JavaThread* current, uint64_t monitor, uint64_t wai
                              uint64_t place) {
   uint64_t program = DsoThreads::current_program(current);
   uint64_t key = thread_key(current);
+  // The wait releases the monitor whole (Object.wait's, or a shared
+  // synchronizer's in a condition's await): what the tenure wrote leaves
+  // with that release when another node wants the monitor, the program's
+  // objects too, unlike a synchronizer's exit: the waiter reads nothing
+  // before the service gives the monitor back, and the data comes back
+  // with that grant.
+  hand_over_before_release(monitor, program, key, true, false);
   // One wait in the service, with the caller's timeout. The thread stays in
   // the wait set until it ends: a notify can never fall between two waits.
   // Every poll interval the client returns to look at the interrupt status,
@@ -384,8 +391,6 @@ void DsoMonitors::wait(JavaThread* current, Handle obj, jlong millis, bool inter
   if (DsoNode::has_left(current)) {
     return;  // nobody is left to notify it: a spurious wake-up
   }
-  hand_over_before_release(DsoHeap::id_of(obj()), DsoThreads::current_program(current),
-                           thread_key(current), true, false);
   int status = wait_in_service(current, DsoHeap::id_of(obj()), 0, 0, millis, interruptible,
                                false);
   switch (status) {

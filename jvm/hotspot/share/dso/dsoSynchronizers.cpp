@@ -153,14 +153,6 @@ JVM_ENTRY(static jlong, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, 
   if (!shared_here(thread, h())) {
     return first_in_line | DJAVA_MON_OK;  // a spurious wake-up: nobody is left to signal it
   }
-  // The wait releases the synchronizer whole, as Object.wait releases a
-  // monitor: what the holder wrote under it leaves with that release when
-  // another node waits for it. Unlike an exit's, this release hands over
-  // the program's objects too (the Turns of a turn-taking program): the
-  // waiter reads nothing before the service gives the synchronizer back,
-  // and the data comes back with that grant.
-  DsoMonitors::hand_over_before_release(monitor_of(h()), DsoThreads::current_program(thread),
-                                        DsoMonitors::thread_key(thread), true, false);
   int status = DsoMonitors::wait_in_service(thread, monitor_of(h()), (uint64_t)key,
                                             (uint64_t)java_thread, millis,
                                             interruptible != JNI_FALSE, true, (uint64_t)place);
