@@ -36,30 +36,65 @@ static const int unsupported = -2;
 // A store whose access its update's load began (below): no check, an end.
 static const int begun_by_load = -3;
 
-// An element's update, a[i] += x or b[i] ^= k: a primitive element loaded
-// and stored back in one block with nothing between but arithmetic, which
-// neither calls nor reaches a safepoint or the heap. The load's check then
-// gains write access, which the store ends: one check for the two, as one
-// bytecode's would be. A deoptimization in the check's slow path
-// re-executes the load, whose pending write access it ends first, as any
-// write's. Returns the update's store, or NULL.
-static StoreIndexed* store_of_update(LoadIndexed* load) {
-  if (load->mismatched() || is_reference_type(load->elt_type())) {
+// Arithmetic that neither calls nor reaches a safepoint or the heap.
+static bool is_arithmetic(Instruction* i) {
+  return (i->as_Constant() != NULL || i->as_ArithmeticOp() != NULL || i->as_LogicOp() != NULL ||
+          i->as_ShiftOp() != NULL || i->as_Convert() != NULL || i->as_NegateOp() != NULL) &&
+         !i->can_trap();
+}
+
+// The load of the element a primitive store writes that the stored value
+// is computed from by arithmetic alone (a[i] += x, b[i] ^= k), if any
+// within a few steps.
+static LoadIndexed* load_updated_by(StoreIndexed* store) {
+  if (store->mismatched() || is_reference_type(store->elt_type())) {
     return NULL;
   }
+  const int most = 16;
+  Value todo[most];
+  int n = 0;
+  todo[n++] = store->value();
+  for (int visited = 0; n > 0 && visited < most; visited++) {
+    Value v = todo[--n];
+    LoadIndexed* load = v->as_LoadIndexed();
+    if (load != NULL) {
+      if (load->array() == store->array() && load->index() == store->index() &&
+          load->elt_type() == store->elt_type() && !load->mismatched()) {
+        return load;
+      }
+    } else if (is_arithmetic(v)) {
+      Op2* op = v->as_Op2();
+      if (op != NULL && n + 2 <= most) {
+        todo[n++] = op->x();
+        todo[n++] = op->y();
+      } else if (v->as_Convert() != NULL && n < most) {
+        todo[n++] = v->as_Convert()->value();
+      } else if (v->as_NegateOp() != NULL && n < most) {
+        todo[n++] = v->as_NegateOp()->x();
+      }
+    }
+  }
+  return NULL;
+}
+
+// An element's update, a[i] += x or b[i] ^= k: a primitive element loaded,
+// and stored back computed from it, in one block with nothing between but
+// arithmetic. The load's check then gains write access, which the store
+// ends: one check for the two, as one bytecode's would be. A
+// deoptimization in the check's slow path re-executes the load, whose
+// pending write access it ends first, as any write's. The load and the
+// store agree on the pair (each asks both questions), or an access begun
+// for the load would be begun again by the store. Returns the update's
+// store, or NULL.
+static StoreIndexed* store_of_update(LoadIndexed* load) {
   const int window = 32;
   int seen = 0;
   for (Instruction* i = load->next(); i != NULL && seen < window; i = i->next(), seen++) {
     StoreIndexed* store = i->as_StoreIndexed();
     if (store != NULL) {
-      bool same = store->array() == load->array() && store->index() == load->index() &&
-                  store->elt_type() == load->elt_type() && !store->mismatched();
-      return same ? store : NULL;
+      return load_updated_by(store) == load ? store : NULL;
     }
-    bool arithmetic = i->as_Constant() != NULL || i->as_ArithmeticOp() != NULL ||
-                      i->as_LogicOp() != NULL || i->as_ShiftOp() != NULL ||
-                      i->as_Convert() != NULL || i->as_NegateOp() != NULL;
-    if (!arithmetic || i->can_trap()) {
+    if (!is_arithmetic(i)) {
       return NULL;
     }
   }
@@ -67,13 +102,8 @@ static StoreIndexed* store_of_update(LoadIndexed* load) {
 }
 
 static bool stores_an_update(StoreIndexed* store) {
-  for (Instruction* i = store->block()->next(); i != NULL && i != store; i = i->next()) {
-    LoadIndexed* load = i->as_LoadIndexed();
-    if (load != NULL && store_of_update(load) == store) {
-      return true;
-    }
-  }
-  return false;
+  LoadIndexed* load = load_updated_by(store);
+  return load != NULL && store_of_update(load) == store;
 }
 
 int DsoBarrierSetC1::check_kind(LIRAccess& access) {

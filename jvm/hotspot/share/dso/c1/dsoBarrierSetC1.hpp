@@ -29,8 +29,9 @@
  * announced or pinned (one load and compare); the stub withdraws the
  * announcement, or unpins through a leaf blob that saves every register.
  *
- * An element's update (a[i] += x, b[i] ^= k: a primitive element loaded
- * and stored back in one block with only arithmetic between, which neither
+ * An element's update (a[i] += x, b[i] ^= k: a primitive element loaded,
+ * and stored back computed from it, in one block with only arithmetic
+ * between, which neither
  * calls nor polls nor touches the heap) is checked once, at the load, for
  * writing; the store has no check of its own, only the end (not in
  * profiled code, whose sites C2 reads one by one).
