@@ -31,10 +31,9 @@
  *
  * An element's update (a[i] += x, b[i] ^= k: a primitive element loaded,
  * and stored back computed from it, in one block with only arithmetic
- * between, which neither
- * calls nor polls nor touches the heap) is checked once, at the load, for
- * writing; the store has no check of its own, only the end (not in
- * profiled code, whose sites C2 reads one by one).
+ * between, which neither calls nor polls nor touches the heap) is checked
+ * once, at the load, for writing; the store has no check of its own, only
+ * its end (not in profiled code, whose sites C2 reads one by one).
  *
  * No safepoint lies between a check and its access: C1 polls only at
  * block ends and calls, and the check's continuation leads straight to
