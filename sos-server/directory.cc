@@ -151,11 +151,13 @@ void Directory::Read(NodeId node, uint64_t seq, ChunkId id, uint64_t seen_versio
 }
 
 void Directory::Write(NodeId node, uint64_t seq, ChunkId id, uint64_t have_version,
-                      uint64_t seen_version) {
+                      uint64_t seen_version, bool first_write) {
   Stripe& s = StripeOf(id);
   std::lock_guard<std::mutex> l(s.mu);
   NoteAsked(s, id);
-  Submit(s, id, Request{Kind::kWrite, node, seq, have_version, seen_version});
+  Request r{Kind::kWrite, node, seq, have_version, seen_version};
+  r.first_write = first_write;
+  Submit(s, id, r);
 }
 
 void Directory::Free(NodeId node, uint64_t seq, ChunkId id) {
@@ -281,6 +283,15 @@ void Directory::RunQueue(ChunkId id, Entry* e) {
     // not wait for its grants) is not served: nothing there waits for it.
     const bool grant = r.kind == Kind::kRead || r.kind == Kind::kWrite;
     if (grant ? !Grantable(r.node) : !Alive(r.node) && r.kind != Kind::kReclaim) continue;
+    // Decided when the request's turn comes, not when it arrived: a write
+    // queued ahead of it may be the one that makes the chunk another's.
+    if (r.first_write && e->version != 0 &&
+        (e->state == State::kHome || e->state == State::kModified)) {
+      sink_->Declined(r.node, r.seq, id);
+      std::lock_guard<std::mutex> l(stats_mu_);
+      stats_.declined++;
+      continue;
+    }
     Start(id, e, r);
   }
 }

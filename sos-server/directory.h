@@ -59,6 +59,9 @@ class NodeSink {
   virtual void Error(NodeId node, uint64_t seq, ChunkId id, sospb::ErrorCode code,
                      const std::string& message) = 0;
   virtual void Freed(NodeId node, uint64_t seq, ChunkId id) = 0;
+  // A write that asked only for a chunk's first write (Prefetch.first_writes)
+  // found it written since its making: nothing granted.
+  virtual void Declined(NodeId node, uint64_t seq, ChunkId id) = 0;
   virtual void OkToDie(NodeId node, uint64_t seq) = 0;
   virtual void WrittenBack(NodeId node, ChunkId id, bool accepted) = 0;
 };
@@ -94,6 +97,8 @@ struct DirectoryStats {
                                      // (accepted, or answering a flush they crossed)
   uint64_t pushes_released = 0;      // of the pushes, those granted from home at once
   uint64_t pushes_along = 0;         // new objects granted with the flushed chunk naming them
+  // Fetching ahead (Prefetch.first_writes).
+  uint64_t declined = 0;             // first writes asked for chunks written since their making
   uint64_t clean_returns = 0;        // clean grants given up unwritten, without bytes
   uint64_t last_pause_us = 0;        // the last collection's hold on the directory
   uint64_t max_pause_us = 0;
@@ -162,8 +167,10 @@ class Directory {
   // as the node's error unless the owner's grant was a push.
   static constexpr uint64_t kSeenAll = UINT64_MAX;
   void Read(NodeId node, uint64_t seq, ChunkId id, uint64_t seen_version = kSeenAll);
+  // first_write: only if no node was granted write access to the chunk
+  // since its making, else Declined (Prefetch.first_writes).
   void Write(NodeId node, uint64_t seq, ChunkId id, uint64_t have_version,
-             uint64_t seen_version = kSeenAll);
+             uint64_t seen_version = kSeenAll, bool first_write = false);
   void Free(NodeId node, uint64_t seq, ChunkId id);
   void Die(NodeId node, uint64_t seq, const std::vector<ChunkId>& owned);
 
@@ -268,6 +275,8 @@ class Directory {
     // as written by its receiver, which only reads most of them (Node::
     // exclusive_log would move them on with the receiver's next lock).
     bool along = false;
+    // A write served only while the chunk's version is 0 (Write's first_write).
+    bool first_write = false;
   };
 
   struct Entry {

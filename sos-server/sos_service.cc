@@ -384,9 +384,15 @@ std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
           for (int i = 0; i < req.prefetch().ids_size(); i++) {
             if (!HomedHere(s->node, req.seq(), req.prefetch().ids(i))) continue;
             directory_.Write(s->node, req.seq(), req.prefetch().ids(i),
-                             req.prefetch().have_versions(i), SeenVersion(req.prefetch(), i));
+                             req.prefetch().have_versions(i), SeenVersion(req.prefetch(), i),
+                             req.prefetch().first_writes());
           }
           break;
+        }
+        if (req.prefetch().first_writes()) {
+          Say(who + ": protocol error: first writes in a read prefetch; closing");
+          refused_++;
+          return "protocol error: first writes in a read prefetch";
         }
         if (req.prefetch().have_versions_size() != 0) {
           Say(who + ": protocol error: versions in a read prefetch; closing");
@@ -643,6 +649,13 @@ void SosService::Freed(NodeId node, uint64_t seq, ChunkId id) {
   sospb::ServerMessage m;
   m.set_seq(seq);
   m.mutable_freed()->set_id(id);
+  Post(node, &m, nullptr);
+}
+
+void SosService::Declined(NodeId node, uint64_t seq, ChunkId id) {
+  sospb::ServerMessage m;
+  m.set_seq(seq);
+  m.mutable_declined()->set_id(id);
   Post(node, &m, nullptr);
 }
 

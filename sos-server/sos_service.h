@@ -99,6 +99,7 @@ class SosService : public NodeSink {
   void Error(NodeId node, uint64_t seq, ChunkId id, sospb::ErrorCode code,
              const std::string& message) override;
   void Freed(NodeId node, uint64_t seq, ChunkId id) override;
+  void Declined(NodeId node, uint64_t seq, ChunkId id) override;
   void OkToDie(NodeId node, uint64_t seq) override;
   void WrittenBack(NodeId node, ChunkId id, bool accepted) override;
 

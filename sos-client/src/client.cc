@@ -964,6 +964,9 @@ void Client::ReceiverLoop(Home* home) {
       case sospb::ServerMessage::kFreed:
         OnFreed(m);
         break;
+      case sospb::ServerMessage::kDeclined:
+        OnDeclined(m);
+        break;
       case sospb::ServerMessage::kWrittenBack:
         OnWrittenBack(m);
         break;
@@ -1291,6 +1294,17 @@ void Client::OnError(const sospb::ServerMessage& m) {
   c->cv.notify_all();
 }
 
+void Client::OnDeclined(const sospb::ServerMessage& m) {
+  // Nothing granted: an access waiting for the prefetch asks for itself.
+  djava_sos_chunk* c = Find(m.declined().id());
+  if (c == nullptr) return;
+  std::lock_guard<std::mutex> l(c->mu);
+  c->outstanding = djava_sos_chunk::Asked::kNone;
+  c->answer_status = DJAVA_SOS_OK;
+  c->generation++;
+  c->cv.notify_all();
+}
+
 void Client::OnFreed(const sospb::ServerMessage& m) {
   djava_sos_chunk* c = Find(m.freed().id());
   if (c == nullptr) return;
@@ -1335,12 +1349,13 @@ void Client::Disconnected(const std::string& why) {
 // ---- prefetch, free, stats ------------------------------------------------------------
 
 djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
-                                  djava_sos_error* error) {
+                                  bool first_writes, djava_sos_error* error) {
   // One request per shard, each naming the chunks at home there.
   std::vector<sospb::NodeRequest> reqs(homes_.size());
   for (sospb::NodeRequest& req : reqs) {
     req.set_seq(next_seq_++);
     req.mutable_prefetch()->set_exclusive(exclusive);
+    req.mutable_prefetch()->set_first_writes(exclusive && first_writes);
   }
   std::shared_lock<std::shared_mutex> hold(handles_mu_);
   for (size_t i = 0; i < n; i++) {

@@ -160,7 +160,9 @@ class Client {
   djava_sos_chunk* AllocRun(size_t count, const size_t* sizes, const djava_sos_meta* meta,
                             djava_sos_error* error);
   djava_sos_chunk* ChunkFor(uint64_t id);
-  djava_sos_status Prefetch(const uint64_t* ids, size_t n, bool exclusive, djava_sos_error* error);
+  // first_writes (exclusive only): Prefetch.first_writes in proto/sos.proto.
+  djava_sos_status Prefetch(const uint64_t* ids, size_t n, bool exclusive, bool first_writes,
+                            djava_sos_error* error);
   djava_sos_status Free(djava_sos_chunk* c, djava_sos_error* error);
   void Discard(djava_sos_chunk* c);
   djava_sos_status DropCopy(djava_sos_chunk* c, uintptr_t orphan_user);
@@ -245,6 +247,7 @@ class Client {
   void AnswerPendingRevokeWithNothing(djava_sos_chunk* c);
   void OnError(const sospb::ServerMessage& m);
   void OnFreed(const sospb::ServerMessage& m);
+  void OnDeclined(const sospb::ServerMessage& m);
   void OnWrittenBack(const sospb::ServerMessage& m);
   // The copy for a chunk message: its current bytes and what they name,
   // from the JVM (produce) or the client. False: produce said LATER. With

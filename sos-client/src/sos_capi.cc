@@ -171,13 +171,19 @@ const djava_sos_meta* djava_sos_meta_of(const djava_sos_chunk* chunk) {
 djava_sos_status djava_sos_prefetch(djava_sos_client* client, const uint64_t* ids, size_t n,
                                     djava_sos_error* error) {
   ErrorSlot slot;
-  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, false, slot.get(error));
+  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, false, false, slot.get(error));
 }
 
 djava_sos_status djava_sos_prefetch_exclusive(djava_sos_client* client, const uint64_t* ids,
                                               size_t n, djava_sos_error* error) {
   ErrorSlot slot;
-  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, true, slot.get(error));
+  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, true, false, slot.get(error));
+}
+
+djava_sos_status djava_sos_prefetch_first_writes(djava_sos_client* client, const uint64_t* ids,
+                                                 size_t n, djava_sos_error* error) {
+  ErrorSlot slot;
+  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, true, true, slot.get(error));
 }
 
 djava_sos_status djava_sos_free(djava_sos_chunk* chunk, djava_sos_error* error) {

@@ -210,6 +210,18 @@ djava_sos_status djava_sos_prefetch(djava_sos_client* client, const uint64_t* id
  * are skipped. */
 djava_sos_status djava_sos_prefetch_exclusive(djava_sos_client* client, const uint64_t* ids,
                                               size_t n, djava_sos_error* error);
+/* The same, only for chunks no node was granted write access to since their
+ * making (its publisher's bytes): for a walk that will write what it
+ * fetches, which must not take what another node is writing. The others
+ * are left as they are here (an access to one asks for it itself). */
+djava_sos_status djava_sos_prefetch_first_writes(djava_sos_client* client, const uint64_t* ids,
+                                                 size_t n, djava_sos_error* error);
+/* The same, only for chunks no node was granted write access to since their
+ * making (its publisher's bytes): for a walk that will write what it
+ * fetches, which must not take what another node is writing. The others
+ * are left as they are here (an access to one asks for it itself). */
+djava_sos_status djava_sos_prefetch_first_writes(djava_sos_client* client, const uint64_t* ids,
+                                                 size_t n, djava_sos_error* error);
 
 /* Delete a chunk from the system. Refused (DJAVA_SOS_IN_USE) while another
  * node holds a copy. */

@@ -915,6 +915,46 @@ TEST(SosClient, AnExclusivePrefetchGrantsWritesWithoutAnotherRequest) {
   djava_sos_abandon(c);
 }
 
+TEST(SosClient, AFirstWritesPrefetchLeavesWhatAnotherNodeWroteWhereItIs) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_client* c = server.Connect("c");
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 8; i++) {
+    djava_sos_chunk* chunk = djava_sos_alloc(a, 8, nullptr, nullptr);
+    WriteU64(chunk, 100 + i);
+    ids.push_back(djava_sos_id(chunk));
+  }
+  // c writes the second half: they are c's, modified there.
+  for (int i = 4; i < 8; i++) WriteU64(djava_sos_chunk_for(c, ids[i]), 300 + i);
+  djava_sos_error e{};
+  ASSERT_EQ(djava_sos_prefetch_first_writes(b, ids.data(), ids.size(), &e), DJAVA_SOS_OK)
+      << e.message;
+  for (int i = 0; i < 400 && server.service().DirectoryStatistics().declined < 4; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(server.service().DirectoryStatistics().declined, 4u);
+  // c still holds what it wrote: writing it again asks for nothing.
+  djava_sos_stats before{}, after{};
+  djava_sos_get_stats(c, &before);
+  for (int i = 4; i < 8; i++) WriteU64(djava_sos_chunk_for(c, ids[i]), 400 + i);
+  djava_sos_get_stats(c, &after);
+  EXPECT_EQ(after.misses, before.misses) << "the prefetch took a chunk c had written";
+  // b writes all of them: the first half came with the prefetch, the
+  // declined half is asked for by b's writes themselves.
+  djava_sos_get_stats(b, &before);
+  for (int i = 0; i < 8; i++) WriteU64(djava_sos_chunk_for(b, ids[i]), 200 + i);
+  djava_sos_get_stats(b, &after);
+  EXPECT_EQ(after.misses - before.misses, 4u);
+  for (int i = 0; i < 8; i++) {
+    EXPECT_EQ(ReadU64(djava_sos_chunk_for(a, ids[i])), 200u + i);
+    EXPECT_EQ(ReadU64(djava_sos_chunk_for(c, ids[i])), 200u + i);
+  }
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+  djava_sos_abandon(c);
+}
+
 TEST(SosClient, DirtyChunksOfACrashedNodeAreLostAndSaySo) {
   Server server;
   djava_sos_client* a = server.Connect("victim:1234");

@@ -44,6 +44,9 @@ class Sink : public NodeSink {
     sent.push_back(s);
   }
   void Freed(NodeId node, uint64_t, ChunkId id) override { sent.push_back(Sent{"freed", node, id}); }
+  void Declined(NodeId node, uint64_t, ChunkId id) override {
+    sent.push_back(Sent{"declined", node, id});
+  }
   void OkToDie(NodeId node, uint64_t) override { sent.push_back(Sent{"oktodie", node, 0}); }
   void WrittenBack(NodeId node, ChunkId id, bool accepted) override {
     sent.push_back(Sent{accepted ? "writtenback" : "superseded", node, id});

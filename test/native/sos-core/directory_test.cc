@@ -63,6 +63,9 @@ class RecordingSink : public NodeSink {
   void Freed(NodeId node, uint64_t seq, ChunkId id) override {
     sent.push_back(Sent{"freed", node, seq, id});
   }
+  void Declined(NodeId node, uint64_t seq, ChunkId id) override {
+    sent.push_back(Sent{"declined", node, seq, id});
+  }
   void OkToDie(NodeId node, uint64_t seq) override {
     sent.push_back(Sent{"oktodie", node, seq, 0});
   }
@@ -221,6 +224,55 @@ TEST_F(DirectoryTest, UpgradeOfCurrentReadCopyCarriesNoBytes) {
   EXPECT_EQ(out[0].access, sospb::EXCLUSIVE);
   EXPECT_FALSE(out[0].has_data);
   EXPECT_EQ(out[0].version, 1u);
+}
+
+TEST_F(DirectoryTest, FirstWriteTakesOnlyAChunkNoNodeWroteSinceItsMaking) {
+  constexpr uint64_t kNone = UINT64_MAX;
+  ChunkId id = MakeChunkId(a, 1);  // a made it: modified there, version 0
+  dir.Write(b, 7, id, kNone, Directory::kSeenAll, /*first_write=*/true);
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush") << "its maker's bytes are taken";
+  EXPECT_EQ(out[0].node, a);
+  dir.FlushReply(a, id, out[0].txn, Image("made"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].access, sospb::EXCLUSIVE);
+  EXPECT_EQ(out[0].version, 1u);
+  // b writes it now: c's first write is declined, and b keeps its copy.
+  dir.Write(c, 8, id, kNone, Directory::kSeenAll, /*first_write=*/true);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "declined");
+  EXPECT_EQ(out[0].node, c);
+  EXPECT_EQ(out[0].seq, 8u);
+  EXPECT_EQ(out[0].id, id);
+  // A plain write still takes it.
+  dir.Write(c, 9, id, kNone);
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  EXPECT_EQ(out[0].node, b);
+}
+
+TEST_F(DirectoryTest, FirstWriteIsDecidedWhenItsTurnComesNotWhenItArrives) {
+  constexpr uint64_t kNone = UINT64_MAX;
+  ChunkId id = MakeChunkId(a, 1);
+  dir.Write(b, 7, id, kNone);  // waits for a's flush
+  auto out = sink.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "flush");
+  dir.Write(c, 8, id, kNone, Directory::kSeenAll, /*first_write=*/true);  // queued, version 0
+  EXPECT_TRUE(sink.Take().empty());
+  dir.FlushReply(a, id, out[0].txn, Image("made"));
+  out = sink.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].kind, "grant");
+  EXPECT_EQ(out[0].node, b);
+  EXPECT_EQ(out[1].kind, "declined") << "b's write made the chunk b's before c's turn";
+  EXPECT_EQ(out[1].node, c);
+  EXPECT_EQ(dir.Stats().declined, 1u);
 }
 
 TEST_F(DirectoryTest, UpgradeNamingAnOldVersionGetsTheBytes) {

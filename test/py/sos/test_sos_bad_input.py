@@ -365,8 +365,11 @@ def test_truncated_request_then_close(sos_server, secret, witness):
     # and a read prefetch with one.
     frame(node_request(3, 5, f_fixed64(1, 1 << 40 | 7) + f_varint(2, 1))),
     frame(node_request(3, 5, f_fixed64(1, 1 << 40 | 7) + f_varint(3, 4))),
+    # A read prefetch asking only for first writes (which only writes can be).
+    frame(node_request(3, 5, f_fixed64(1, 1 << 40 | 7) + f_varint(5, 1))),
 ], ids=["second-hello", "malformed", "no-body", "huge-prefix", "bypass-message",
-        "exclusive-prefetch-without-versions", "read-prefetch-with-versions"])
+        "exclusive-prefetch-without-versions", "read-prefetch-with-versions",
+        "read-prefetch-of-first-writes"])
 def test_invalid_request_of_a_joined_node_ends_only_its_session(sos_server, secret, witness, junk):
     n = RawNode(sos_server, secret)
     # The node works: a Read of the witness's chunk is granted.

@@ -878,15 +878,25 @@ static uint64_t state_of(volatile uint64_t* word) {
                       : __atomic_load_n(word, __ATOMIC_ACQUIRE) & DJAVA_SOS_WORD_STATE_MASK;
 }
 
-// Asks for the chunks ids names in one frame, for writing or reading, and
-// returns at once: a failure shows again in the access that follows.
-static void prefetch(JavaThread* current, const uint64_t* ids, size_t n, bool exclusive) {
+// What a prefetch asks for: read copies, write access, or write access
+// only to chunks no node has written since their making.
+enum class Fetch { read, write, first_write };
+
+// Asks for the chunks ids names in one frame and returns at once: a
+// failure shows again in the access that follows.
+static void prefetch(JavaThread* current, const uint64_t* ids, size_t n, Fetch fetch) {
   djava_sos_error error;
   ThreadToNativeFromVM in_native(current);
-  if (exclusive) {
-    DsoNode::lib().djava_sos_prefetch_exclusive(DsoNode::sos(), ids, n, &error);
-  } else {
-    DsoNode::lib().djava_sos_prefetch(DsoNode::sos(), ids, n, &error);
+  switch (fetch) {
+    case Fetch::read:
+      DsoNode::lib().djava_sos_prefetch(DsoNode::sos(), ids, n, &error);
+      break;
+    case Fetch::write:
+      DsoNode::lib().djava_sos_prefetch_exclusive(DsoNode::sos(), ids, n, &error);
+      break;
+    case Fetch::first_write:
+      DsoNode::lib().djava_sos_prefetch_first_writes(DsoNode::sos(), ids, n, &error);
+      break;
   }
 }
 
@@ -923,7 +933,7 @@ static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, bool wri
     block_chunk(current, e, j, CHECK);
     ids[n++] = b->_base_id + 1 + j;
   }
-  prefetch(current, ids, n, exclusive);
+  prefetch(current, ids, n, exclusive ? Fetch::write : Fetch::read);
 }
 
 // The state here of the copy of the object element k of a names (I when it
@@ -973,11 +983,22 @@ static void fetch_named_after(JavaThread* current, oop obj, DsoReplica* e, bool 
     return;  // collected, or its entry made anew since
   }
   objArrayOop a = objArrayOop(named_by);
-  if (state_of_named(a, k - 1) != (write ? DJAVA_SOS_WORD_STATE_M : DJAVA_SOS_WORD_STATE_S) ||
-      (!write && k >= 2 && state_of_named(a, k - 2) == DJAVA_SOS_WORD_STATE_M)) {
-    return;  // no walk, or one that writes what it reads (a grid's sweep)
+  uint64_t previous = state_of_named(a, k - 1);
+  uint64_t before = k >= 2 ? state_of_named(a, k - 2) : DJAVA_SOS_WORD_STATE_I;
+  Fetch fetch;
+  if (write) {
+    if (previous != DJAVA_SOS_WORD_STATE_M) {
+      return;
+    }
+    fetch = Fetch::write;
+  } else if (previous == DJAVA_SOS_WORD_STATE_M ||
+             (previous == DJAVA_SOS_WORD_STATE_S && before == DJAVA_SOS_WORD_STATE_M)) {
+    fetch = Fetch::first_write;
+  } else if (previous == DJAVA_SOS_WORD_STATE_S && before == DJAVA_SOS_WORD_STATE_S) {
+    fetch = Fetch::read;
+  } else {
+    return;
   }
-  bool exclusive = write;
   uint64_t ids[named_ahead + 1];
   size_t n = 0;
   ids[n++] = e->_global_id;
@@ -999,7 +1020,7 @@ static void fetch_named_after(JavaThread* current, oop obj, DsoReplica* e, bool 
   if (n < 2) {
     return;
   }
-  prefetch(current, ids, n, exclusive);
+  prefetch(current, ids, n, fetch);
 }
 
 djava_sos_chunk* DsoHeap::chunk_at(JavaThread* current, oop obj, jlong offset, TRAPS) {

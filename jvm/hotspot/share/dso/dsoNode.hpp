@@ -60,6 +60,7 @@ class JavaThread;
   X(djava_sos_alloc_run)                                                      \
   X(djava_sos_prefetch)                                                       \
   X(djava_sos_prefetch_exclusive)                                             \
+  X(djava_sos_prefetch_first_writes)                                          \
   X(djava_sos_chunk_for)                                                      \
   X(djava_sos_id)                                                             \
   X(djava_sos_set_user)                                                       \

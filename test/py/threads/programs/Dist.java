@@ -399,6 +399,62 @@ public class Dist {
                              + " elements wrong"));
     }
 
+    // Two threads, one a thread server, sweep the bands of a grid main made
+    // in place, red and black points in turn with a barrier between (SOR's
+    // shape: each reads its neighbour's edge row, which the neighbour
+    // writes). Compared with the same sweeps in main.
+    static void grid() throws Exception {
+        int n = 256, m = 64, iterations = 2;
+        double[][] g = gridOf(n, m), expected = gridOf(n, m);
+        java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(2);
+        Thread[] bands = new Thread[2];
+        for (int t = 0; t < 2; t++) {
+            int from = 1 + (n - 2) * t / 2, to = 1 + (n - 2) * (t + 1) / 2;
+            bands[t] = new Thread(() -> {
+                try {
+                    for (int it = 0; it < iterations; it++) {
+                        sweep(g, from, to, 0);
+                        barrier.await();
+                        sweep(g, from, to, 1);
+                        barrier.await();
+                    }
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            bands[t].start();
+        }
+        for (Thread b : bands) b.join();
+        for (int it = 0; it < iterations; it++) {
+            sweep(expected, 1, n - 1, 0);
+            sweep(expected, 1, n - 1, 1);
+        }
+        int wrong = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < m; j++) {
+                if (g[i][j] != expected[i][j]) wrong++;
+            }
+        }
+        System.out.println("grid: " + (wrong == 0 ? "right" : wrong + " points wrong"));
+    }
+
+    static double[][] gridOf(int n, int m) {
+        double[][] g = new double[n][m];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < m; j++) g[i][j] = (i * 31 + j * 17) % 101;
+        }
+        return g;
+    }
+
+    static void sweep(double[][] g, int from, int to, int colour) {
+        for (int i = from; i < to; i++) {
+            double[] row = g[i], up = g[i - 1], down = g[i + 1];
+            for (int j = 1 + (i + colour) % 2; j < row.length - 1; j += 2) {
+                row[j] += 1.25 * ((up[j] + down[j] + row[j - 1] + row[j + 1]) / 4 - row[j]);
+            }
+        }
+    }
+
     // ---- LockSupport.park / unpark across nodes ----------------------------
     // Each round main unparks the parked thread (on a thread server), which
     // unparks main in turn (on the launcher): every wake-up is another node's.
@@ -770,6 +826,7 @@ public class Dist {
             case "latch": latch(); break;
             case "queue": queue(args.length > 1 ? args[1] : "abq"); break;
             case "rows": rows(); break;
+            case "grid": grid(); break;
             case "unpark": unpark(); break;
             case "interrupt": interrupt(); break;
             case "state": state(); break;
