@@ -1349,7 +1349,33 @@ void Client::Disconnected(const std::string& why) {
 // ---- prefetch, free, stats ------------------------------------------------------------
 
 djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
-                                  bool first_writes, djava_sos_error* error) {
+                                  bool first_writes, size_t at_least, djava_sos_error* error) {
+  // Nothing to ask: the access is here, asked for or arrived already. Nor
+  // ahead of this node's own write-back, which it could overtake (Access
+  // waits for its answer; the access asks then). With c->mu held.
+  auto to_ask = [exclusive](const djava_sos_chunk* c) {
+    const uint64_t state = c->word.load() & kStateMask;
+    return !(state == kStateM || (!exclusive && state == kStateS) || c->clean ||
+             c->stash != nullptr || c->installing ||
+             c->outstanding != djava_sos_chunk::Asked::kNone || c->freed || c->revoke.active ||
+             c->write_back_pending);
+  };
+  std::shared_lock<std::shared_mutex> hold(handles_mu_);
+  if (at_least > 1) {
+    // A window's refill: one frame for a batch, not one for each chunk the
+    // scan's accesses leave behind them.
+    size_t count = 0;
+    bool first = false;
+    for (size_t i = 0; i < n; i++) {
+      djava_sos_chunk* c = ChunkFor(ids[i]);
+      if (c == nullptr) continue;
+      std::lock_guard<std::mutex> l(c->mu);
+      if (!to_ask(c)) continue;
+      count++;
+      if (i == 0) first = true;
+    }
+    if (!first && count < at_least) return DJAVA_SOS_OK;
+  }
   // One request per shard, each naming the chunks at home there.
   std::vector<sospb::NodeRequest> reqs(homes_.size());
   for (sospb::NodeRequest& req : reqs) {
@@ -1357,19 +1383,12 @@ djava_sos_status Client::Prefetch(const uint64_t* ids, size_t n, bool exclusive,
     req.mutable_prefetch()->set_exclusive(exclusive);
     req.mutable_prefetch()->set_first_writes(exclusive && first_writes);
   }
-  std::shared_lock<std::shared_mutex> hold(handles_mu_);
   for (size_t i = 0; i < n; i++) {
     djava_sos_chunk* c = ChunkFor(ids[i]);
     if (c == nullptr) continue;
     std::lock_guard<std::mutex> l(c->mu);
     const uint64_t state = c->word.load() & kStateMask;
-    // Nothing to ask: the access is here, asked for or arrived already. Nor
-    // ahead of this node's own write-back, which it could overtake (Access
-    // waits for its answer; the access asks then).
-    if (state == kStateM || (!exclusive && state == kStateS) || c->clean || c->stash != nullptr ||
-        c->installing || c->outstanding != djava_sos_chunk::Asked::kNone || c->freed ||
-        c->revoke.active || c->write_back_pending)
-      continue;
+    if (!to_ask(c)) continue;
     c->outstanding = exclusive ? djava_sos_chunk::Asked::kWrite : djava_sos_chunk::Asked::kRead;
     c->stats.misses++;
     sospb::Prefetch* p = reqs[HomeOf(ids[i]).index].mutable_prefetch();

@@ -161,8 +161,10 @@ class Client {
                             djava_sos_error* error);
   djava_sos_chunk* ChunkFor(uint64_t id);
   // first_writes (exclusive only): Prefetch.first_writes in proto/sos.proto.
+  // at_least > 1: nothing is asked unless that many of ids (or ids[0]) are
+  // still to be asked for.
   djava_sos_status Prefetch(const uint64_t* ids, size_t n, bool exclusive, bool first_writes,
-                            djava_sos_error* error);
+                            size_t at_least, djava_sos_error* error);
   djava_sos_status Free(djava_sos_chunk* c, djava_sos_error* error);
   void Discard(djava_sos_chunk* c);
   djava_sos_status DropCopy(djava_sos_chunk* c, uintptr_t orphan_user);

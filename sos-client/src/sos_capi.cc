@@ -171,19 +171,27 @@ const djava_sos_meta* djava_sos_meta_of(const djava_sos_chunk* chunk) {
 djava_sos_status djava_sos_prefetch(djava_sos_client* client, const uint64_t* ids, size_t n,
                                     djava_sos_error* error) {
   ErrorSlot slot;
-  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, false, false, slot.get(error));
+  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, false, false, 0, slot.get(error));
 }
 
 djava_sos_status djava_sos_prefetch_exclusive(djava_sos_client* client, const uint64_t* ids,
                                               size_t n, djava_sos_error* error) {
   ErrorSlot slot;
-  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, true, false, slot.get(error));
+  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, true, false, 0, slot.get(error));
+}
+
+djava_sos_status djava_sos_prefetch_window(djava_sos_client* client, const uint64_t* ids, size_t n,
+                                           int exclusive, size_t at_least,
+                                           djava_sos_error* error) {
+  ErrorSlot slot;
+  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, exclusive != 0, false, at_least,
+                                                     slot.get(error));
 }
 
 djava_sos_status djava_sos_prefetch_first_writes(djava_sos_client* client, const uint64_t* ids,
                                                  size_t n, djava_sos_error* error) {
   ErrorSlot slot;
-  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, true, true, slot.get(error));
+  return reinterpret_cast<Client*>(client)->Prefetch(ids, n, true, true, 0, slot.get(error));
 }
 
 djava_sos_status djava_sos_free(djava_sos_chunk* chunk, djava_sos_error* error) {

@@ -210,13 +210,14 @@ djava_sos_status djava_sos_prefetch(djava_sos_client* client, const uint64_t* id
  * are skipped. */
 djava_sos_status djava_sos_prefetch_exclusive(djava_sos_client* client, const uint64_t* ids,
                                               size_t n, djava_sos_error* error);
-/* The same, only for chunks no node was granted write access to since their
- * making (its publisher's bytes): for a walk that will write what it
- * fetches, which must not take what another node is writing. The others
- * are left as they are here (an access to one asks for it itself). */
-djava_sos_status djava_sos_prefetch_first_writes(djava_sos_client* client, const uint64_t* ids,
-                                                 size_t n, djava_sos_error* error);
-/* The same, only for chunks no node was granted write access to since their
+/* Read copies (exclusive 0) or write access (1) to the chunks of a scan's
+ * window ahead of it, in one frame, only when at least at_least of them (or
+ * ids[0]) are still to be asked for: a scan that keeps the window ahead
+ * refills it a batch at a time instead of a chunk at each access. */
+djava_sos_status djava_sos_prefetch_window(djava_sos_client* client, const uint64_t* ids, size_t n,
+                                           int exclusive, size_t at_least,
+                                           djava_sos_error* error);
+/* Write access, only for chunks no node was granted write access to since their
  * making (its publisher's bytes): for a walk that will write what it
  * fetches, which must not take what another node is writing. The others
  * are left as they are here (an access to one asks for it itself). */

@@ -915,6 +915,37 @@ TEST(SosClient, AnExclusivePrefetchGrantsWritesWithoutAnotherRequest) {
   djava_sos_abandon(c);
 }
 
+TEST(SosClient, AWindowPrefetchAsksOnlyForABatch) {
+  Server server;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 16; i++) {
+    djava_sos_chunk* chunk = djava_sos_alloc(a, 8, nullptr, nullptr);
+    WriteU64(chunk, 100 + i);
+    ids.push_back(djava_sos_id(chunk));
+  }
+  djava_sos_error e{};
+  djava_sos_stats before{}, after{};
+  // The first half asked for, as a scan's first frame would.
+  ASSERT_EQ(djava_sos_prefetch(b, ids.data(), 8, &e), DJAVA_SOS_OK) << e.message;
+  // A window over ids 1..12: 4 still to ask, fewer than a batch of 8, and
+  // ids[1] asked already: nothing goes.
+  djava_sos_get_stats(b, &before);
+  ASSERT_EQ(djava_sos_prefetch_window(b, ids.data() + 1, 12, 0, 8, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_get_stats(b, &after);
+  EXPECT_EQ(after.misses, before.misses) << "a frame for fewer than a batch";
+  // Over ids 4..15: 8 to ask, a batch: all of them go.
+  ASSERT_EQ(djava_sos_prefetch_window(b, ids.data() + 4, 12, 0, 8, &e), DJAVA_SOS_OK) << e.message;
+  djava_sos_get_stats(b, &after);
+  EXPECT_EQ(after.misses - before.misses, 8u);
+  for (int i = 0; i < 16; i++) EXPECT_EQ(ReadU64(djava_sos_chunk_for(b, ids[i])), 100u + i);
+  djava_sos_get_stats(b, &after);
+  EXPECT_EQ(after.misses - before.misses, 8u) << "a chunk of the window was asked for again";
+  djava_sos_abandon(a);
+  djava_sos_abandon(b);
+}
+
 TEST(SosClient, AFirstWritesPrefetchLeavesWhatAnotherNodeWroteWhereItIs) {
   Server server;
   djava_sos_client* a = server.Connect("a");

@@ -900,17 +900,22 @@ static void prefetch(JavaThread* current, const uint64_t* ids, size_t n, Fetch f
   }
 }
 
-// Blocks fetched ahead on a sequential miss, with the missed one, in one
-// frame (docs/HEAP.md, Arrays in blocks).
-static const uint32_t blocks_ahead = 7;
+// The window of blocks a sequential scan keeps asked for ahead of it, and
+// the batch it is refilled by (docs/HEAP.md, Arrays in blocks).
+static const uint32_t blocks_ahead = 15;
+static const uint32_t blocks_batch = 8;
 
 // An access to block k misses here while block k - 1 has a copy here: a
-// sequential scan, so the next blocks this node lacks are asked for in the
-// same frame as k (the access that follows waits for k's answer like any
-// other): for writing if the access writes or block k - 1 is modified here
-// (a scan that writes as it goes, such as a[i] += x), else for reading.
-// Wrong, it costs up to blocks_ahead blocks' bytes, and copies other nodes
-// must take back (for writing: a writer of the next blocks misses again).
+// sequential scan, so the blocks of the window k .. k + blocks_ahead this
+// node lacks are asked for in one frame (the access that follows waits for
+// k's answer like any other): for writing if the access writes or block
+// k - 1 is modified here (a scan that writes as it goes, such as
+// a[i] += x), else for reading. A scan that overtakes the frames misses on
+// blocks asked for already; the frame then goes only once a batch of the
+// window is left to ask for, so a scan sends a frame a batch, not one a
+// block. Wrong, it costs up to blocks_ahead blocks' bytes, and copies other
+// nodes must take back (for writing: a writer of the next blocks misses
+// again).
 static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, bool write, TRAPS) {
   DsoBlocks* b = e->_blocks;
   uint64_t own = state_of(Atomic::load_acquire(&b->_words[k]));
@@ -933,7 +938,10 @@ static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, bool wri
     block_chunk(current, e, j, CHECK);
     ids[n++] = b->_base_id + 1 + j;
   }
-  prefetch(current, ids, n, exclusive ? Fetch::write : Fetch::read);
+  djava_sos_error error;
+  ThreadToNativeFromVM in_native(current);
+  DsoNode::lib().djava_sos_prefetch_window(DsoNode::sos(), ids, n, exclusive ? 1 : 0, blocks_batch,
+                                           &error);
 }
 
 // The state here of the copy of the object element k of a names (I when it

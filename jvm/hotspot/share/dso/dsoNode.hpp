@@ -61,6 +61,7 @@ class JavaThread;
   X(djava_sos_prefetch)                                                       \
   X(djava_sos_prefetch_exclusive)                                             \
   X(djava_sos_prefetch_first_writes)                                          \
+  X(djava_sos_prefetch_window)                                                \
   X(djava_sos_chunk_for)                                                      \
   X(djava_sos_id)                                                             \
   X(djava_sos_set_user)                                                       \

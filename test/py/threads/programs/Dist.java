@@ -438,6 +438,31 @@ public class Dist {
         System.out.println("grid: " + (wrong == 0 ? "right" : wrong + " points wrong"));
     }
 
+    // A thread on a thread server sums a large array main made (1,024 blocks
+    // of 8 KiB), then doubles every element.
+    static void scan() throws Exception {
+        double[] a = new double[1 << 20];
+        for (int i = 0; i < a.length; i++) a[i] = i % 1000;
+        double[] sum = new double[1];
+        Thread t = new Thread(() -> {
+            double s = 0;
+            for (double v : a) s += v;
+            sum[0] = s;
+            for (int i = 0; i < a.length; i++) a[i] *= 2;
+        });
+        t.start();
+        t.join();
+        double expected = 0;
+        int wrong = 0;
+        for (int i = 0; i < a.length; i++) {
+            expected += i % 1000;
+            if (a[i] != 2 * (i % 1000)) wrong++;
+        }
+        System.out.println("scan: " + (sum[0] == expected && wrong == 0 ? "right"
+                           : "sum " + sum[0] + " where " + expected + " was due, " + wrong
+                             + " elements wrong"));
+    }
+
     static double[][] gridOf(int n, int m) {
         double[][] g = new double[n][m];
         for (int i = 0; i < n; i++) {
@@ -827,6 +852,7 @@ public class Dist {
             case "queue": queue(args.length > 1 ? args[1] : "abq"); break;
             case "rows": rows(); break;
             case "grid": grid(); break;
+            case "scan": scan(); break;
             case "unpark": unpark(); break;
             case "interrupt": interrupt(); break;
             case "state": state(); break;
