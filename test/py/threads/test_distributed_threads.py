@@ -599,6 +599,26 @@ def test_a_scan_of_a_large_array_asks_for_its_blocks_a_batch_at_a_time(classes):
     assert frames[0] < 2 * 1024 // 4, (frames, p.stdout)
 
 
+def test_main_takes_its_ended_threads_out_of_its_group(classes):
+    # 20 threads main starts end on the thread servers, and main's group lets
+    # each go before join() returns. The group stays on the launcher: the
+    # thread servers never touch it (no miss, no monitor enter), where each
+    # thread's Thread.exit() used to take the group's monitor and its bytes
+    # to its node (docs/HEAP.md, "Threads").
+    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
+                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "starts"],
+                       capture_output=True, text=True, timeout=180,
+                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "starts: right" in p.stdout, p.stdout
+    headers = [line for line in p.stdout.splitlines()
+               if line.startswith("djava statistics of ") and "(thread server), program " in line]
+    assert len(headers) == 2, p.stdout
+    for header in headers:
+        group = stats_rows(p.stdout, header).get("java.lang.ThreadGroup", [0] * 10)
+        assert group[2] == 0 and group[7] == 0, (header, group, p.stdout)
+
+
 def test_a_linked_queue_between_nodes_delivers_every_message(classes):
     # The same through a LinkedBlockingQueue: each message is a new node and
     # a new Integer that the producer's node made, which travel along with

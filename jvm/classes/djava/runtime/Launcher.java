@@ -124,6 +124,24 @@ public final class Launcher {
             }
             return;
         }
+        if (name.startsWith(Node.LEAVE_GROUP_PREFIX)) {
+            String thread = name.substring(Node.LEAVE_GROUP_PREFIX.length());
+            boolean afterWritten = thread.startsWith(Node.AFTER_WRITTEN);
+            boolean left;
+            try {
+                left = Node.leaveGroup(Long.parseUnsignedLong(
+                        afterWritten ? thread.substring(Node.AFTER_WRITTEN.length()) : thread, 16));
+            } catch (NumberFormatException bad) {
+                left = false;
+            }
+            if (left && afterWritten) {
+                standardOutput.add(e);  // answered once what came before it is written
+                return;
+            }
+            // Not found: the thread's node takes it out of its group itself.
+            Node.answerResource(e.requestId, left ? new byte[0] : null, null);
+            return;
+        }
         if (name.startsWith(ProgramLoader.ALL_RESOURCES_PREFIX)) {
             answerAll(e.requestId, name.substring(ProgramLoader.ALL_RESOURCES_PREFIX.length()));
             return;

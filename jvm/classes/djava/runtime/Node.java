@@ -129,6 +129,18 @@ public final class Node {
      *  that never ran. */
     static native void settleEnded(long thread, String detail);
 
+    /** What a thread server asks the launcher when a thread it shipped ends, followed by the
+     *  Thread's id in hex: that the launcher takes it out of its group (dso/dsoThreads.cpp). */
+    static final String LEAVE_GROUP_PREFIX = "djava:leave-group:";
+
+    /** Between {@link #LEAVE_GROUP_PREFIX} and the id: answer once the console output that came
+     *  before is written (the thread printed). */
+    static final String AFTER_WRITTEN = "written:";
+
+    /** On a launcher: takes the thread it shipped out of the group it joined there; false if
+     *  this launcher did not ship it. */
+    static native boolean leaveGroup(long thread);
+
     /**
      * Answers another node's question about a thread's state (an Event.STATE_QUERY), with its
      * stack trace if {@code stack} (the event's status 1).

@@ -431,6 +431,13 @@ JVM_END
 
 // The launcher heard that one of its shipped threads ended: if the thread
 // never ran (its server could not start it), nobody else marks it dead.
+// A thread server asks the launcher to take a thread it shipped out of its
+// group (dso/dsoThreads.cpp, leave_group_at_launcher).
+NODE_ENTRY(jboolean, Node_leaveGroup(JNIEnv* env, jclass, jlong thread_id))
+  if (!require_member(thread)) return JNI_FALSE;
+  return DsoThreads::leave_kept_group(thread, (uint64_t)thread_id) ? JNI_TRUE : JNI_FALSE;
+JVM_END
+
 NODE_ENTRY(void, Node_settleEnded(JNIEnv* env, jclass, jlong thread_id, jstring detail))
   if (!require_member(thread)) return;
   ResourceMark rm(thread);
@@ -499,6 +506,7 @@ static JNINativeMethod node_methods[] = {
   { CC"clearSecurityManager", CC"()V", FN_PTR(Node_clearSecurityManager) },
   { CC"threadFailed", CC"(JJLjava/lang/String;)V", FN_PTR(Node_threadFailed) },
   { CC"settleEnded", CC"(JLjava/lang/String;)V", FN_PTR(Node_settleEnded) },
+  { CC"leaveGroup", CC"(J)Z", FN_PTR(Node_leaveGroup) },
   { CC"answerThreadState", CC"(JJJZ)V", FN_PTR(Node_answerThreadState) },
   { CC"moduleOptions", CC"()[Ljava/lang/String;", FN_PTR(Node_moduleOptions) },
   { CC"openPackage", CC"(Ljava/lang/Module;Ljava/lang/String;Ljava/lang/Module;Z)V",

@@ -41,6 +41,7 @@
 #include "utilities/growableArray.hpp"
 #include "utilities/defaultStream.hpp"
 #include "utilities/ostream.hpp"
+#include "utilities/resourceHash.hpp"
 
 // ---- Thread's node-local fields -------------------------------------------------
 
@@ -125,6 +126,19 @@ const char* const console_written = "djava:console-written";
 // request, so this bounds only a stuck launcher.
 const int64_t console_confirm_ms = 10000;
 
+// The group of each thread the launcher shipped (global JNI handles), by the
+// Thread's id, until the thread's node asks the launcher to take the
+// thread out of it (leave_group_at_launcher); under remote_threads_lock.
+typedef ResourceHashtable<uint64_t, jobject, primitive_hash<uint64_t>, primitive_equals<uint64_t>,
+                          1031, ResourceObj::C_HEAP, mtInternal> KeptGroups;
+KeptGroups* kept_groups = NULL;
+// What a thread server asks the launcher, followed by the Thread's id in hex
+// (djava.runtime.Launcher answers it with Node.leaveGroup); with
+// after_written before the id, the launcher answers once it wrote the
+// console output that reached it before, as for console_written.
+const char* const leave_group_prefix = "djava:leave-group:";
+const char* const after_written = "written:";
+
 }  // namespace
 
 int DsoThreads::_thread_status_offset = -1;
@@ -154,6 +168,7 @@ void DsoThreads::initialize() {
   remote_threads_lock = new Monitor(Mutex::nonleaf, "DsoRemoteThreads_lock", true,
                                     Mutex::_safepoint_check_always);
   shipped_non_daemon = new (ResourceObj::C_HEAP, mtInternal) GrowableArray<uint64_t>(8, mtInternal);
+  kept_groups = new (ResourceObj::C_HEAP, mtInternal) KeptGroups();
 }
 
 void DsoThreads::init_node_local_fields(JavaThread* current, Handle thread, TRAPS) {
@@ -456,6 +471,14 @@ bool DsoThreads::ship(JavaThread* current, jobject jthread) {
     MutexLocker ml(current, remote_threads_lock);
     shipped_non_daemon->append(id);
   }
+  if (!DsoNode::is_thread_server()) {
+    oop group = java_lang_Thread::threadGroup(thread());
+    if (group != NULL) {
+      jobject kept = JNIHandles::make_global(Handle(current, group));
+      MutexLocker ml(current, remote_threads_lock);
+      kept_groups->put(id, kept);
+    }
+  }
   Atomic::inc(&shipped);
   log_info(dso)("shipped thread " UINT64_FORMAT_X " (%s)%s", id, thread->klass()->external_name(),
                 daemon ? ", a daemon" : "");
@@ -677,6 +700,100 @@ bool DsoThreads::is_interrupted(JavaThread* current, bool clear) {
 
 // ---- the end of a thread ------------------------------------------------------------
 
+// The launcher's half of a shipped thread's Thread.exit(): the group it
+// kept for the thread (ship) lets the thread go, on the launcher, where the
+// group is. False when it kept none (a thread another node started).
+static jobject take_kept_group(JavaThread* current, uint64_t id) {
+  MutexLocker ml(current, remote_threads_lock);
+  jobject* kept = kept_groups->get(id);
+  if (kept == NULL) {
+    return NULL;
+  }
+  jobject group = *kept;
+  kept_groups->remove(id);
+  return group;
+}
+
+bool DsoThreads::leave_kept_group(JavaThread* current, uint64_t id) {
+  JavaThread* THREAD = current;
+  jobject kept = take_kept_group(current, id);
+  if (kept == NULL) {
+    return false;
+  }
+  Handle group(current, JNIHandles::resolve(kept));
+  JNIHandles::destroy_global(kept);
+  uint index = DsoReplicaTable::index_of(id);
+  oop obj = index != 0 ? DsoReplicaTable::replica(index) : (oop)NULL;
+  if (obj == NULL) {
+    return false;  // collected: its group no longer lists it
+  }
+  Handle t(current, obj);
+  JavaValue result(T_VOID);
+  TempNewSymbol terminated = SymbolTable::new_symbol("threadTerminated");
+  JavaCalls::call_special(&result, group, vmClasses::ThreadGroup_klass(), terminated,
+                          vmSymbols::thread_void_signature(), t, THREAD);
+  CLEAR_PENDING_EXCEPTION;  // a destroyed group: nothing left to tell it
+  return true;
+}
+
+// Thread.exit() takes an ending thread out of its group before its joiners
+// hear of its end. The group of a thread the launcher started is the
+// launcher's (main's, shared): taken out where the thread ran, the group's
+// monitor and its bytes moved to that node and back to the launcher at its
+// next start, about four round trips a thread, one thread after another.
+// So the thread asks the launcher to do it, where the group is (one round
+// trip through the thread manager), and then ends as Thread.exit() would
+// with its group gone. Not for a thread with an uncaught exception (its
+// group is the handler that reports it) nor one the launcher did not start
+// (it answers that it keeps no group for it): those leave their group here.
+static void leave_group_at_launcher(JavaThread* thread, uint64_t program) {
+  JavaThread* THREAD = thread;
+  Handle t(thread, thread->threadObj());
+  DsoHeap::begin_access(thread, t, false, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    CLEAR_PENDING_EXCEPTION;
+    return;
+  }
+  bool grouped = java_lang_Thread::threadGroup(t()) != NULL;
+  DsoHeap::end_access(t());
+  if (!grouped) {
+    return;
+  }
+  // A thread that printed has the launcher confirm its output with the
+  // same answer (confirm_console), not with a round trip of its own.
+  bool confirms_console = console_unconfirmed;
+  char name[64];
+  jio_snprintf(name, sizeof(name), "%s%s" UINT64_FORMAT_X, leave_group_prefix,
+               confirms_console ? after_written : "", DsoHeap::id_of(t()));
+  djava_tm_buffer answer = { NULL, 0 };
+  int rc;
+  {
+    ThreadToNativeFromVM in_native(thread);
+    rc = DsoNode::lib().djava_tm_fetch_resource(DsoNode::tm(), program, name, console_confirm_ms,
+                                                &answer);
+  }
+  DsoNode::lib().djava_tm_buffer_free(&answer);
+  if (rc != DJAVA_TM_FETCH_FOUND) {
+    return;  // Thread.exit() takes it out here
+  }
+  if (confirms_console) {
+    console_unconfirmed = false;
+  }
+  DsoHeap::begin_access(thread, t, true, THREAD);
+  if (HAS_PENDING_EXCEPTION) {
+    CLEAR_PENDING_EXCEPTION;
+    return;
+  }
+  t->obj_field_put(group_offset, NULL);
+  DsoHeap::end_access(t());
+  // With no group JavaThread::exit does not call Thread.exit(); the rest of
+  // it (thread-locals' ends, its fields let go) is the thread's still.
+  JavaValue result(T_VOID);
+  JavaCalls::call_virtual(&result, t, vmClasses::Thread_klass(), vmSymbols::exit_method_name(),
+                          vmSymbols::void_method_signature(), THREAD);
+  CLEAR_PENDING_EXCEPTION;
+}
+
 bool DsoThreads::thread_exiting(JavaThread* thread, oop uncaught_exception) {
   exiting_by_exception = false;
   exiting_detail[0] = '\0';
@@ -685,6 +802,10 @@ bool DsoThreads::thread_exiting(JavaThread* thread, oop uncaught_exception) {
     // Its program ended here (ThreadServer stops what is left of it): the
     // handler (its thread group, a chunk of the program) is gone with it.
     return false;
+  }
+  if (program != 0 && DsoNode::is_thread_server() && uncaught_exception == NULL &&
+      DsoMark::is_shared(thread->threadObj()->mark())) {
+    leave_group_at_launcher(thread, program);
   }
   if (uncaught_exception != NULL && !uncaught_exception->is_a(vmClasses::ThreadDeath_klass())) {
     ResourceMark rm(thread);
@@ -760,6 +881,10 @@ void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
 // lets it go, and it has none any more.
 static void leave_group(JavaThread* current, Handle t) {
   JavaThread* THREAD = current;
+  jobject kept = take_kept_group(current, DsoHeap::id_of(t()));
+  if (kept != NULL) {
+    JNIHandles::destroy_global(kept);  // the group is the Thread's own, below
+  }
   DsoHeap::begin_access(current, t, true, THREAD);
   if (HAS_PENDING_EXCEPTION) {
     CLEAR_PENDING_EXCEPTION;  // the cluster failed: the program fails with it

@@ -55,6 +55,10 @@ class DsoThreads : AllStatic {
   // False if its uncaught exception must not be dispatched: the thread's
   // program ended on this thread server, which stopped the thread.
   static bool thread_exiting(JavaThread* thread, oop uncaught_exception);
+  // On the launcher: takes the shipped thread `id` out of the group it kept
+  // for it when it shipped it, as the thread's Thread.exit() would have
+  // where it ran. False if it kept none (a thread another node started).
+  static bool leave_kept_group(JavaThread* current, uint64_t id);
   // ensure_join, before the joiners are notified: a shipped thread's end
   // becomes visible everywhere and the thread manager learns of it.
   static void thread_ended(JavaThread* thread, Handle thread_obj);

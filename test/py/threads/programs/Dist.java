@@ -463,6 +463,30 @@ public class Dist {
                              + " elements wrong"));
     }
 
+    // Rounds of threads started from main and joined: each ends on a thread
+    // server, and main's group lists only main after each round.
+    static void starts() throws Exception {
+        ThreadGroup group = Thread.currentThread().getThreadGroup();
+        int wrong = 0;
+        long[] sum = new long[4];
+        for (int round = 0; round < 5; round++) {
+            Thread[] ts = new Thread[4];
+            for (int t = 0; t < ts.length; t++) {
+                final int k = t;
+                ts[t] = new Thread(() -> { sum[k] += k; });
+                ts[t].start();
+            }
+            for (Thread t : ts) {
+                t.join();
+                if (t.getThreadGroup() != null) wrong++;
+            }
+            Thread[] listed = new Thread[8];
+            int n = group.enumerate(listed, false);
+            if (n != 1 || listed[0] != Thread.currentThread()) wrong++;
+        }
+        System.out.println("starts: " + (wrong == 0 && sum[3] == 15 ? "right" : wrong + " wrong"));
+    }
+
     static double[][] gridOf(int n, int m) {
         double[][] g = new double[n][m];
         for (int i = 0; i < n; i++) {
@@ -853,6 +877,7 @@ public class Dist {
             case "rows": rows(); break;
             case "grid": grid(); break;
             case "scan": scan(); break;
+            case "starts": starts(); break;
             case "unpark": unpark(); break;
             case "interrupt": interrupt(); break;
             case "state": state(); break;
