@@ -8,7 +8,7 @@
 
 extern "C" __attribute__((visibility("default"))) uint32_t djava_node_abi_version() {
   // Raise when any exported signature or struct layout changes.
-  return 33;
+  return 34;
 }
 
 // What all of this process's cluster connections carried (wire/traffic.h):

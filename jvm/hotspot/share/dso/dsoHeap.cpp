@@ -883,10 +883,18 @@ static uint64_t state_of(volatile uint64_t* word) {
 enum class Fetch { read, write, first_write };
 
 // Asks for the chunks ids names in one frame and returns at once: a
-// failure shows again in the access that follows.
-static void prefetch(JavaThread* current, const uint64_t* ids, size_t n, Fetch fetch) {
+// failure shows again in the access that follows. With at_least, a read or
+// write only when that many of them (or the first) are still to be asked
+// for: a scan's window refilled a batch at a time.
+static void prefetch(JavaThread* current, const uint64_t* ids, size_t n, Fetch fetch,
+                     size_t at_least = 0) {
   djava_sos_error error;
   ThreadToNativeFromVM in_native(current);
+  if (at_least > 1 && fetch != Fetch::first_write) {
+    DsoNode::lib().djava_sos_prefetch_window(DsoNode::sos(), ids, n, fetch == Fetch::write ? 1 : 0,
+                                             at_least, &error);
+    return;
+  }
   switch (fetch) {
     case Fetch::read:
       DsoNode::lib().djava_sos_prefetch(DsoNode::sos(), ids, n, &error);
@@ -938,10 +946,7 @@ static void fetch_ahead(JavaThread* current, DsoReplica* e, uint32_t k, bool wri
     block_chunk(current, e, j, CHECK);
     ids[n++] = b->_base_id + 1 + j;
   }
-  djava_sos_error error;
-  ThreadToNativeFromVM in_native(current);
-  DsoNode::lib().djava_sos_prefetch_window(DsoNode::sos(), ids, n, exclusive ? 1 : 0, blocks_batch,
-                                           &error);
+  prefetch(current, ids, n, exclusive ? Fetch::write : Fetch::read, blocks_batch);
 }
 
 // The state here of the copy of the object element k of a names (I when it

@@ -138,7 +138,7 @@ struct DsoNodeLibrary {
 class DsoNode : AllStatic {
  public:
   // The interface version this VM was built against (node_library.cc).
-  static const uint32_t abi_version = 33;
+  static const uint32_t abi_version = 34;
 
   // With -XX:+DistributedJava: load the library and join the cluster. A
   // failure ends the VM during initialization with a message saying what

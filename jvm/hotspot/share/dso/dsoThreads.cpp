@@ -714,6 +714,16 @@ static jobject take_kept_group(JavaThread* current, uint64_t id) {
   return group;
 }
 
+// Lets go of the group kept for `id`, if any: the thread left it some other
+// way (where it ended, with an uncaught exception or a failed request; or
+// here, having never run).
+static void forget_kept_group(JavaThread* current, uint64_t id) {
+  jobject kept = take_kept_group(current, id);
+  if (kept != NULL) {
+    JNIHandles::destroy_global(kept);
+  }
+}
+
 bool DsoThreads::leave_kept_group(JavaThread* current, uint64_t id) {
   JavaThread* THREAD = current;
   jobject kept = take_kept_group(current, id);
@@ -881,10 +891,7 @@ void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
 // lets it go, and it has none any more.
 static void leave_group(JavaThread* current, Handle t) {
   JavaThread* THREAD = current;
-  jobject kept = take_kept_group(current, DsoHeap::id_of(t()));
-  if (kept != NULL) {
-    JNIHandles::destroy_global(kept);  // the group is the Thread's own, below
-  }
+  forget_kept_group(current, DsoHeap::id_of(t()));  // the group is the Thread's own, below
   DsoHeap::begin_access(current, t, true, THREAD);
   if (HAS_PENDING_EXCEPTION) {
     CLEAR_PENDING_EXCEPTION;  // the cluster failed: the program fails with it
@@ -935,6 +942,7 @@ void DsoThreads::settle_never_ran(JavaThread* current, uint64_t id, const char* 
   bool cleared_where_it_ran = java_lang_Thread::thread(t()) == NULL;
   DsoHeap::end_access(t());
   if (cleared_where_it_ran) {
+    forget_kept_group(current, id);  // asked for before it ended, if at all
     return;  // it ran, ended there and said so there
   }
   if (!set_alive_marker(current, t, NULL)) {
