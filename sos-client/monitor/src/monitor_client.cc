@@ -157,7 +157,10 @@ int MonitorClient::Block(std::unique_lock<std::mutex>* lock, LocalThread t,
     const Clock::time_point now = Clock::now();
     // The deadline first: a poll that ends with it reports the timeout.
     if (p->has_deadline && now >= p->deadline) {
-      GiveUp(t, p.get(), DJAVA_MON_TIMED_OUT, "monitor enter timed out");
+      if (p->enter)
+        GiveUp(t, p.get(), DJAVA_MON_TIMED_OUT, "monitor enter timed out");
+      else
+        GiveUp(t, p.get(), DJAVA_MON_CANCELLED, "wait in line timed out");
       break;
     }
     if (polled && (p->poked || now >= poll_end)) {
@@ -423,6 +426,7 @@ int MonitorClient::Exit(uint64_t obj, LocalThread t) {
 int MonitorClient::WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t java_thread,
                              int64_t timeout_ms, int64_t poll_ms, uint64_t place) {
   if (timeout_ms < 0) return SetError(DJAVA_MON_BAD_ARGUMENT, "timeout value is negative");
+  const auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mu_);
   if (int st = Check(t)) return st;
   // Object.wait names no Thread object: the one of the thread's enter then.
@@ -435,13 +439,25 @@ int MonitorClient::WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t
   p->obj = obj;
   p->java_thread = java_thread;
   if (mark_ != nullptr) p->mark = mark_();
+  // An acquirer's timeout is the client's, as an enter's is: at its
+  // deadline the wait ends without the monitor, which the thread needs
+  // back only to look at the synchronizer's state again. A lock's holder
+  // holds that monitor for as long as it holds the lock, so a timed
+  // tryLock waiting for a holder from before the lock was shared would
+  // otherwise wait out the next holder too. The service then needs no
+  // timer: CancelEnter takes the thread out of its line.
+  const bool timed_in_line = place != 0 && timeout_ms > 0;
+  if (timed_in_line) {
+    p->has_deadline = true;
+    p->deadline = start + std::chrono::milliseconds(timeout_ms);
+  }
   pending_[t] = p;
   monitorpb::MonitorRequest req;
   auto* w = req.mutable_wait();
   uint64_t o;
   ToProto(obj, t, &o, w->mutable_thread());
   w->set_object(o);
-  w->set_timeout_ms(static_cast<uint64_t>(timeout_ms));
+  w->set_timeout_ms(timed_in_line ? 0 : static_cast<uint64_t>(timeout_ms));
   w->set_key(key);
   w->set_java_thread(java_thread);
   w->set_place(place);
@@ -723,7 +739,8 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
         if (st == t) continue;
         if (Pending* sp = Awaiting(st, g.object()))
           successors.push_back(
-              LocalMonitors::Successor{st, sp->java_thread, GrantStatus(su.reason())});
+              LocalMonitors::Successor{st, sp->java_thread,
+                                       sp->enter ? DJAVA_MON_OK : GrantStatus(su.reason())});
       }
       LocalMonitors::Successor next;
       if (local_.OnGranted(g.object(), t, g.lease(), wanted, wanted ? p->java_thread : 0,
@@ -742,7 +759,9 @@ void MonitorClient::OnEvent(size_t shard, const monitorpb::MonitorEvent& ev) {
                            g.tenure());
       }
       if (wanted) {
-        int st = GrantStatus(g.reason());
+        // An enter may take the grant of a wait the thread gave up (its
+        // CancelEnter crossed it): whatever woke that wait, the enter holds.
+        int st = p->enter ? DJAVA_MON_OK : GrantStatus(g.reason());
         p->woken_place = LinePlace{g.place(), g.first_in_line()};
         Finish(p, st, st == DJAVA_MON_INTERRUPTED ? "interrupted" : "");
       }

@@ -115,7 +115,9 @@ class MonitorClient {
   }
   // The same in the wait set `key` (0: Object.wait's), reporting the
   // waiter's Thread object `java_thread` to Queue, at `place` in the line
-  // of acquirers (monitor.proto, Wait; 0: not in line).
+  // of acquirers (monitor.proto, Wait; 0: not in line). A timed wait in
+  // line ends at its deadline without the monitor, if it has not got it
+  // back by then: DJAVA_MON_CANCELLED.
   int WaitKeyed(uint64_t obj, LocalThread t, uint64_t key, uint64_t java_thread,
                 int64_t timeout_ms, int64_t poll_ms = -1, uint64_t place = 0);
   int WaitMore(LocalThread t, int64_t poll_ms);
@@ -195,7 +197,7 @@ class MonitorClient {
     // was sent (SetMarkSource). Data pushed here with the grant arrives
     // before it, and belongs to the tenure the grant begins.
     uint64_t mark = 0;
-    bool has_deadline = false;        // an Enter's own timeout
+    bool has_deadline = false;        // an Enter's own timeout, or a timed wait in line's
     std::chrono::steady_clock::time_point deadline;
     LocalThread thread;               // a Query's
     std::vector<KeyedWaiter> queue;   // a Query's answer: keyed waiters,

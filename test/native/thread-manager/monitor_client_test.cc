@@ -512,6 +512,51 @@ TEST_P(MonitorClientTest, AWokenAcquirerWaitsAgainAtItsPlaceInLine) {
   ASSERT_EQ(DJAVA_MON_OK, b->Cancel(tb));
 }
 
+// An acquirer's timed wait in line ends at its deadline without the
+// monitor while another thread holds it (a lock's holder keeps the
+// synchronizer's monitor for as long as it holds the lock): the waiter
+// needs it back only to look at the synchronizer again. The service keeps
+// nothing of it, and its next enter is served as any other.
+TEST_P(MonitorClientTest, ATimedWaitInLineEndsAtItsDeadlineWhileAnotherOwns) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitKeyed(kObj, ta, 2, 101, 30, 0, DJAVA_MON_NEW_PLACE));
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+  EXPECT_EQ(DJAVA_MON_CANCELLED, WaitToEnd(a.get(), ta, DJAVA_MON_WAITING));
+  EXPECT_EQ(0, a->Count(kObj, ta));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  std::vector<KeyedWaiter> waiters;
+  ASSERT_EQ(DJAVA_MON_OK, b->Queue(kObj, tb, &waiters));
+  EXPECT_TRUE(waiters.empty());
+  EXPECT_TRUE(host_.WithTable([&](const MonitorTable& t) { return t.OwnerIs(kObj, ThreadRef{tb.program, tb.thread}); }));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  EXPECT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  EXPECT_EQ(1, a->Count(kObj, ta));
+  EXPECT_EQ(DJAVA_MON_OK, a->Exit(kObj, ta));
+}
+
+// The same for an acquirer a release woke: queued to re-enter behind the
+// holder, it leaves the queue at its deadline, and the holder's exit
+// leaves the monitor free.
+TEST_P(MonitorClientTest, AWokenAcquirerLeavesTheQueueAtItsDeadline) {
+  auto a = NewNode(&host_), b = NewNode(&host_);
+  LocalThread ta{kProg, 1}, tb{kProg, 2};
+  ASSERT_EQ(DJAVA_MON_OK, a->Enter(kObj, ta));
+  ASSERT_EQ(DJAVA_MON_WAITING, a->WaitKeyed(kObj, ta, 2, 101, 100, 0, DJAVA_MON_NEW_PLACE));
+  ASSERT_EQ(DJAVA_MON_OK, b->Enter(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->NotifyKeyed(kObj, tb, 2, true));
+  ASSERT_EQ(DJAVA_MON_OK, b->Ping());
+  EXPECT_EQ(1u, host_.WithTable([](const MonitorTable& t) { return t.EntryQueueLength(kObj); }));
+  EXPECT_EQ(DJAVA_MON_CANCELLED, WaitToEnd(a.get(), ta, DJAVA_MON_WAITING));
+  ASSERT_EQ(DJAVA_MON_OK, a->Ping());
+  EXPECT_EQ(0u, host_.WithTable([](const MonitorTable& t) { return t.EntryQueueLength(kObj); }));
+  ASSERT_EQ(DJAVA_MON_OK, b->Exit(kObj, tb));
+  ASSERT_EQ(DJAVA_MON_OK, b->Ping());
+  EXPECT_FALSE(host_.WithTable([](const MonitorTable& t) { return t.IsOwned(kObj); }));
+  EXPECT_EQ(0, a->Count(kObj, ta));
+}
+
 // No lease while anyone waits: otherwise the holder's notify, a local no-op
 // under a lease, would be lost.
 TEST_P(MonitorClientTest, NotifyReachesAWaiterWhenLeasesAreOn) {
@@ -1313,12 +1358,23 @@ bool ReceiveSoon(Channel* ch, monitorpb::MonitorRequest* req) {
   return f.get();
 }
 
+// A client whose one shard is a pipe the test plays the service on.
+struct ScriptedClient {
+  std::unique_ptr<Channel> service;
+  std::unique_ptr<MonitorClient> client;
+  ScriptedClient() {
+    auto pipe = test::MakePipe();
+    service = std::move(pipe.second);
+    std::vector<std::unique_ptr<Channel>> shards;
+    shards.push_back(std::move(pipe.first));
+    client = std::make_unique<MonitorClient>(std::move(shards));
+  }
+};
+
 TEST(MonitorClientScriptedTest, AGrantAfterTheDeadlineIsHandedBackAndBusyEndsOnlyItsTry) {
-  auto pipe = test::MakePipe();
-  Channel* svc = pipe.second.get();
-  std::vector<std::unique_ptr<Channel>> shards;
-  shards.push_back(std::move(pipe.first));
-  MonitorClient c(std::move(shards));
+  ScriptedClient scripted;
+  Channel* svc = scripted.service.get();
+  MonitorClient& c = *scripted.client;
   LocalThread t{kProg, 1};
   EXPECT_EQ(DJAVA_MON_TIMED_OUT, c.EnterPolled(kObj, t, 301, 30, -1));
   monitorpb::MonitorRequest req;
@@ -1368,6 +1424,44 @@ TEST(MonitorClientScriptedTest, AGrantAfterTheDeadlineIsHandedBackAndBusyEndsOnl
   EXPECT_TRUE(req.has_query());
   svc->Shutdown();
   EXPECT_EQ(DJAVA_MON_IO, query.get());
+}
+
+// A timed wait in line is timed here: the service gets no timeout, and
+// the deadline sends CancelEnter. The wait's grant, sent before the
+// service read that, answers the thread's next enter: held, whatever
+// woke the wait.
+TEST(MonitorClientScriptedTest, AWaitInLineGivesUpHereAndItsLateGrantAnswersTheNextEnter) {
+  ScriptedClient scripted;
+  Channel* svc = scripted.service.get();
+  MonitorClient& c = *scripted.client;
+  LocalThread t{kProg, 1};
+  monitorpb::MonitorEvent g;
+  g.mutable_granted()->set_object(kObj);
+  g.mutable_granted()->mutable_thread()->set_program(kProg);
+  g.mutable_granted()->mutable_thread()->set_thread(1);
+  g.mutable_granted()->set_reason(monitorpb::ACQUIRED);
+  monitorpb::MonitorRequest req;
+  auto entered = std::async(std::launch::async, [&] { return c.EnterPolled(kObj, t, 301, 0, -1); });
+  ASSERT_TRUE(ReceiveSoon(svc, &req));
+  ASSERT_TRUE(req.has_enter());
+  ASSERT_TRUE(svc->Send(g));
+  ASSERT_EQ(DJAVA_MON_OK, entered.get());
+  EXPECT_EQ(DJAVA_MON_CANCELLED,
+            WaitToEnd(&c, t, c.WaitKeyed(kObj, t, 2, 301, 30, 5, DJAVA_MON_NEW_PLACE)));
+  EXPECT_EQ(0, c.Count(kObj, t));
+  ASSERT_TRUE(ReceiveSoon(svc, &req));
+  ASSERT_TRUE(req.has_wait());
+  EXPECT_EQ(0u, req.wait().timeout_ms());
+  ASSERT_TRUE(ReceiveSoon(svc, &req));
+  ASSERT_TRUE(req.has_cancel_enter());
+  entered = std::async(std::launch::async, [&] { return c.EnterPolled(kObj, t, 301, 0, -1); });
+  ASSERT_TRUE(ReceiveSoon(svc, &req));
+  ASSERT_TRUE(req.has_enter());
+  g.mutable_granted()->set_reason(monitorpb::TIMED_OUT);
+  ASSERT_TRUE(svc->Send(g));
+  EXPECT_EQ(DJAVA_MON_OK, entered.get());
+  EXPECT_EQ(1, c.Count(kObj, t));
+  svc->Shutdown();
 }
 
 // Under the node's own lease, unrecalled, the state is known here: no message.

@@ -339,7 +339,10 @@ int DsoMonitors::wait_polled(JavaThread* current, uint64_t monitor, uint64_t wai
   // the wait set until it ends: a notify can never fall between two waits.
   // Every poll interval the client returns to look at the interrupt status,
   // which another node may have set in the shared Thread; if it is set, the
-  // thread interrupts its own wait through the service.
+  // thread interrupts its own wait through the service. An acquirer in line
+  // gives its wait up instead (DJAVA_MON_CANCELLED, the monitor not held):
+  // an interrupted wait gets the monitor back before it returns, and a
+  // lock's holder keeps that monitor for as long as it holds the lock.
   bool interrupt_sent = false;
   int status;
   {
@@ -355,7 +358,9 @@ int DsoMonitors::wait_polled(JavaThread* current, uint64_t monitor, uint64_t wai
   while (status == DJAVA_MON_WAITING) {
     if (interruptible && !interrupt_sent && DsoThreads::is_interrupted(current, false)) {
       interrupt_sent = true;
-      if (DsoNode::lib().djava_monitor_interrupt(_client, program, key) != DJAVA_MON_OK) {
+      if (place != 0) {
+        DsoNode::lib().djava_monitor_cancel(_client, program, key);
+      } else if (DsoNode::lib().djava_monitor_interrupt(_client, program, key) != DJAVA_MON_OK) {
         log_warning(dso)("interrupting the wait on " UINT64_FORMAT_X ": %s", monitor,
                          DsoNode::lib().djava_monitor_last_error());
       }

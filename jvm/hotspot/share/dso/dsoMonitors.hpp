@@ -58,7 +58,9 @@ class DsoMonitors : AllStatic {
   // or a synchronizer's monitor, dsoSynchronizers.cpp), as a
   // djava_monitor_status; `parked`: the thread's state says parked rather
   // than in Object.wait. `place`: an acquirer's place in the monitor's line
-  // (djava_monitor_wait_in_line), 0 if it waits in no line.
+  // (djava_monitor_wait_in_line), 0 if it waits in no line; such a wait
+  // that times out or is interrupted may end without the monitor
+  // (DJAVA_MON_CANCELLED).
   static int wait_in_service(JavaThread* current, uint64_t monitor, uint64_t wait_key,
                              uint64_t java_thread, jlong millis, bool interruptible,
                              bool parked, uint64_t place = 0);

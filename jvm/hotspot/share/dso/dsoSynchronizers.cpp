@@ -142,7 +142,9 @@ JVM_ENTRY(static void, SS_exit(JNIEnv* env, jclass, jobject sync))
 JVM_END
 
 // What ended the wait, in the low two bits: 0 notified or signalled, 1
-// timed out, 2 interrupted; the monitor is held again in each case. Bit 2:
+// timed out, 2 interrupted, the monitor held again in each case; 3 an
+// acquirer in line left it, timed out or interrupted, without the monitor
+// (djava_monitor_wait_in_line). Bit 2:
 // first in line (always, for a waiter in no line). Above: the waiter's
 // place if it is in line (it waited at a place, not 0; -1: a new one; or a
 // signal moved it there), else 0.
@@ -150,6 +152,7 @@ JVM_ENTRY(static jlong, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, 
                                   jlong millis, jboolean interruptible, jlong place))
   Handle h(thread, JNIHandles::resolve_non_null(sync));
   const jlong first_in_line = 4;
+  const jlong left_line = 3;
   if (!shared_here(thread, h())) {
     return first_in_line | DJAVA_MON_OK;  // a spurious wake-up: nobody is left to signal it
   }
@@ -169,6 +172,12 @@ JVM_ENTRY(static jlong, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, 
       // The caller throws or sets the flag again, as AQS does.
       DsoThreads::is_interrupted(thread, true);
       return kept | status;
+    case DJAVA_MON_CANCELLED:
+      if (place != 0) {
+        return kept | left_line;  // the caller looks at the interrupt status itself
+      }
+      throw_for(thread, status, "cannot wait for", h(), THREAD);
+      return status;
     default:
       throw_for(thread, status, "cannot wait for", h(), THREAD);
       return status;

@@ -31,7 +31,8 @@ enum djava_monitor_status {
   DJAVA_MON_TIMED_OUT = 1,    /* wait: timeout elapsed (monitor re-acquired) */
   DJAVA_MON_INTERRUPTED = 2,  /* wait: interrupted (monitor re-acquired): throw IE */
   DJAVA_MON_NOT_OWNER = 3,    /* IllegalMonitorStateException */
-  DJAVA_MON_CANCELLED = 4,    /* djava_monitor_cancel ended the call; monitor not held */
+  DJAVA_MON_CANCELLED = 4,    /* djava_monitor_cancel ended the call, or a timed wait in
+                                 line reached its deadline; monitor not held */
   DJAVA_MON_FAILED = 5,       /* the program failed; see djava_monitor_last_error */
   DJAVA_MON_IO = 6,           /* the monitor service is unreachable */
   DJAVA_MON_BAD_ARGUMENT = 7,
@@ -173,7 +174,11 @@ int djava_monitor_wait_keyed(djava_monitor_client* c, uint64_t object, uint64_t 
  * place djava_monitor_last_place reported when its last wait ended): a
  * woken acquirer that waits again keeps its place ahead of threads that
  * started waiting after it (as an AQS queue node stays queued until its
- * thread acquires). */
+ * thread acquires). A timed wait in line is timed by the client: at its
+ * deadline it ends without the monitor (DJAVA_MON_CANCELLED) unless the
+ * monitor is back by then, as one the caller ends with djava_monitor_cancel
+ * does (an interrupted acquirer's). An acquirer needs the monitor back only
+ * to look at the synchronizer again, and its holder may keep it long. */
 #define DJAVA_MON_NEW_PLACE UINT64_MAX
 int djava_monitor_wait_in_line(djava_monitor_client* c, uint64_t object, uint64_t program,
                                uint64_t thread, uint64_t key, uint64_t java_thread,

@@ -50,7 +50,7 @@ final class SharedSynchronizers {
     static final long EXCLUSIVE = 1, SHARED = 2;
 
     /** What a wait in the service ended with (djava_monitor_status). */
-    private static final int NOTIFIED = 0, TIMED_OUT = 1, INTERRUPTED = 2;
+    private static final int NOTIFIED = 0, TIMED_OUT = 1, INTERRUPTED = 2, LEFT_LINE = 3;
 
     private static native void registerNatives();
     private static native boolean enabled();
@@ -73,7 +73,8 @@ final class SharedSynchronizers {
      * until its thread acquires. Returns a status above (the low two bits),
      * FIRST_IN_LINE if no earlier place waits or re-enters (always, for a
      * wait in no line), and the waiter's place in line above PLACE_SHIFT
-     * (0: none).
+     * (0: none). A timed or interruptible wait in line may end at its
+     * deadline or interrupt without the monitor: LEFT_LINE.
      */
     private static native long await0(Object sync, long key, long thread, long millis,
                                       boolean interruptible, long place);
@@ -250,7 +251,7 @@ final class SharedSynchronizers {
             if (parked) {
                 LockSupport.setCurrentBlocker(null);
             }
-            if (!held) {
+            if (!held && count0(s) > 0) {  // an acquire that left its line holds nothing
                 exit(s);
             }
         }
@@ -408,7 +409,7 @@ final class SharedSynchronizers {
                        boolean interruptible, boolean timed, long time) {
         long me = 0L;  // its id, published once it waits
         long key = shared ? SHARED : EXCLUSIVE;
-        boolean interrupted = false, waited = false, counted = false;
+        boolean interrupted = false, waited = false, counted = false, left = false;
         long place = NEW_PLACE;
         int result = 1;
         enter(s);
@@ -454,6 +455,14 @@ final class SharedSynchronizers {
                 }
                 long woken = await0(s, key, me, millis, interruptible, place);
                 int status = (int) (woken & STATUS_BITS);
+                if (status == LEFT_LINE) {
+                    // Timed out or interrupted without the monitor, which
+                    // a lock's holder may keep for long: as AQS's cancelled
+                    // node, it gives up without looking again.
+                    left = true;
+                    result = interruptible && Thread.interrupted() ? -1 : 0;
+                    break;
+                }
                 place = placeAfter(woken, place);
                 waited = (woken & FIRST_IN_LINE) != 0L;
                 if (status == INTERRUPTED) {
@@ -470,15 +479,18 @@ final class SharedSynchronizers {
             }
             if (counted) {
                 addWaiters(s, -1);
-                if (result <= 0 && place != NEW_PLACE && s.sharedWaiters != 0) {
+                if (result <= 0 && (place != NEW_PLACE || left) && s.sharedWaiters != 0) {
                     // It gives up its place in line without acquiring: those
                     // behind it, woken while it was ahead, wait again; wake
                     // them to check (as AQS's cancelAcquire signals the next).
+                    // One that left at once may have been woken on its way.
                     signal0(s, EXCLUSIVE, false, 0L);
                     signal0(s, SHARED, true, 0L);
                 }
             }
-            exit(s);
+            if (!left) {
+                exit(s);
+            }
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
