@@ -234,6 +234,17 @@ def test_a_thread_no_server_can_start_is_dead_and_says_why(cluster, secret_file,
                      p.stderr), p.stderr
 
 
+def dist_with_statistics(classes, what):
+    """Runs `Dist what` on 2 thread servers with every node's statistics;
+    the finished run (asserted to exit 0)."""
+    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
+                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", what],
+                       capture_output=True, text=True, timeout=180,
+                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p
+
+
 def stats_rows(text, header):
     """The class rows of the statistics block whose header line contains
     `header`: {class: [objects, published, misses, invalid, flushes,
@@ -510,11 +521,7 @@ def test_a_queue_between_nodes_moves_with_its_lock(classes):
     # 440 to 510 when each put or take missed on it (before 2026-12-06);
     # a stale read of the final field would break the run, not just slow it.
     n = 400
-    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
-                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "queue"],
-                       capture_output=True, text=True, timeout=180,
-                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
-    assert p.returncode == 0, p.stdout + p.stderr
+    p = dist_with_statistics(classes, "queue")
     assert f"queue: in order, sum {n * (n - 1) // 2}, left 0" in p.stdout, p.stdout
     servers = [line for line in p.stdout.splitlines()
                if line.startswith("djava statistics of ") and "(thread server), program " in line]
@@ -546,11 +553,7 @@ def test_rows_of_a_matrix_are_fetched_several_at_a_time(classes):
     # (docs/HEAP.md, "Rows fetched ahead"), so the thread servers send
     # about one request frame for four rows: measured 135 frames for 512 row
     # misses, and 519 (one a miss) before.
-    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
-                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "rows"],
-                       capture_output=True, text=True, timeout=180,
-                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
-    assert p.returncode == 0, p.stdout + p.stderr
+    p = dist_with_statistics(classes, "rows")
     assert "rows: right" in p.stdout, p.stdout
     frames, misses = sum(request_frames(p.stdout)), 0
     for header in [line for line in p.stdout.splitlines()
@@ -569,11 +572,7 @@ def test_a_grid_swept_in_place_is_fetched_ahead_for_writing(classes):
     # the walk now takes its rows ahead for writing, sixteen in a frame,
     # but only those no node wrote since main made them (docs/HEAP.md,
     # "Rows fetched ahead"): measured 45-60 frames a thread server.
-    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
-                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "grid"],
-                       capture_output=True, text=True, timeout=180,
-                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
-    assert p.returncode == 0, p.stdout + p.stderr
+    p = dist_with_statistics(classes, "grid")
     assert "grid: right" in p.stdout, p.stdout
     frames = request_frames(p.stdout)
     assert len(frames) == 2, p.stdout
@@ -605,11 +604,7 @@ def test_main_takes_its_ended_threads_out_of_its_group(classes):
     # thread servers never touch it (no miss, no monitor enter), where each
     # thread's Thread.exit() used to take the group's monitor and its bytes
     # to its node (docs/HEAP.md, "Threads").
-    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
-                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "starts"],
-                       capture_output=True, text=True, timeout=180,
-                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
-    assert p.returncode == 0, p.stdout + p.stderr
+    p = dist_with_statistics(classes, "starts")
     assert "starts: right" in p.stdout, p.stdout
     headers = [line for line in p.stdout.splitlines()
                if line.startswith("djava statistics of ") and "(thread server), program " in line]
@@ -617,6 +612,24 @@ def test_main_takes_its_ended_threads_out_of_its_group(classes):
     for header in headers:
         group = stats_rows(p.stdout, header).get("java.lang.ThreadGroup", [0] * 10)
         assert group[2] == 0 and group[7] == 0, (header, group, p.stdout)
+
+
+def test_an_ended_thread_is_written_home_for_its_joiners(classes):
+    # A thread that ends on a thread server writes its Thread home before
+    # its end wakes main's join, whose reads of it home then answers: the
+    # thread server is not asked to flush the Thread back for them. Before,
+    # each server flushed Threads 24-28 times for its 20 threads (docs/
+    # HEAP.md, "Threads").
+    p = dist_with_statistics(classes, "starts")
+    assert "starts: right" in p.stdout, p.stdout
+    lines = p.stdout.splitlines()
+    servers = [i for i, line in enumerate(lines)
+               if line.startswith("djava statistics of ") and "(thread server), program " in line]
+    assert len(servers) == 2, p.stdout
+    for i in servers:
+        ran = int(re.search(r"threads of this program run here: (\d+)", lines[i + 1]).group(1))
+        flushes = stats_rows(p.stdout, lines[i])["java.lang.Thread"][4]
+        assert ran > 0 and flushes < ran, (lines[i], ran, flushes, p.stdout)
 
 
 def test_a_linked_queue_between_nodes_delivers_every_message(classes):
@@ -641,11 +654,7 @@ def test_unpark_reaches_a_thread_on_another_node(classes):
     # (parks and sleeps are also bounded, so a lost one would only be slow:
     # the counters show that they arrived). A private cluster: the counters
     # are the node's, whatever program it ran.
-    p = subprocess.run([os.path.join(ROOT, "build", "bin", "djava"),
-                        "-XX:+PrintDistributedStatistics", "-cp", classes, "Dist", "unpark"],
-                       capture_output=True, text=True, timeout=180,
-                       env={**os.environ, "DJAVA_THREAD_SERVERS": "2"})
-    assert p.returncode == 0, p.stdout + p.stderr
+    p = dist_with_statistics(classes, "unpark")
     assert "unparked 20 rounds" in p.stdout, p.stdout
     assert "sleeper interrupted" in p.stdout, p.stdout
     counts = re.compile(r"^djava statistics of \S+ \((launcher|thread server)\)[^\n]*\n"

@@ -364,6 +364,22 @@ static const char* unshareable_reference(oop holder, bool is_thread) {
 
 // Writes eetop, the shared "alive" marker, of a shared thread. False, with
 // an exception pending, if the cluster refused the access.
+// Writes a Thread this node holds modified home, keeping a read copy,
+// where another node reads it next (its joiners once it ended): home
+// answers that read itself, one round trip rather than two through a
+// recall from here.
+static void write_home(JavaThread* current, oop thread_obj) {
+  djava_sos_chunk* chunk = DsoReplicaTable::entry(DsoMark::index(thread_obj->mark()))->_chunk;
+  if (chunk == NULL) {
+    return;
+  }
+  DsoHandlesHeld held(current);
+  ThreadToNativeFromVM in_native(current);
+  if (DsoReplicaTable::is_modified(chunk)) {
+    DsoNode::lib().djava_sos_write_back(chunk);  // IN_USE: it stays, and is recalled as before
+  }
+}
+
 static bool set_alive_marker(JavaThread* current, Handle thread, JavaThread* value) {
   JavaThread* THREAD = current;
   DsoHeap::begin_access(current, thread, true, CHECK_false);
@@ -519,9 +535,12 @@ void DsoThreads::start_shipped(JavaThread* current, Handle thread, Handle loader
   DsoInheritedLocals::install(current, thread, inherited_locals, CHECK);
   DsoStatistics::thread_started(program_of(thread()));
   jobject jthread = JNIHandles::make_local(current, thread());
-  // eetop is shared: this node writes its native thread there with the
-  // only copy, so every node sees the thread alive until it ends.
-  DsoHeap::begin_access(current, thread, true, CHECK);
+  // eetop is shared as "alive": 1 on the wire from shipping until the end
+  // (set_alive_marker), whatever this node's native thread, which stays in
+  // this node's copy alone (eetop_to_wire, keeps_eetop). So a read access
+  // does: another node's copy stays valid while the thread runs, and a
+  // join there reads it without recalling it from here.
+  DsoHeap::begin_access(current, thread, false, CHECK);
   JavaThread* native_thread = NULL;
   {
     MutexLocker mu(current, Threads_lock);
@@ -879,6 +898,9 @@ void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
   if (program == 0 || !DsoNode::is_thread_server()) {
     return;
   }
+  // Its joiners, woken by the notify that follows, read it next; its last
+  // write was the marker.
+  write_home(thread, thread_obj());
   ThreadToNativeFromVM in_native(thread);
   if (DsoNode::lib().djava_tm_thread_ended(DsoNode::tm(), program, id, exiting_by_exception ? 1 : 0,
                                            exiting_detail) != 0) {
