@@ -64,8 +64,10 @@ MonitorTable::Monitor* MonitorTable::EnterCheck(NodeId node, ObjectId obj, Threa
   if (m == nullptr) return &monitors_[obj];
   if (m->owned && !m->leased && m->owner_thread == t) {
     if (m->grant_cancelled && m->owner_node == node) {
-      // Crossed the grant of the enter it gave up, which answers this one.
+      // Crossed the grant of the enter (or wait in line) it gave up, which
+      // answers this one: an enterer's now, in no line.
       m->grant_cancelled = false;
+      m->in_line_owner = QueuedWaiter();
       return nullptr;
     }
     *err = "enter by the thread that already owns the monitor";
@@ -292,8 +294,10 @@ std::string MonitorTable::CancelEnter(NodeId node, ObjectId obj, ThreadRef t, Ti
   }
   // A grant already sent is answered by the node with Exit, or taken for
   // the thread's next enter if that crosses it.
-  if (m->owned && !m->leased && m->owner_thread == t && m->owner_node == node)
+  if (m->owned && !m->leased && m->owner_thread == t && m->owner_node == node) {
     m->grant_cancelled = true;
+    m->in_line_owner = QueuedWaiter();  // it left the line with its wait
+  }
   Settle(obj, m, now, out);
   MaybeErase(obj);
   return "";

@@ -550,6 +550,32 @@ Event TakeGrant(std::vector<Event>* out) {
   return ev.empty() ? Event(Event::kFailed) : ev[0];
 }
 
+// An acquirer woken in line that gave its wait up (its client's deadline)
+// after the service granted it is in line no more: not while its Exit is
+// on its way, nor once its next enter took that grant over.
+TEST_F(MonitorTableTest, AWokenAcquirerThatGaveUpIsNotListedInLine) {
+  table_.Enter(1, kObj, T(1), now_, &out_);
+  ASSERT_EQ("", table_.Wait(1, kObj, T(1), 2, 101, kNoDeadline, now_, &out_, kNewPlace));
+  Take();
+  table_.Signal(2, kObj, T(9), 2, true, 0, now_, &out_);
+  Event g = TakeGrant(&out_);
+  ASSERT_EQ(T(1), g.thread);
+  auto listed = [this] {
+    table_.Query(3, kObj, T(4), 21, &out_);
+    auto ev = Take();
+    return ev.size() == 1 ? ev[0].waiters.size() : size_t{99};
+  };
+  EXPECT_EQ(1u, listed());
+  ASSERT_EQ("", table_.CancelEnter(1, kObj, T(1), now_, &out_));
+  EXPECT_EQ(0u, listed());
+  ASSERT_EQ("", table_.Enter(1, kObj, T(1), now_, &out_));  // answered by the grant
+  ExpectNothing();
+  EXPECT_TRUE(table_.OwnerIs(kObj, T(1)));
+  EXPECT_EQ(0u, listed());
+  ASSERT_EQ("", table_.Exit(1, kObj, T(1), now_, &out_));
+  EXPECT_FALSE(table_.IsOwned(kObj));
+}
+
 TEST_F(MonitorTableTest, AWokenAcquirerThatWaitsAgainKeepsItsPlaceAheadOfANewcomer) {
   // A fair semaphore's first waiter T1 (key 2, a new place), woken by a
   // release that leaves too few permits; while it re-enters, newcomer T2
