@@ -632,6 +632,22 @@ def test_an_ended_thread_is_written_home_for_its_joiners(classes):
         assert ran > 0 and flushes < ran, (lines[i], ran, flushes, p.stdout)
 
 
+def test_an_ended_thread_wakes_its_joiners_without_its_monitor(classes):
+    # A thread ending on its thread server signals its Thread's waiters at
+    # the monitor service instead of taking the Thread's monitor to notify
+    # them (ensure_join): the monitor stays where main's start() and join()
+    # use it, and every join still returns once its thread ended (Dist
+    # checks each joined thread has left its group, and the sums).
+    p = dist_with_statistics(classes, "starts")
+    assert "starts: right" in p.stdout, p.stdout
+    lines = p.stdout.splitlines()
+    servers = [line for line in lines
+               if line.startswith("djava statistics of ") and "(thread server), program " in line]
+    assert len(servers) == 2, p.stdout
+    for header in servers:
+        assert stats_rows(p.stdout, header)["java.lang.Thread"][7] == 0, (header, p.stdout)
+
+
 def test_a_linked_queue_between_nodes_delivers_every_message(classes):
     # The same through a LinkedBlockingQueue: each message is a new node and
     # a new Integer that the producer's node made, which travel along with

@@ -425,6 +425,19 @@ void DsoMonitors::notify(JavaThread* current, Handle obj, bool all, TRAPS) {
   }
 }
 
+void DsoMonitors::signal_all(JavaThread* current, oop obj) {
+  if (DsoNode::has_left(current)) {
+    return;
+  }
+  uint64_t id = DsoHeap::id_of(obj);
+  int status = DsoNode::lib().djava_monitor_signal(_client, id, DsoThreads::current_program(current),
+                                                   thread_key(current), 0, 1, 0);
+  if (status != DJAVA_MON_OK && status != DJAVA_MON_FAILED) {
+    log_warning(dso)("signalling the waiters of " UINT64_FORMAT_X ": %s", id,
+                     DsoNode::lib().djava_monitor_last_error());
+  }
+}
+
 bool DsoMonitors::holds_lock(JavaThread* current, oop obj) {
   if (DsoNode::has_left(current)) {
     return true;

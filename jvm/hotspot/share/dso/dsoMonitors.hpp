@@ -52,6 +52,9 @@ class DsoMonitors : AllStatic {
   // thread's interrupt status (settable from any node) every poll interval.
   static void wait(JavaThread* current, Handle obj, jlong millis, bool interruptible, TRAPS);
   static void notify(JavaThread* current, Handle obj, bool all, TRAPS);
+  // notifyAll in the monitor's next free turn, by a thread that need not
+  // own it (a shipped thread's end, DsoThreads::end_without_monitor).
+  static void signal_all(JavaThread* current, oop obj);
   static bool holds_lock(JavaThread* current, oop obj);
 
   // A wait in the service's wait set `wait_key` of `monitor` (an object id,

@@ -909,6 +909,27 @@ void DsoThreads::thread_ended(JavaThread* thread, Handle thread_obj) {
   }
 }
 
+// The monitor would move to this node and back for each thread: its
+// starter on another node held it last (Thread.start is synchronized), and
+// its joiners there take it again. Nothing needs it held here. A joiner
+// reads isAlive() under the monitor before it waits: either it reads the
+// marker this thread cleared first, or it is the monitor's holder or a
+// waiter when the signal comes, which the service applies in the
+// monitor's next free turn, so its wait cannot miss it.
+bool DsoThreads::end_without_monitor(JavaThread* thread, Handle thread_obj) {
+  if (!DsoNode::is_member() || DsoNode::is_leaving() || !DsoNode::is_thread_server() ||
+      !DsoMark::is_shared(thread_obj->mark()) || program_of(thread_obj()) == 0) {
+    return false;
+  }
+  thread->clear_pending_exception();
+  java_lang_Thread::set_thread_status(thread_obj(), JavaThreadStatus::TERMINATED);
+  thread_ended(thread, thread_obj);
+  java_lang_Thread::release_set_thread(thread_obj(), NULL);
+  DsoMonitors::signal_all(thread, thread_obj());
+  thread->clear_pending_exception();
+  return true;
+}
+
 // What Thread.exit does for a thread that never ran: its group (shared)
 // lets it go, and it has none any more.
 static void leave_group(JavaThread* current, Handle t) {

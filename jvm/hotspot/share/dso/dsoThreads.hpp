@@ -62,6 +62,10 @@ class DsoThreads : AllStatic {
   // ensure_join, before the joiners are notified: a shipped thread's end
   // becomes visible everywhere and the thread manager learns of it.
   static void thread_ended(JavaThread* thread, Handle thread_obj);
+  // ensure_join for a shipped thread on its thread server: all of it but
+  // the hold of the Thread's monitor, whose waiters a signal at the monitor
+  // service wakes. False (nothing done) for any other thread.
+  static bool end_without_monitor(JavaThread* thread, Handle thread_obj);
   // The calling thread sent output to its program's System.out or err,
   // which reaches the launcher through the thread manager: its end waits
   // until the launcher wrote it (thread_ended).
