@@ -164,6 +164,9 @@ JVM_ENTRY(static jlong, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, 
   int first = 0;
   uint64_t at = DsoNode::lib().djava_monitor_last_place(&first);
   jlong kept = at == 0 ? first_in_line : (jlong)((at << 3) | (first != 0 ? first_in_line : 0));
+  if (status == DJAVA_MON_CANCELLED && place != 0) {
+    return kept | left_line;  // the caller looks at the interrupt status itself
+  }
   switch (status) {
     case DJAVA_MON_OK:
     case DJAVA_MON_TIMED_OUT:
@@ -172,12 +175,6 @@ JVM_ENTRY(static jlong, SS_await0(JNIEnv* env, jclass, jobject sync, jlong key, 
       // The caller throws or sets the flag again, as AQS does.
       DsoThreads::is_interrupted(thread, true);
       return kept | status;
-    case DJAVA_MON_CANCELLED:
-      if (place != 0) {
-        return kept | left_line;  // the caller looks at the interrupt status itself
-      }
-      throw_for(thread, status, "cannot wait for", h(), THREAD);
-      return status;
     default:
       throw_for(thread, status, "cannot wait for", h(), THREAD);
       return status;

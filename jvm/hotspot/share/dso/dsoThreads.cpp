@@ -362,8 +362,6 @@ static const char* unshareable_reference(oop holder, bool is_thread) {
   return NULL;
 }
 
-// Writes eetop, the shared "alive" marker, of a shared thread. False, with
-// an exception pending, if the cluster refused the access.
 // Writes a Thread this node holds modified home, keeping a read copy,
 // where another node reads it next (its joiners once it ended): home
 // answers that read itself, one round trip rather than two through a
@@ -380,6 +378,8 @@ static void write_home(JavaThread* current, oop thread_obj) {
   }
 }
 
+// Writes eetop, the shared "alive" marker, of a shared thread. False, with
+// an exception pending, if the cluster refused the access.
 static bool set_alive_marker(JavaThread* current, Handle thread, JavaThread* value) {
   JavaThread* THREAD = current;
   DsoHeap::begin_access(current, thread, true, CHECK_false);
