@@ -4,7 +4,8 @@
 //   sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]
 //              [--no-collection] [--no-migratory] [--no-data-with-locks]
 //              [--no-node-handoffs] [--no-objects-along] [--no-data-with-release]
-//              [--transport auto|ucx|tcp] [--shard I/N] --secret-file F
+//              [--transport auto|ucx|tcp] [--shard I/N] [--trace-monitors FILE]
+//              --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
 // statistics on SIGUSR1 and at exit, exits 0 on SIGTERM or SIGINT.
@@ -30,7 +31,8 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "usage: sos-server [--listen HOST:PORT] [--answer-timeout-ms N] [--no-monitor-leases]\n"
                "                  [--no-collection] [--no-migratory] [--no-data-with-locks]\n"
                "                  [--no-node-handoffs] [--no-objects-along] [--no-data-with-release]\n"
-               "                  [--transport auto|ucx|tcp] [--shard I/N] --secret-file FILE\n"
+               "                  [--transport auto|ucx|tcp] [--shard I/N] [--trace-monitors FILE]\n"
+               "                  --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
                "                       unanswered this long (default %d)\n"
@@ -61,6 +63,8 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "                       directory and the monitors; shard 0 numbers the nodes,\n"
                "                       and every node lists the N servers in this order\n"
                "                       (default 0/1)\n"
+               "  --trace-monitors     append a line to FILE for every monitor request and\n"
+               "                       event (time, node, message): for debugging\n"
                "  --secret-file        the cluster secret, a file of mode 0600\n",
                why.c_str(), kDefaultListen, djava::sos::SosService::Options().answer_timeout_ms);
   std::exit(2);
@@ -71,6 +75,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
 int main(int argc, char** argv) {
   std::string listen = kDefaultListen;
   std::string secret_file;
+  std::string trace_file;
   djava::sos::SosService::Options options;
   djava::monitor::MonitorTable::Options monitor_options;
   bool data_with_locks = true;
@@ -123,6 +128,8 @@ int main(int argc, char** argv) {
       listen = v;
     } else if (a == "--secret-file") {
       secret_file = v;
+    } else if (a == "--trace-monitors") {
+      trace_file = v;
     } else if (a == "--transport") {
       djava::wire::Transport t;
       if (!djava::wire::ParseTransport(v, &t))
@@ -183,6 +190,10 @@ int main(int argc, char** argv) {
   djava::monitor::MonitorHost monitors(log, monitor_options,
                                        [&](uint64_t program) { sos.FreeProgram(program); });
   if (data_with_locks) monitors.SetDataMover(&mover);
+  if (!trace_file.empty() && !monitors.TraceTo(trace_file, &error)) {
+    std::fprintf(stderr, "sos-server: --trace-monitors: %s\n", error.c_str());
+    return 1;
+  }
   monitors.Register(&host);
   host.OnStop([&] { sos.Stop(); });
   if (!host.Listen(listen, &error)) {

@@ -1,7 +1,10 @@
 #include "monitor_host.h"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cinttypes>
+#include <cstring>
 
 #include "outbox.h"
 #include "wire/frame.h"
@@ -48,6 +51,28 @@ MonitorHost::~MonitorHost() {
   }
   timer_cv_.notify_all();
   timer_.join();
+  if (trace_ != nullptr) std::fclose(trace_);
+}
+
+bool MonitorHost::TraceTo(const std::string& path, std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (f == nullptr) {
+    *error = "cannot open " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::setvbuf(f, nullptr, _IOLBF, 0);  // a line at a time: a stalled run's file is whole
+  std::lock_guard<std::mutex> l(trace_mu_);
+  if (trace_ != nullptr) std::fclose(trace_);
+  trace_ = f;
+  return true;
+}
+
+void MonitorHost::Trace(NodeId node, const char* way, const google::protobuf::Message& m) {
+  if (trace_ == nullptr) return;  // set before any connection, never unset
+  const std::string text = m.ShortDebugString();
+  std::lock_guard<std::mutex> l(trace_mu_);
+  std::fprintf(trace_, "%" PRId64 " node %" PRIu64 " %s %s\n", NowNs(),
+               static_cast<uint64_t>(node), way, text.c_str());
 }
 
 void MonitorHost::Say(const std::string& line) const {
@@ -77,6 +102,7 @@ void MonitorHost::Serve(std::unique_ptr<wire::Connection> conn, const std::strin
     {
       std::lock_guard<std::mutex> l(mu_);
       requests_++;
+      Trace(id, "<-", req);
       service_.OnMessage(id, req, NowNs());
       RearmTimerLocked();
     }
@@ -96,6 +122,7 @@ void MonitorHost::Serve(std::unique_ptr<wire::Connection> conn, const std::strin
 void MonitorHost::Send(NodeId id, const monitorpb::MonitorEvent& ev) {
   auto it = nodes_.find(id);
   if (it == nodes_.end()) return;
+  Trace(id, "->", ev);
   std::string frame;
   wire::AppendFrame(ev.SerializeAsString(), &frame);
   it->second->outbox.Post(frame);
@@ -111,8 +138,11 @@ std::function<void()> MonitorHost::SendLater(NodeId id, const monitorpb::Monitor
   // is closed and ignores the post.
   std::shared_ptr<Node> node = it->second;
   auto sent = std::make_shared<std::atomic<bool>>(false);
-  std::function<void()> post = [node, frame, sent] {
-    if (!sent->exchange(true)) node->outbox.Post(*frame);
+  // The host outlives every post: its connections and timer end first.
+  std::function<void()> post = [this, id, ev, node, frame, sent] {
+    if (sent->exchange(true)) return;
+    Trace(id, "=>", ev);
+    node->outbox.Post(*frame);
   };
   // Sent by the timer if the data has not left by then (its flush put off:
   // the releasing node cannot produce the bytes yet, perhaps until a thread

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -74,6 +75,12 @@ class MonitorHost : private MonitorService::Transport {
   // One line for SIGUSR1 and exit.
   std::string Stats() const;
 
+  // Appends to `path` a line for every request the service takes and every
+  // event it sends (the time, the node, the message), for following a
+  // stall or a race message by message (sos-server --trace-monitors).
+  // Before Register. False, with *error, if the file cannot be opened.
+  bool TraceTo(const std::string& path, std::string* error);
+
  private:
   struct Node;
 
@@ -90,6 +97,10 @@ class MonitorHost : private MonitorService::Transport {
   void SendLateGrantsLocked(TimeNs now);
   void TimerLoop();
   void Say(const std::string& line) const;
+  // A line of the trace, if there is one: way is "<-" (a request from the
+  // node), "->" (an event to it) or "=>" (an event sent once the data it
+  // waits for has left, or the wait's limit has passed).
+  void Trace(NodeId node, const char* way, const google::protobuf::Message& m);
 
   const wire::ServiceHost::Log log_;
   const ProgramEnded program_ended_;
@@ -110,6 +121,9 @@ class MonitorHost : private MonitorService::Transport {
     std::function<void()> post;
   };
   std::vector<LateGrant> late_;  // under mu_
+
+  std::mutex trace_mu_;  // orders the lines of threads that send later
+  std::FILE* trace_ = nullptr;
 
   // Statistics, under mu_.
   uint64_t connections_ = 0;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -135,6 +136,72 @@ TEST_F(MonitorHostTest, TimerEndsATimedWait) {
   EXPECT_LT(elapsed, std::chrono::milliseconds(2000));
   EXPECT_EQ(node->Count(1, me), 1);
   EXPECT_EQ(node->Exit(1, me), DJAVA_MON_OK);
+}
+
+// --trace-monitors: the file says, in the order the service saw them, who
+// asked for the monitor and whom it was granted to, so that a stalled run
+// can be followed message by message.
+TEST_F(MonitorHostTest, TheTraceListsRequestsAndEventsInOrder) {
+  char path[] = "/tmp/monitor-host-trace-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::string error;
+  ASSERT_TRUE(monitors_->TraceTo(path, &error)) << error;
+  auto one = Node("one"), two = Node("two");
+  ASSERT_TRUE(one && two);
+  LocalThread t1{9, 1}, t2{9, 2};
+  ASSERT_EQ(one->Enter(3, t1), DJAVA_MON_OK);
+  std::thread second([&] { EXPECT_EQ(two->Enter(3, t2), DJAVA_MON_OK); });
+  ASSERT_EQ(QueuedBehind(one.get(), 3, t1), 1u);
+  EXPECT_EQ(one->Exit(3, t1), DJAVA_MON_OK);
+  second.join();
+  EXPECT_EQ(two->Exit(3, t2), DJAVA_MON_OK);
+  one.reset();
+  two.reset();
+
+  std::string trace;
+  {
+    std::FILE* f = std::fopen(path, "r");
+    ASSERT_NE(f, nullptr);
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) trace.append(buf, n);
+    std::fclose(f);
+  }
+  unlink(path);
+  // One line a message: time, node, direction, the message. Nodes are
+  // numbered as they connect: one is node 1, two is node 2.
+  std::vector<std::string> lines;
+  for (size_t from = 0, to; from < trace.size(); from = to + 1) {
+    to = trace.find('\n', from);
+    if (to == std::string::npos) to = trace.size();
+    lines.push_back(trace.substr(from, to - from));
+  }
+  auto first = [&](const std::string& who, const std::string& what) {
+    for (size_t i = 0; i < lines.size(); i++)
+      if (lines[i].find(who) != std::string::npos && lines[i].find(what) != std::string::npos)
+        return static_cast<int>(i);
+    return -1;
+  };
+  const int first_enter = first("node 1 <- ", "enter { object: 3");
+  const int first_grant = first("node 1 -> ", "granted { object: 3");
+  const int second_enter = first("node 2 <- ", "enter { object: 3");
+  // The first node's release: its exit, or the lease it held returned.
+  const int released = std::max(first("node 1 <- ", "exit { object: 3"),
+                                first("node 1 <- ", "return_lease { object: 3"));
+  const int second_grant = first("node 2 -> ", "granted { object: 3");
+  EXPECT_GE(first_enter, 0) << trace;
+  EXPECT_LT(first_enter, first_grant) << trace;
+  EXPECT_LT(first_grant, second_enter) << trace;
+  EXPECT_LT(second_enter, released) << trace;
+  EXPECT_LT(released, second_grant) << trace;
+}
+
+TEST_F(MonitorHostTest, ATraceFileThatCannotBeOpenedIsRefused) {
+  std::string error;
+  EXPECT_FALSE(monitors_->TraceTo("/nonexistent-dir/trace", &error));
+  EXPECT_NE(error.find("/nonexistent-dir/trace"), std::string::npos) << error;
 }
 
 // A mover whose data never leaves (the releasing node cannot produce the
