@@ -5,7 +5,7 @@
 //              [--no-collection] [--no-migratory] [--no-data-with-locks]
 //              [--no-node-handoffs] [--no-objects-along] [--no-data-with-release]
 //              [--transport auto|ucx|tcp] [--shard I/N] [--trace-monitors FILE]
-//              --secret-file F
+//              [--trace-sos FILE] --secret-file F
 //
 // Listens on 127.0.0.1:7701 unless told otherwise, logs to stderr, prints
 // statistics on SIGUSR1 and at exit, exits 0 on SIGTERM or SIGINT.
@@ -32,7 +32,7 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "                  [--no-collection] [--no-migratory] [--no-data-with-locks]\n"
                "                  [--no-node-handoffs] [--no-objects-along] [--no-data-with-release]\n"
                "                  [--transport auto|ucx|tcp] [--shard I/N] [--trace-monitors FILE]\n"
-               "                  --secret-file FILE\n"
+               "                  [--trace-sos FILE] --secret-file FILE\n"
                "  --listen             address to serve on (default %s; loopback unless told)\n"
                "  --answer-timeout-ms  drop a node that leaves an invalidate or flush\n"
                "                       unanswered this long (default %d)\n"
@@ -65,6 +65,8 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
                "                       (default 0/1)\n"
                "  --trace-monitors     append a line to FILE for every monitor request and\n"
                "                       event (time, node, message): for debugging\n"
+               "  --trace-sos          the same for the shared-object cache's requests,\n"
+               "                       answers, flushes and invalidations (bytes as sizes)\n"
                "  --secret-file        the cluster secret, a file of mode 0600\n",
                why.c_str(), kDefaultListen, djava::sos::SosService::Options().answer_timeout_ms);
   std::exit(2);
@@ -75,7 +77,8 @@ constexpr char kDefaultListen[] = "127.0.0.1:7701";
 int main(int argc, char** argv) {
   std::string listen = kDefaultListen;
   std::string secret_file;
-  std::string trace_file;
+  std::string monitor_trace_file;
+  std::string sos_trace_file;
   djava::sos::SosService::Options options;
   djava::monitor::MonitorTable::Options monitor_options;
   bool data_with_locks = true;
@@ -129,7 +132,9 @@ int main(int argc, char** argv) {
     } else if (a == "--secret-file") {
       secret_file = v;
     } else if (a == "--trace-monitors") {
-      trace_file = v;
+      monitor_trace_file = v;
+    } else if (a == "--trace-sos") {
+      sos_trace_file = v;
     } else if (a == "--transport") {
       djava::wire::Transport t;
       if (!djava::wire::ParseTransport(v, &t))
@@ -178,6 +183,10 @@ int main(int argc, char** argv) {
   djava::wire::DaemonSignals signals;
   const djava::wire::ServiceHost::Log log = djava::wire::StderrLog("sos-server");
   djava::sos::SosService sos(options, log);
+  if (!sos_trace_file.empty() && !sos.TraceTo(sos_trace_file, &error)) {
+    std::fprintf(stderr, "sos-server: --trace-sos: %s\n", error.c_str());
+    return 1;
+  }
   djava::monitor::ChunkMover mover(&sos);  // outlives the monitor service, which calls it
   djava::wire::ServiceHost host(secret, log);
   host.AddService("sos", [&](std::unique_ptr<djava::wire::Connection> c, const std::string& peer) {
@@ -190,7 +199,7 @@ int main(int argc, char** argv) {
   djava::monitor::MonitorHost monitors(log, monitor_options,
                                        [&](uint64_t program) { sos.FreeProgram(program); });
   if (data_with_locks) monitors.SetDataMover(&mover);
-  if (!trace_file.empty() && !monitors.TraceTo(trace_file, &error)) {
+  if (!monitor_trace_file.empty() && !monitors.TraceTo(monitor_trace_file, &error)) {
     std::fprintf(stderr, "sos-server: --trace-monitors: %s\n", error.c_str());
     return 1;
   }

@@ -353,6 +353,7 @@ std::string SosService::RunRequests(Session* s, wire::Connection* conn) {
   while (held.SendUnlessBuffered(conn) && conn->Receive(&req)) {
     if (stopping_host_) return "";
     requests_++;
+    trace_.Line(s->node, "<-", req);
     switch (req.body_case()) {
       case sospb::NodeRequest::kRead:
         if (!HomedHere(s->node, req.seq(), req.read().id())) break;
@@ -461,6 +462,7 @@ void SosService::ServeBypass(std::unique_ptr<wire::Connection> conn, const std::
   HoldPosts held;
   while (why.empty() && held.SendUnlessBuffered(conn.get()) && conn->Receive(&m)) {
     if (stopping_host_) break;
+    trace_.Line(s->node, "<-", m);
     switch (m.body_case()) {
       case sospb::BypassMessage::kInvalidateAck:
         Answered(s.get(), m.invalidate_ack().id(), m.invalidate_ack().txn());
@@ -593,6 +595,7 @@ void SosService::Post(NodeId node, sospb::ServerMessage* msg, const ChunkImage* 
         std::chrono::steady_clock::now();
   if (msg->has_flush())
     s->unanswered[{msg->flush().id(), msg->flush().txn()}] = std::chrono::steady_clock::now();
+  trace_.Line(node, "->", *msg);
   std::string frame;
   wire::AppendFrame(msg->SerializeAsString(), &frame);
   s->outbox->Post(frame, held_ != nullptr);

@@ -21,6 +21,7 @@
 
 #include "class_table.h"
 #include "directory.h"
+#include "message_trace.h"
 #include "outbox.h"
 #include "wire/connection.h"
 
@@ -63,6 +64,12 @@ class SosService : public NodeSink {
 
   SosService(Options options, Log log);
   ~SosService() override;  // stops the answer watchdog
+
+  // Appends to `path` a line for every request and bypass message the
+  // service takes and every message it sends (MessageTrace; sos-server
+  // --trace-sos). Before the first connection. False, with *error, if the
+  // file cannot be opened.
+  bool TraceTo(const std::string& path, std::string* error) { return trace_.Open(path, error); }
 
   // Connection handlers for wire::ServiceHost ("sos", "sos-bypass").
   void ServeMain(std::unique_ptr<wire::Connection> conn, const std::string& peer);
@@ -143,6 +150,7 @@ class SosService : public NodeSink {
   const Log log_;
   ClassTable classes_;
   Directory directory_;
+  MessageTrace trace_;
 
   mutable std::mutex sessions_mu_;
   std::map<NodeId, std::shared_ptr<Session>> sessions_;

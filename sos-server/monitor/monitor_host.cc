@@ -1,10 +1,7 @@
 #include "monitor_host.h"
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
-#include <cinttypes>
-#include <cstring>
 
 #include "outbox.h"
 #include "wire/frame.h"
@@ -51,28 +48,10 @@ MonitorHost::~MonitorHost() {
   }
   timer_cv_.notify_all();
   timer_.join();
-  if (trace_ != nullptr) std::fclose(trace_);
 }
 
 bool MonitorHost::TraceTo(const std::string& path, std::string* error) {
-  std::FILE* f = std::fopen(path.c_str(), "a");
-  if (f == nullptr) {
-    *error = "cannot open " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  std::setvbuf(f, nullptr, _IOLBF, 0);  // a line at a time: a stalled run's file is whole
-  std::lock_guard<std::mutex> l(trace_mu_);
-  if (trace_ != nullptr) std::fclose(trace_);
-  trace_ = f;
-  return true;
-}
-
-void MonitorHost::Trace(NodeId node, const char* way, const google::protobuf::Message& m) {
-  if (trace_ == nullptr) return;  // set before any connection, never unset
-  const std::string text = m.ShortDebugString();
-  std::lock_guard<std::mutex> l(trace_mu_);
-  std::fprintf(trace_, "%" PRId64 " node %" PRIu64 " %s %s\n", NowNs(),
-               static_cast<uint64_t>(node), way, text.c_str());
+  return trace_.Open(path, error);
 }
 
 void MonitorHost::Say(const std::string& line) const {
@@ -102,7 +81,7 @@ void MonitorHost::Serve(std::unique_ptr<wire::Connection> conn, const std::strin
     {
       std::lock_guard<std::mutex> l(mu_);
       requests_++;
-      Trace(id, "<-", req);
+      trace_.Line(id, "<-", req);
       service_.OnMessage(id, req, NowNs());
       RearmTimerLocked();
     }
@@ -122,7 +101,7 @@ void MonitorHost::Serve(std::unique_ptr<wire::Connection> conn, const std::strin
 void MonitorHost::Send(NodeId id, const monitorpb::MonitorEvent& ev) {
   auto it = nodes_.find(id);
   if (it == nodes_.end()) return;
-  Trace(id, "->", ev);
+  trace_.Line(id, "->", ev);
   std::string frame;
   wire::AppendFrame(ev.SerializeAsString(), &frame);
   it->second->outbox.Post(frame);
@@ -141,7 +120,7 @@ std::function<void()> MonitorHost::SendLater(NodeId id, const monitorpb::Monitor
   // The host outlives every post: its connections and timer end first.
   std::function<void()> post = [this, id, ev, node, frame, sent] {
     if (sent->exchange(true)) return;
-    Trace(id, "=>", ev);
+    trace_.Line(id, "=>", ev);
     node->outbox.Post(*frame);
   };
   // Sent by the timer if the data has not left by then (its flush put off:

@@ -15,7 +15,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "message_trace.h"
 #include "monitor_service.h"
 #include "sos_service.h"
 #include "wire/connection.h"
@@ -97,10 +97,6 @@ class MonitorHost : private MonitorService::Transport {
   void SendLateGrantsLocked(TimeNs now);
   void TimerLoop();
   void Say(const std::string& line) const;
-  // A line of the trace, if there is one: way is "<-" (a request from the
-  // node), "->" (an event to it) or "=>" (an event sent once the data it
-  // waits for has left, or the wait's limit has passed).
-  void Trace(NodeId node, const char* way, const google::protobuf::Message& m);
 
   const wire::ServiceHost::Log log_;
   const ProgramEnded program_ended_;
@@ -122,8 +118,7 @@ class MonitorHost : private MonitorService::Transport {
   };
   std::vector<LateGrant> late_;  // under mu_
 
-  std::mutex trace_mu_;  // orders the lines of threads that send later
-  std::FILE* trace_ = nullptr;
+  sos::MessageTrace trace_;
 
   // Statistics, under mu_.
   uint64_t connections_ = 0;

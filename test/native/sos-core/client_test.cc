@@ -111,6 +111,57 @@ djava_sos_meta Meta(const char* cls, uint32_t length = 0, uint32_t hash = 0) {
   return m;
 }
 
+// sos-server --trace-sos: a read of another node's modified chunk shows as
+// the reader's request, the flush asked of the owner, its reply and the
+// grant, in that order, each on its node's line; the chunk's bytes show as
+// their size, never as themselves.
+TEST(SosClient, TheTraceListsAMissMessageByMessageWithBytesAsSizes) {
+  Server server;
+  char path[] = "/tmp/sos-trace-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::string error;
+  ASSERT_TRUE(server.service().TraceTo(path, &error)) << error;
+  djava_sos_client* a = server.Connect("a");
+  djava_sos_client* b = server.Connect("b");
+  djava_sos_meta meta = Meta("[J", 2, 0xbeef);
+  djava_sos_error e{};
+  djava_sos_chunk* ca = djava_sos_alloc(a, 16, &meta, &e);
+  ASSERT_NE(ca, nullptr) << e.message;
+  WriteU64(ca, 0x4847464544434241);  // "ABCDEFGH"
+  EXPECT_EQ(ReadU64(djava_sos_chunk_for(b, djava_sos_id(ca))), 0x4847464544434241u);
+  const std::string na = "node " + std::to_string(djava_sos_node(a));
+  const std::string nb = "node " + std::to_string(djava_sos_node(b));
+  const std::string id = std::to_string(djava_sos_id(ca));
+  djava_sos_abandon(b);
+  djava_sos_abandon(a);
+  server.Stop();
+
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  unlink(path);
+  std::string trace;
+  for (const std::string& l : lines) trace += l + "\n";
+  auto first = [&](const std::string& who, const std::string& what) {
+    for (size_t i = 0; i < lines.size(); i++)
+      if (lines[i].find(who) != std::string::npos && lines[i].find(what) != std::string::npos)
+        return static_cast<int>(i);
+    return -1;
+  };
+  const int read = first(nb + " <- ", "read { id: " + id);
+  const int flush = first(na + " -> ", "flush { id: " + id);
+  const int reply = first(na + " <- ", "flush_reply {");
+  const int grant = first(nb + " -> ", "grant {");
+  EXPECT_GE(read, 0) << trace;
+  EXPECT_LT(read, flush) << trace;
+  EXPECT_LT(flush, reply) << trace;
+  EXPECT_LT(reply, grant) << trace;
+  EXPECT_NE(lines[std::max(grant, 0)].find("data: <16 bytes>"), std::string::npos) << trace;
+  EXPECT_EQ(trace.find("ABCDEFGH"), std::string::npos) << "bytes as themselves:\n" << trace;
+}
+
 TEST(SosClient, AnotherNodeReadsWhatTheCreatorWroteWithItsMeta) {
   Server server;
   djava_sos_client* a = server.Connect("a");
