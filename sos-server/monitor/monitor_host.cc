@@ -117,10 +117,14 @@ std::function<void()> MonitorHost::SendLater(NodeId id, const monitorpb::Monitor
   // is closed and ignores the post.
   std::shared_ptr<Node> node = it->second;
   auto sent = std::make_shared<std::atomic<bool>>(false);
-  // The host outlives every post: its connections and timer end first.
-  std::function<void()> post = [this, id, ev, node, frame, sent] {
+  // A copy of the event only for the trace: a grant that waits for its data
+  // is the common case of a lock handed between nodes. The host outlives
+  // every post: its connections and timer end first.
+  std::shared_ptr<const monitorpb::MonitorEvent> traced;
+  if (trace_.on()) traced = std::make_shared<const monitorpb::MonitorEvent>(ev);
+  std::function<void()> post = [this, id, traced, node, frame, sent] {
     if (sent->exchange(true)) return;
-    trace_.Line(id, "=>", ev);
+    if (traced != nullptr) trace_.Line(id, "=>", *traced);
     node->outbox.Post(*frame);
   };
   // Sent by the timer if the data has not left by then (its flush put off:
